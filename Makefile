@@ -1,0 +1,32 @@
+# Two commands on a fresh machine: `make build` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: build test bench validate clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
+	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if ctypes.util.find_library("cairo") else 1)' || \
+	  { echo "libcairo2 is missing; installing it (Debian/Ubuntu)"; \
+	    (apt-get install -y libcairo2 || (apt-get update && apt-get install -y libcairo2)) >/dev/null; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	@touch $(STAMP)
+
+build: $(STAMP)
+	$(VENV)/bin/pnp build
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+validate: $(STAMP)
+	$(VENV)/bin/pnp validate
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_deck.py
+
+clean:
+	rm -rf output/*/ output/.cache

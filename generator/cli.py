@@ -1,0 +1,97 @@
+"""The `pnp` command: thin wiring from flags to the pipeline, nothing else."""
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import InputError, PnpError
+
+PAPER = click.Choice(["a4", "letter"], case_sensitive=False)
+
+
+def find_root(start: Path) -> Path:
+    """The project folder: the nearest folder at or above `start` that has cards/."""
+    for folder in (start, *start.parents):
+        if (folder / "cards").is_dir():
+            return folder
+    raise InputError(f"no cards/ folder in {start} or above it; run pnp inside a project or pass --root")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Project folder (holds cards/ and templates/). Default: found from the current folder.")
+@click.option("-v", "--verbose", is_flag=True, help="Show each build step.")
+@click.version_option(package_name="pnp-components", prog_name="pnp")
+@click.pass_context
+def cli(ctx, root, verbose):
+    """pnp: print-and-play components from YAML cards and SVG templates."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
+    ctx.obj = root
+
+
+def _root(ctx) -> Path:
+    return (ctx.obj or find_root(Path.cwd())).resolve()
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--paper", type=PAPER, multiple=True, help="a4 or letter (default: both). Repeatable.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules (not for print).")
+@click.option("--strict", is_flag=True, help="Rule warnings stop the build too.")
+@click.option("--guides", is_flag=True, help="Draw trim and safe-area lines on every face (proof sheets).")
+@click.pass_context
+def build(ctx, games, paper, out_dir, no_validate, strict, guides):
+    """Build GAMES (default: every game) into output/<game>/."""
+    from .pipeline import PAPERS, build as run_build
+
+    root = _root(ctx)
+    if no_validate:
+        click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
+                    "playable game.", fg="yellow", bold=True, err=True)
+    results = run_build(root, games, tuple(p.lower() for p in paper) or PAPERS, out_dir,
+                        validate=not no_validate, guides=guides, strict=strict)
+    for r in results:
+        for w in r.warnings:
+            click.echo(f"warning: {w}", err=True)
+        names = ", ".join(str(p.relative_to(p.parents[1])) for p in r.files)
+        click.echo(f"{r.game}: {len(r.files)} files in {r.seconds:.2f} s: {names}")
+
+
+@cli.command("list")
+@click.pass_context
+def list_cmd(ctx):
+    """List the games and their components with counts."""
+    from .load import list_games, load_game
+
+    root = _root(ctx)
+    for game_id in list_games(root):
+        game = load_game(root, game_id)
+        total = sum(c.count for d in game.decks for c in d.cards)
+        click.echo(f"{game_id}: {game.title} ({total} components)")
+        for d in game.decks:
+            copies = sum(c.count for c in d.cards)
+            click.echo(f"  {d.id}: {d.name}, {copies} x {d.trim_w:g} x {d.trim_h:g} mm "
+                       f"({len(d.cards)} designs, {d.kind})")
+
+
+def main(argv=None):
+    """Console entry point; user errors exit cleanly with their own code, never a traceback."""
+    try:
+        cli.main(args=argv, prog_name="pnp", standalone_mode=False)
+    except PnpError as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    sys.exit(0)

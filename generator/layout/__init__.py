@@ -1,0 +1,1 @@
+"""Layout: rendered faces placed on pages (card sheets, rulebook pages)."""

@@ -1,0 +1,121 @@
+"""Sheet geometry, pure numbers: where each component lands on the paper.
+
+In: paper size and a component's trim size and bleed. Out: a `SheetGrid` that gives
+every slot's trim box (mm, from the page's lower-left corner) for fronts and for backs
+mirrored for long-edge duplex, the cut lines for crop marks, and the clip box of each
+face (its bleed, cut back where neighbours share a cut line). Nothing here draws.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..units import PAPERS
+
+MIN_MARGIN = 4.5  # mm between the outer bleed and the paper edge: room for crop marks
+
+
+class DoesNotFit(ValueError):
+    """The component is larger than the printable part of the paper."""
+
+
+@dataclass(frozen=True)
+class SheetGrid:
+    paper: str
+    page_w: float
+    page_h: float
+    trim_w: float
+    trim_h: float
+    bleed: float
+    cols: int
+    rows: int
+    gutter: float  # between trim boxes; 0 means neighbours share a cut line
+
+    @property
+    def per_page(self) -> int:
+        return self.cols * self.rows
+
+    @property
+    def grid_w(self) -> float:
+        return self.cols * self.trim_w + (self.cols - 1) * self.gutter
+
+    @property
+    def grid_h(self) -> float:
+        return self.rows * self.trim_h + (self.rows - 1) * self.gutter
+
+    @property
+    def x0(self) -> float:
+        """Left edge of the leftmost trim box (the grid is centred on the paper)."""
+        return (self.page_w - self.grid_w) / 2
+
+    @property
+    def y0(self) -> float:
+        """Bottom edge of the lowest trim box."""
+        return (self.page_h - self.grid_h) / 2
+
+    @property
+    def margin_x(self) -> float:
+        return self.x0 - self.bleed
+
+    @property
+    def margin_y(self) -> float:
+        return self.y0 - self.bleed
+
+    def cell(self, slot: int, back: bool = False) -> tuple[int, int]:
+        """(column, row) of a slot; row 0 is the top row. Backs mirror the columns, so
+        after flipping the sheet over its long (vertical) edge each back lies behind its front."""
+        row, col = divmod(slot, self.cols)
+        return (self.cols - 1 - col if back else col), row
+
+    def trim_box(self, slot: int, back: bool = False) -> tuple[float, float, float, float]:
+        """x, y, w, h of the slot's trim box in mm from the page's lower-left corner."""
+        col, row = self.cell(slot, back)
+        x = self.x0 + col * (self.trim_w + self.gutter)
+        y = self.y0 + (self.rows - 1 - row) * (self.trim_h + self.gutter)
+        return x, y, self.trim_w, self.trim_h
+
+    def clip_box(self, slot: int, back: bool = False) -> tuple[float, float, float, float]:
+        """The part of the face that is printed: the trim box plus its bleed, except on
+        edges shared with a neighbour when there is no gutter."""
+        x, y, w, h = self.trim_box(slot, back)
+        col, row = self.cell(slot, back)
+        b = self.bleed
+        if self.gutter >= 2 * b:
+            return x - b, y - b, w + 2 * b, h + 2 * b
+        left = b if col == 0 else self.gutter / 2
+        right = b if col == self.cols - 1 else self.gutter / 2
+        top = b if row == 0 else self.gutter / 2
+        bottom = b if row == self.rows - 1 else self.gutter / 2
+        return x - left, y - bottom, w + left + right, h + top + bottom
+
+    def cut_lines(self) -> tuple[list[float], list[float]]:
+        """x positions of the vertical cuts and y positions of the horizontal ones (mm)."""
+        xs = sorted({round(self.x0 + c * (self.trim_w + self.gutter) + d, 4)
+                     for c in range(self.cols) for d in (0, self.trim_w)})
+        ys = sorted({round(self.y0 + r * (self.trim_h + self.gutter) + d, 4)
+                     for r in range(self.rows) for d in (0, self.trim_h)})
+        return xs, ys
+
+
+def choose_grid(paper: str, trim_w: float, trim_h: float, bleed: float) -> SheetGrid:
+    """The grid that fits the most components on the paper, centred, with crop-mark room.
+
+    A gutter of two bleeds (every face keeps its full bleed) is preferred when it fits as
+    many components as shared cut lines do.
+    """
+    page_w, page_h = PAPERS[paper]
+    best = None
+    for gutter in (2 * bleed, 0.0):
+        usable_w = page_w - 2 * (MIN_MARGIN + bleed)
+        usable_h = page_h - 2 * (MIN_MARGIN + bleed)
+        cols = math.floor((usable_w + gutter) / (trim_w + gutter) + 1e-9)
+        rows = math.floor((usable_h + gutter) / (trim_h + gutter) + 1e-9)
+        if cols < 1 or rows < 1:
+            continue
+        grid = SheetGrid(paper, page_w, page_h, trim_w, trim_h, bleed, cols, rows, gutter)
+        if best is None or grid.per_page > best.per_page:
+            best = grid
+    if best is None:
+        raise DoesNotFit(f"a {trim_w:g} x {trim_h:g} mm component with {bleed:g} mm bleed "
+                         f"does not fit on {paper.upper()} paper")
+    return best

@@ -1,0 +1,45 @@
+"""What every PDF pnp writes shares: a reproducible reportlab canvas, the shipped fonts
+registered with reportlab, and a deterministic pikepdf save."""
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+
+import pikepdf
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+
+from ..fonts import shipped
+
+
+def new_canvas(buf, pagesize, title: str) -> Canvas:
+    """A canvas whose output does not depend on the clock (invariant=1)."""
+    canvas = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1)
+    canvas.setTitle(title)
+    canvas.setCreator("pnp")
+    canvas.setProducer("pnp (reportlab, pikepdf)")
+    return canvas
+
+
+@lru_cache(maxsize=None)
+def register(family: str, bold: bool = False, italic: bool = False) -> str:
+    """Register a shipped face with reportlab (same file CairoSVG uses); return its name."""
+    face = shipped().face(family, bold, italic)
+    name = face.postscript_name
+    if name not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(TTFont(name, str(face.path)))
+    return name
+
+
+def label_font() -> str:
+    return register("Lato")
+
+
+def save_pdf(pdf: pikepdf.Pdf) -> bytes:
+    """Save with fixed options and a content-derived /ID, so equal input gives equal bytes."""
+    out = io.BytesIO()
+    pdf.remove_unreferenced_resources()
+    pdf.save(out, compress_streams=True, deterministic_id=True,
+             object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    return out.getvalue()

@@ -1,0 +1,202 @@
+"""Load a game folder: YAML files in, a checked `Game` out.
+
+In: `cards/<game>/game.yaml`, the deck files it lists and its data tables, plus the
+templates folder `templates/<game>/`. Out: a frozen `model.Game`. Every file is checked
+against its JSON Schema (a deck's cards against the fields the deck declares); all
+problems are collected and raised together as one `InputError`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import units
+from .errors import InputError, Problem, collect
+from .model import Card, Deck, Game, Source
+from .schema import bundled, check, schema_problem
+from .yamlsrc import line_of, read_yaml
+
+CARD_KEYS = {
+    "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
+    "name": {"type": "string", "minLength": 1},
+    "count": {"type": "integer", "minimum": 0},
+    "front": {"type": "string"},
+    "back": {"type": ["string", "null"]},
+}
+DEFAULT_BLEED, DEFAULT_SAFE = 3.0, 3.0
+
+
+def list_games(root: Path) -> list[str]:
+    """Game ids: folders of cards/ that hold a game.yaml, in name order."""
+    cards = root / "cards"
+    return sorted(p.parent.name for p in cards.glob("*/game.yaml")) if cards.is_dir() else []
+
+
+def load_game(root: Path, game_id: str) -> Game:
+    """Read and check one game.
+
+    :raises InputError: listing every problem found, each with file and line.
+    """
+    cards_dir = root / "cards" / game_id
+    game_file = cards_dir / "game.yaml"
+    if not game_file.is_file():
+        known = ", ".join(list_games(root)) or "none"
+        raise InputError(f"no game '{game_id}' (games: {known})")
+    rel = lambda p: str(p.relative_to(root))  # noqa: E731
+    meta = read_yaml(game_file, rel(game_file))
+    problems = check(meta, bundled("game"), rel(game_file))
+    collect(f"in {rel(game_file)}", problems)
+
+    templates_dir = root / "templates" / game_id
+    data, data_sources = _load_data(meta, cards_dir, rel, problems)
+    decks, seen_ids = [], {}
+    for i, name in enumerate(meta["decks"]):
+        path = cards_dir / name
+        if not path.is_file():
+            problems.append(Problem(rel(game_file), f"deck file '{name}' does not exist",
+                                    line=line_of(meta, ("decks", i)), field="decks"))
+            continue
+        deck = _load_deck(path, rel(path), templates_dir, problems)
+        if deck is None:
+            continue
+        for card in deck.cards:
+            if card.id in seen_ids:
+                problems.append(Problem(card.source.file, f"card id '{card.id}' is used twice "
+                                        f"(also {seen_ids[card.id]})", line=card.source.line, card=card.id,
+                                        field="id"))
+            seen_ids[card.id] = f"{card.source.file}:{card.source.line}"
+        decks.append(deck)
+    deck_ids = [d.id for d in decks]
+    for d in decks:
+        if deck_ids.count(d.id) > 1:
+            problems.append(Problem(d.source.file, f"deck id '{d.id}' is used by more than one file",
+                                    line=d.source.line, field="deck"))
+    collect(f"in cards/{game_id}/", problems)
+    return Game(id=game_id, title=meta["title"], root=root, cards_dir=cards_dir,
+                templates_dir=templates_dir, decks=tuple(decks), data=data,
+                data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1))
+
+
+def _load_data(meta, cards_dir, rel, problems):
+    data, sources = {}, {}
+    for name, spec in (meta.get("data") or {}).items():
+        path, schema_path = cards_dir / spec["file"], cards_dir / spec["schema"]
+        where = Problem(rel(cards_dir / "game.yaml"), "", line=line_of(meta, ("data", name)), field=f"data.{name}")
+        if not path.is_file() or not schema_path.is_file():
+            missing = spec["file"] if not path.is_file() else spec["schema"]
+            problems.append(_with(where, f"file '{missing}' does not exist"))
+            continue
+        try:
+            schema = json.loads(schema_path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            problems.append(Problem(rel(schema_path), f"not valid JSON: {exc}"))
+            continue
+        bad = schema_problem(schema)
+        if bad:
+            problems.append(Problem(rel(schema_path), f"not a valid JSON Schema: {bad}"))
+            continue
+        try:
+            value = read_yaml(path, rel(path))
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        problems.extend(check(value, schema, rel(path)))
+        data[name], sources[name] = value, rel(path)
+    return data, sources
+
+
+def _with(p: Problem, message: str) -> Problem:
+    return Problem(p.file, message, line=p.line, card=p.card, field=p.field)
+
+
+def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> Deck | None:
+    try:
+        raw = read_yaml(path, shown)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return None
+    found = check(raw, bundled("deck"), shown)
+    if found:
+        problems.extend(found)
+        return None
+    card_schema, bad = _card_schema(raw, shown)
+    if bad:
+        problems.extend(bad)
+        return None
+
+    def card_of(p):
+        if len(p) >= 2 and p[0] == "cards" and isinstance(p[1], int):
+            c = raw["cards"][p[1]]
+            return (c.get("id") if isinstance(c, dict) else None) or f"#{p[1] + 1}", 2
+        return None, 0
+
+    wrapped = {"type": "object", "properties": {"cards": {"type": "array", "items": card_schema}}}
+    found = check(raw, wrapped, shown, card_of)
+    problems.extend(found)
+    geometry = _geometry(raw, shown, problems)
+    defaults = raw.get("defaults") or {}
+    front, back = raw["front"], raw.get("back")
+    for key, template in (("front", front), ("back", back)):
+        if template is not None and not (templates_dir / template).is_file():
+            problems.append(Problem(shown, f"template '{template}' not found in {templates_dir.name}/",
+                                    line=line_of(raw, (key,)), field=key))
+    if found or geometry is None:
+        return None
+    cards = []
+    for i, c in enumerate(raw["cards"]):
+        line = line_of(raw, ("cards", i))
+        for key in ("front", "back"):
+            t = c.get(key)
+            if t and not (templates_dir / t).is_file():
+                problems.append(Problem(shown, f"template '{t}' not found", line=line_of(raw, ("cards", i, key)),
+                                        card=c["id"], field=key))
+        fields = {**defaults, **{k: v for k, v in c.items() if k not in ("front", "back")}}
+        cards.append(Card(id=c["id"], name=c["name"], count=c.get("count", 1),
+                          front=c.get("front", front), back=c.get("back", back) if "back" in c else back,
+                          fields=fields, source=Source(shown, line), index=i))
+    return Deck(id=raw["deck"], name=raw["name"], kind=raw.get("kind", "cards"), cards=tuple(cards),
+                source=Source(shown, raw.line), raw=raw, **geometry)
+
+
+def _card_schema(raw, shown):
+    fields = raw.get("fields") or {}
+    problems = []
+    for name, sub in fields.items():
+        if name in CARD_KEYS:
+            problems.append(Problem(shown, f"'{name}' is built in; do not declare it",
+                                    line=line_of(raw, ("fields", name)), field=f"fields.{name}"))
+        bad = schema_problem(sub)
+        if bad:
+            problems.append(Problem(shown, f"not a valid JSON Schema: {bad}",
+                                    line=line_of(raw, ("fields", name)), field=f"fields.{name}"))
+    required = ["id", "name", *(raw.get("required") or [])]
+    for i, name in enumerate(raw.get("required") or []):
+        if name not in fields:
+            problems.append(Problem(shown, f"required field '{name}' is not declared in fields",
+                                    line=line_of(raw, ("required", i)), field="required"))
+    defaults = raw.get("defaults") or {}
+    for name in defaults:
+        if name not in fields:
+            problems.append(Problem(shown, f"default for undeclared field '{name}'",
+                                    line=line_of(raw, ("defaults", name)), field="defaults"))
+    schema = {"type": "object", "required": required, "additionalProperties": False,
+              "properties": {**CARD_KEYS, **fields}}
+    return schema, problems
+
+
+def _geometry(raw, shown, problems):
+    try:
+        size = raw.get("size", "poker")
+        w, h = units.CARD_SIZES[size] if isinstance(size, str) else (
+            units.to_mm(size["width"]), units.to_mm(size["height"]))
+        bleed = units.to_mm(raw.get("bleed", DEFAULT_BLEED))
+        safe = units.to_mm(raw.get("safe", DEFAULT_SAFE))
+        corner = units.to_mm(raw.get("corner", 3.0 if w < 150 else 0.0))
+    except (ValueError, KeyError) as exc:
+        problems.append(Problem(shown, str(exc), line=line_of(raw, ("size",)), field="size"))
+        return None
+    if w <= 0 or h <= 0 or 2 * safe >= min(w, h):
+        problems.append(Problem(shown, f"size {w:g} x {h:g} mm with safe margin {safe:g} mm leaves no room",
+                                line=line_of(raw, ("size",)), field="size"))
+        return None
+    return {"trim_w": w, "trim_h": h, "bleed": bleed, "safe": safe, "corner": corner}

@@ -1,0 +1,104 @@
+"""The game as pnp understands it: plain frozen values passed from stage to stage.
+
+Produced by `load`, read by every later stage, changed by none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where something was written: a file (relative to the project) and a line."""
+
+    file: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    """One component design; `count` copies are printed."""
+
+    id: str
+    name: str
+    count: int
+    front: str                 # template file, relative to templates/<game>/
+    back: str | None           # template file, or None for a blank back
+    fields: Mapping[str, Any]  # every key of the card as written (plus deck defaults)
+    source: Source
+    index: int                 # position in its deck file
+
+    def context(self) -> dict:
+        """What templates see as `card`."""
+        return dict(self.fields, id=self.id, name=self.name, count=self.count)
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A set of components that share a size, a bleed and (by default) templates."""
+
+    id: str
+    name: str
+    kind: str                  # cards, reference, tiles, tokens...: free words for people
+    trim_w: float              # mm
+    trim_h: float
+    bleed: float
+    safe: float
+    corner: float              # corner radius of the cut, mm (drawn by templates, guides only)
+    cards: tuple[Card, ...]
+    source: Source
+    raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def width(self) -> float:
+        """Width of a drawn face, bleed included (the SVG viewBox width)."""
+        return self.trim_w + 2 * self.bleed
+
+    @property
+    def height(self) -> float:
+        return self.trim_h + 2 * self.bleed
+
+    def context(self) -> dict:
+        """What templates see as `deck`."""
+        b, s = self.bleed, self.safe
+        return {
+            "id": self.id, "name": self.name, "kind": self.kind,
+            "width": self.width, "height": self.height, "bleed": b, "safe": s,
+            "trim_w": self.trim_w, "trim_h": self.trim_h, "corner": self.corner,
+            # boxes as x, y, w, h in face coordinates (origin at the bleed corner)
+            "trim": (b, b, self.trim_w, self.trim_h),
+            "safe_box": (b + s, b + s, self.trim_w - 2 * s, self.trim_h - 2 * s),
+            "size": len(self.cards), "copies": sum(c.count for c in self.cards),
+        }
+
+
+@dataclass(frozen=True)
+class Game:
+    """Everything loaded from cards/<game>/ plus where its templates live."""
+
+    id: str
+    title: str
+    root: Path                   # project root
+    cards_dir: Path
+    templates_dir: Path
+    decks: tuple[Deck, ...]
+    data: Mapping[str, Any]      # named data tables (game.yaml `data:`), for templates and rules
+    data_sources: Mapping[str, str]
+    meta: Mapping[str, Any]      # game.yaml as written (title, players, ...)
+    source: Source
+
+    def deck(self, deck_id: str) -> Deck:
+        for d in self.decks:
+            if d.id == deck_id:
+                return d
+        raise KeyError(deck_id)
+
+    def context(self) -> dict:
+        """What templates and the rulebook see as `game`."""
+        return {
+            **{k: v for k, v in self.meta.items() if k not in ("decks", "data")},
+            "id": self.id, "title": self.title, "data": self.data,
+            "decks": {d.id: {**d.context(), "cards": [c.context() for c in d.cards]} for d in self.decks},
+        }

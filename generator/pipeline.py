@@ -1,0 +1,92 @@
+"""The build, start to finish, in one readable place.
+
+For each game: load (YAML + schema) -> validate (rules) -> render (faces PDF)
+-> layout (sheets per paper, rulebook) -> export (files + manifest). Nothing is written
+until every artifact of the game is complete in memory.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import fonts
+from .errors import InputError
+from .export import Artifact, write_game
+from .load import list_games, load_game
+
+log = logging.getLogger("pnp")
+PAPERS = ("a4", "letter")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    game: str
+    files: list[Path]
+    seconds: float
+    warnings: list
+
+
+def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
+    known = list_games(root)
+    if not known:
+        raise InputError(f"no games found: {root / 'cards'} has no <game>/game.yaml")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InputError(f"unknown game {', '.join(map(repr, unknown))} (games: {', '.join(known)})")
+    return list(names) or known
+
+
+def build(root: Path, names=(), papers=PAPERS, out_dir: Path | None = None, validate: bool = True,
+          guides: bool = False, strict: bool = False) -> list[BuildResult]:
+    """Build the named games (all when none are named) into `out_dir` (default output/)."""
+    out_dir = out_dir or root / "output"
+    games = resolve_games(root, names)
+    fonts.activate(out_dir / ".cache")
+    from .layout.sheets import layout_sheets
+    from .render import render_game
+
+    results = []
+    for game_id in games:
+        started = time.perf_counter()
+        log.info("%s: step 1/5 load", game_id)
+        game = load_game(root, game_id)
+        warnings = []
+        if validate:
+            log.info("%s: step 2/5 validate", game_id)
+            warnings = _validate(game, strict)
+        log.info("%s: step 3/5 render", game_id)
+        rendered = render_game(game, guides=guides)
+        log.info("%s: step 4/5 layout", game_id)
+        artifacts = []
+        for paper in papers:
+            sheets = layout_sheets(rendered, paper)
+            kind = "proof" if guides else "sheets"
+            artifacts.append(Artifact(
+                path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
+                pages=sheets.pages, components=list(sheets.components),
+                placements=[p.__dict__ for p in sheets.placements]))
+            artifacts.extend(_rulebooks(game, rendered, paper))
+        log.info("%s: step 5/5 export", game_id)
+        partial = tuple(papers) != PAPERS or guides
+        files = write_game(out_dir, game_id, artifacts, merge=partial)
+        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings))
+    return results
+
+
+def _validate(game, strict):
+    """Run the game's rules; raises RulesFailed when the deck is not fit to print."""
+    from .rules import check_game
+
+    return check_game(game, strict=strict).raise_if_failed()
+
+
+def _rulebooks(game, rendered, paper):
+    from .rulebook import layout_rulebook
+
+    book = layout_rulebook(game, rendered, paper)
+    if book is None:
+        return []
+    return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
+                     pages=book.pages, components=list(book.components), placements=list(book.placements))]

@@ -1,0 +1,5 @@
+"""Rulebook (placeholder)."""
+
+
+def layout_rulebook(game, rendered, paper):
+    return None

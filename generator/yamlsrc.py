@@ -1,0 +1,91 @@
+"""YAML files read into plain dicts and lists that remember their line numbers.
+
+`read_yaml(path)` returns data whose mappings are `LineDict` and sequences `LineList`:
+ordinary `dict`/`list` (jsonschema, Jinja and JMESPath see no difference) that also
+know the line of themselves and of each key or item, so every later problem can point
+at the line the designer has to edit. Duplicate keys are errors, not silent overrides.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError, Problem
+
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class LineDict(dict):
+    """A mapping that knows its own line and the line of each key."""
+
+    line: int = 0
+    lines: dict
+
+
+class LineList(list):
+    """A sequence that knows its own line and the line of each item."""
+
+    line: int = 0
+    lines: list
+
+
+class _Loader(_Base):
+    def construct_mapping(self, node, deep=False):
+        result = LineDict()
+        result.line = node.start_mark.line + 1
+        result.lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in result:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+            result[key] = self.construct_object(value_node, deep=True)
+            result.lines[key] = key_node.start_mark.line + 1
+        return result
+
+    def construct_sequence(self, node, deep=False):
+        result = LineList(self.construct_object(child, deep=True) for child in node.value)
+        result.line = node.start_mark.line + 1
+        result.lines = [child.start_mark.line + 1 for child in node.value]
+        return result
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
+
+
+def read_yaml(path: Path, shown_as: str) -> Any:
+    """Parse one YAML file; a syntax error becomes an InputError naming file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError("cannot read input", [Problem(shown_as, f"cannot read: {exc}")]) from None
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        what = " ".join(s for s in (exc.context, exc.problem) if s)
+        raise InputError("in YAML syntax", [Problem(shown_as, f"YAML syntax error: {what}", line=line)]) from None
+    except yaml.YAMLError as exc:
+        raise InputError("in YAML syntax", [Problem(shown_as, f"YAML syntax error: {exc}")]) from None
+
+
+def line_of(data: Any, path: tuple | list) -> int | None:
+    """Best known line for a JSON path inside data read by `read_yaml`."""
+    best = getattr(data, "line", None)
+    node = data
+    for step in path:
+        lines = getattr(node, "lines", None)
+        try:
+            if isinstance(node, dict) and lines is not None and step in lines:
+                best = lines[step]
+            elif isinstance(node, list) and lines is not None and isinstance(step, int) and step < len(lines):
+                best = lines[step]
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+        best = getattr(node, "line", None) or best
+    return best
