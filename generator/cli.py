@@ -62,6 +62,44 @@ def build(ctx, games, paper, out_dir, no_validate, strict, guides):
         click.echo(f"{r.game}: {len(r.files)} files in {r.seconds:.2f} s: {names}")
 
 
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "junit"]), default="text",
+              show_default=True, help="Report format, printed on stdout.")
+@click.option("--strict", is_flag=True, help="Warnings fail too.")
+@click.pass_context
+def validate(ctx, games, fmt, strict):
+    """Check GAMES (default: every game) against their schemas and rules.
+
+    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input or bad usage.
+    """
+    from .load import load_game
+    from .pipeline import resolve_games
+    from .rules import RulesReport, check_game
+    from .rules.report import from_problem, render
+
+    root = _root(ctx)
+    reports, unreadable = [], False
+    for game_id in resolve_games(root, games):
+        try:
+            reports.append(check_game(load_game(root, game_id), strict=strict))
+        except InputError as exc:
+            unreadable = True
+            problems = exc.problems or [_problem_from(exc, game_id)]
+            findings = tuple(from_problem(game_id, p) for p in problems)
+            reports.append(RulesReport(game_id, ("schema",), findings, strict))
+    output = render(reports, fmt)
+    if output:
+        click.echo(output)
+    ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
+
+
+def _problem_from(exc, game_id):
+    from .errors import Problem
+
+    return Problem(f"cards/{game_id}", exc.message)
+
+
 @cli.command("list")
 @click.pass_context
 def list_cmd(ctx):
@@ -82,7 +120,7 @@ def list_cmd(ctx):
 def main(argv=None):
     """Console entry point; user errors exit cleanly with their own code, never a traceback."""
     try:
-        cli.main(args=argv, prog_name="pnp", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="pnp", standalone_mode=False)
     except PnpError as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -94,4 +132,4 @@ def main(argv=None):
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)

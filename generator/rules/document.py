@@ -1,0 +1,78 @@
+"""The game as one JSON-like document for rules to query, and a map back to the YAML.
+
+In: a loaded `Game`. Out: `GameDocument`: `doc` (what JMESPath sees: `decks`, `cards`,
+`copies`, `data`, `game`) and `locate(value)`, which turns anything a rule selected
+(a card, a data-table row, a list of them) back into a file, a line and card ids.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str | None = None
+    line: int | None = None
+    cards: tuple[str, ...] = ()
+
+
+@dataclass
+class GameDocument:
+    doc: dict
+    _index: dict = field(default_factory=dict)
+
+    def locate(self, value) -> Location:
+        """Where `value` (or the items of a list value) was written."""
+        hit = self._index.get(id(value))
+        if hit is not None:
+            return hit
+        if isinstance(value, list) and value:
+            locs = [self._index.get(id(v)) for v in value]
+            locs = [loc for loc in locs if loc is not None]
+            if not locs:
+                return Location()
+            cards = tuple(dict.fromkeys(c for loc in locs for c in loc.cards))
+            file = Counter(loc.file for loc in locs).most_common(1)[0][0]
+            line = min((loc.line for loc in locs if loc.file == file and loc.line), default=None)
+            deck_line = self._index.get(("deck-cards", file))
+            if cards and len({loc.file for loc in locs}) == 1 and deck_line:
+                line = deck_line
+            return Location(file, line, cards)
+        return Location()
+
+
+def build_document(game) -> GameDocument:
+    gd = GameDocument(doc={})
+    index = gd._index
+    decks, all_cards, all_copies = {}, [], []
+    for deck in game.decks:
+        cards, copies = [], []
+        for card in deck.cards:
+            d = dict(card.context(), deck=deck.id)
+            index[id(d)] = Location(card.source.file, card.source.line, (card.id,))
+            cards.append(d)
+            copies.extend([d] * card.count)
+        entry = {"id": deck.id, "name": deck.name, "kind": deck.kind, "size": len(cards),
+                 "copies_count": len(copies), "cards": cards, "copies": copies}
+        index[id(entry)] = Location(deck.source.file, deck.source.line)
+        cards_line = deck.raw.lines.get("cards") if hasattr(deck.raw, "lines") else None
+        index[("deck-cards", deck.source.file)] = cards_line
+        for lst in (cards, copies):
+            index[id(lst)] = Location(deck.source.file, cards_line, tuple(c["id"] for c in cards))
+        decks[deck.id] = entry
+        all_cards.extend(cards)
+        all_copies.extend(copies)
+    for name, value in game.data.items():
+        _index_data(value, game.data_sources[name], index)
+    meta = {k: v for k, v in game.meta.items() if k not in ("decks", "data")}
+    gd.doc.update(decks=decks, cards=all_cards, copies=all_copies, data=dict(game.data), game=meta)
+    return gd
+
+
+def _index_data(value, file, index):
+    line = getattr(value, "line", None)
+    if isinstance(value, (dict, list)):
+        index[id(value)] = Location(file, line)
+        for child in (value.values() if isinstance(value, dict) else value):
+            _index_data(child, file, index)

@@ -1,0 +1,252 @@
+"""Run a game's rules file against its data.
+
+In: a loaded `Game` and its `rules.yaml` (declarative rules: JMESPath selections with
+comparators, uniqueness, group counts, or a named Python check). Out: a list of
+`Finding`s, each naming the rule, the file and line to edit, the cards involved and the
+value found against the value expected.
+"""
+from __future__ import annotations
+
+import string
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jmespath.exceptions import JMESPathError
+
+from ..errors import InputError, Problem, collect
+from ..schema import bundled, check
+from ..yamlsrc import line_of, read_yaml
+from .checks import CHECKS, Failure
+from .document import GameDocument, Location, build_document
+from .functions import compile_expr, search
+
+COMPARATORS = ("equals", "min", "max", "above", "below", "one_of")
+EXPR_KEYS = ("select", "for_each", "expect", "unique", "group_by")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    game: str
+    severity: str
+    message: str
+    file: str
+    line: int | None
+    cards: tuple[str, ...] = ()
+    found: Any = None
+    expected: Any = None
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "game": self.game, "severity": self.severity, "message": self.message,
+                "file": self.file, "line": self.line, "cards": list(self.cards),
+                "found": _plain(self.found), "expected": _plain(self.expected)}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    spec: dict
+    severity: str
+    file: str
+    line: int
+    compiled: dict
+
+
+def rules_path(game) -> Path | None:
+    name = game.meta.get("rules")
+    path = game.cards_dir / (name or "rules.yaml")
+    if name and not path.is_file():
+        raise InputError("missing rules file", [Problem(game.source.file, f"rules file '{name}' does not exist",
+                                                        line=line_of(game.meta, ("rules",)), field="rules")])
+    return path if path.is_file() else None
+
+
+def load_rules(game) -> list[Rule]:
+    """Parse and check a game's rules file; every problem is reported with its line."""
+    path = rules_path(game)
+    if path is None:
+        return []
+    shown = str(path.relative_to(game.root))
+    raw = read_yaml(path, shown)
+    problems = check(raw, bundled("rules"), shown)
+    collect(f"in {shown}", problems)
+    rules, seen = [], set()
+    for i, spec in enumerate(raw["rules"]):
+        line = line_of(raw, ("rules", i))
+        if spec["id"] in seen:
+            problems.append(Problem(shown, f"rule id '{spec['id']}' is used twice", line=line, field="id"))
+        seen.add(spec["id"])
+        compiled = {}
+        for key in EXPR_KEYS:
+            if key in spec:
+                compiled[key] = _compile(spec[key], shown, line_of(raw, ("rules", i, key)), spec["id"], key, problems)
+        for key in COMPARATORS:
+            if isinstance(spec.get(key), dict):
+                compiled[key] = _compile(spec[key]["expr"], shown, line_of(raw, ("rules", i, key)), spec["id"],
+                                         key, problems)
+        if "check" in spec and spec["check"] not in CHECKS:
+            problems.append(Problem(shown, f"unknown check '{spec['check']}' (known: {', '.join(sorted(CHECKS))})",
+                                    line=line_of(raw, ("rules", i, "check")), field=f"rule {spec['id']}"))
+        rules.append(Rule(spec["id"], spec, spec.get("severity", "error"), shown, line, compiled))
+    collect(f"in {shown}", problems)
+    return rules
+
+
+def _compile(source, file, line, rule_id, key, problems):
+    try:
+        return compile_expr(source)
+    except JMESPathError as exc:
+        problems.append(Problem(file, f"bad JMESPath in '{key}': {exc}", line=line, field=f"rule {rule_id}"))
+        return None
+
+
+def run_rules(game, rules: list[Rule]) -> list[Finding]:
+    gd = build_document(game)
+    findings = []
+    for rule in rules:
+        try:
+            findings.extend(_run(rule, game.id, gd))
+        except (JMESPathError, TypeError, KeyError, ValueError) as exc:
+            findings.append(Finding(rule.id, game.id, "error", f"rule could not be evaluated: {exc}",
+                                    rule.file, rule.line))
+    return findings
+
+
+class _Ctx:
+    """Evaluation context for one rule: JMESPath over the document with `it` bound."""
+
+    def __init__(self, rule: Rule, gd: GameDocument, it: Any = None):
+        self.rule, self.gd, self.it = rule, gd, it
+
+    def eval(self, key_or_compiled, it=None):
+        compiled = self.rule.compiled[key_or_compiled] if isinstance(key_or_compiled, str) else key_or_compiled
+        return search(compiled, {**self.gd.doc, "it": self.it if it is None else it})
+
+    def value(self, literal_or_expr, it=None):
+        if isinstance(literal_or_expr, dict) and "expr" in literal_or_expr:
+            return search(compile_expr(literal_or_expr["expr"]), {**self.gd.doc, "it": self.it if it is None else it})
+        if isinstance(literal_or_expr, str) and self.rule.spec.get("check"):
+            return search(compile_expr(literal_or_expr), {**self.gd.doc, "it": self.it if it is None else it})
+        return literal_or_expr
+
+
+def _run(rule: Rule, game_id: str, gd: GameDocument):
+    spec = rule.spec
+    ctx = _Ctx(rule, gd)
+    if "check" in spec:
+        for failure in CHECKS[spec["check"]](ctx, spec.get("args") or {}):
+            yield _finding(rule, game_id, gd, failure)
+        return
+    if "for_each" in spec:
+        items = ctx.eval("for_each") or []
+        if not isinstance(items, list):
+            items = [items]
+        if "unique" in spec:
+            yield from _unique(rule, game_id, gd, ctx, items)
+        elif "group_by" in spec:
+            yield from _groups(rule, game_id, gd, ctx, items)
+        else:
+            for item in items:
+                failure = _compare(rule, ctx, item)
+                if failure:
+                    yield _finding(rule, game_id, gd, failure)
+        return
+    selection = ctx.eval("select") if "select" in spec else gd.doc
+    failure = _compare(rule, ctx, selection)
+    if failure:
+        yield _finding(rule, game_id, gd, failure)
+
+
+def _compare(rule: Rule, ctx: _Ctx, it) -> Failure | None:
+    found = ctx.eval("expect", it)
+    wanted, ok = [], True
+    for key in COMPARATORS:
+        if key not in rule.spec:
+            continue
+        exp = ctx.eval(key, it) if key in rule.compiled else rule.spec[key]
+        passed = _passes(key, found, exp)
+        ok = ok and passed
+        wanted.append(_describe(key, exp))
+    if ok:
+        return None
+    return Failure(found, " and ".join(wanted), it)
+
+
+def _passes(key, found, exp) -> bool:
+    try:
+        if key == "equals":
+            if isinstance(found, bool) or isinstance(exp, bool):
+                return found is exp  # true must not equal 1
+            return found == exp
+        if key == "one_of":
+            return found in (exp or [])
+        if found is None or exp is None:
+            return False
+        return {"min": found >= exp, "max": found <= exp, "above": found > exp, "below": found < exp}[key]
+    except TypeError:
+        return False
+
+
+def _describe(key, exp) -> str:
+    return {"equals": f"{_plain(exp)}", "min": f"at least {exp}", "max": f"at most {exp}",
+            "above": f"more than {exp}", "below": f"less than {exp}", "one_of": f"one of {_plain(exp)}"}[key]
+
+
+def _unique(rule, game_id, gd, ctx, items):
+    groups = defaultdict(list)
+    for item in items:
+        groups[repr(_plain(ctx.eval("unique", item)))].append(item)
+    for key, same in groups.items():
+        if len(same) > 1:
+            yield _finding(rule, game_id, gd, Failure(f"{len(same)} items share {key}", "each only once", same,
+                                                      fields=_fields(same[0])))
+
+
+def _groups(rule, game_id, gd, ctx, items):
+    found = Counter()
+    members = defaultdict(list)
+    for item in items:
+        key = _plain(ctx.eval("group_by", item))
+        found[str(key)] += 1
+        members[str(key)].append(item)
+    wanted = {str(k): v for k, v in rule.spec["counts"].items()}
+    for group in sorted(set(found) | set(wanted)):
+        have, want = found.get(group, 0), wanted.get(group)
+        if want is None:
+            yield _finding(rule, game_id, gd, Failure(f"{have} x {group}", f"no {group}", members[group],
+                                                      fields={"group": group}))
+        elif have != want:
+            yield _finding(rule, game_id, gd, Failure(have, want, members.get(group) or items,
+                                                      fields={"group": group}))
+
+
+def _finding(rule: Rule, game_id: str, gd: GameDocument, failure: Failure) -> Finding:
+    loc = gd.locate(failure.item) if failure.item is not None else Location()
+    fields = dict(_fields(failure.item))
+    fields.update(failure.fields or {})
+    fields.update(found=_plain(failure.found), expected=_plain(failure.expected))
+    message = string.Formatter().vformat(rule.spec["message"], (), _Lenient(fields))
+    return Finding(rule.id, game_id, rule.severity, message, loc.file or rule.file,
+                   loc.line if loc.file else rule.line, loc.cards, _plain(failure.found), _plain(failure.expected))
+
+
+def _fields(item) -> dict:
+    return dict(item) if isinstance(item, dict) else {}
+
+
+class _Lenient(dict):
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+def _plain(value):
+    """YAML-loaded subclasses to plain JSON values (for messages and reports)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

@@ -1,0 +1,69 @@
+"""Arithmetic and set helpers added to JMESPath, which has neither.
+
+Rules files call them like any JMESPath function: `multiply(it.hands, it.cards)`,
+`combinations(it, \`4\`)`.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import jmespath
+from jmespath import functions
+
+
+class RuleFunctions(functions.Functions):
+    @functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_add(self, a, b):
+        return a + b
+
+    @functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_subtract(self, a, b):
+        return a - b
+
+    @functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_multiply(self, a, b):
+        return a * b
+
+    @functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_divide(self, a, b):
+        return a / b if b else None
+
+    @functions.signature({"types": ["array"]})
+    def _func_product(self, values):
+        return math.prod(values)
+
+    @functions.signature({"types": ["array"]})
+    def _func_unique(self, values):
+        seen, out = set(), []
+        for v in values:
+            key = repr(v)
+            if key not in seen:
+                seen.add(key)
+                out.append(v)
+        return out
+
+    @functions.signature({"types": ["array"]})
+    def _func_distinct_count(self, values):
+        return len({repr(v) for v in values})
+
+    @functions.signature({"types": ["array"]}, {"types": ["number"]})
+    def _func_combinations(self, values, k):
+        return [list(c) for c in itertools.combinations(values, int(k))]
+
+    @functions.signature({"types": ["array"]}, {"types": ["number"]})
+    def _func_repeat_each(self, values, k):
+        """Each value repeated k times: [[v, v, ...], ...] (four of a kind, ...)."""
+        return [[v] * int(k) for v in values]
+
+
+OPTIONS = jmespath.Options(custom_functions=RuleFunctions())
+
+
+def compile_expr(source: str):
+    """Compile a JMESPath expression (raises jmespath.exceptions.ParseError)."""
+    return jmespath.compile(source)
+
+
+def search(compiled, data):
+    return compiled.search(data, options=OPTIONS)

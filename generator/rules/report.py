@@ -1,0 +1,104 @@
+"""Rule findings printed for people and for CI: text, JSON, GitHub annotations, JUnit XML.
+
+In: `RulesReport`s (and load problems, reported as the `schema` rule). Out: a string.
+"""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+from ..errors import Problem
+from .engine import Finding
+
+FORMATS = ("text", "json", "github", "junit")
+
+
+def from_problem(game: str, p: Problem) -> Finding:
+    """A load/schema problem in the same shape as a rule finding (rule id `schema`)."""
+    message = ": ".join(x for x in (p.field, p.message) if x)
+    return Finding("schema", game, "error", message, p.file, p.line, (p.card,) if p.card else ())
+
+
+def text_line(f: Finding) -> str:
+    where = f.file + (f":{f.line}" if f.line else "")
+    cards = ""
+    if f.cards:
+        shown = ", ".join(f.cards[:8]) + (f" (+{len(f.cards) - 8} more)" if len(f.cards) > 8 else "")
+        cards = f" [cards: {shown}]"
+    return f"{where}: {f.severity}: {f.game}/{f.rule}: {f.message}{cards}"
+
+
+def render(reports: list, fmt: str) -> str:
+    return {"text": _text, "json": _json, "github": _github, "junit": _junit}[fmt](reports)
+
+
+def _text(reports) -> str:
+    out = []
+    for r in reports:
+        out.extend(text_line(f) for f in r.findings)
+        out.append(f"{r.game}: {len(r.rules)} rules, {len(r.errors)} errors, {len(r.warnings)} warnings"
+                   + (" — OK" if r.ok else ""))
+    return "\n".join(out)
+
+
+def _json(reports) -> str:
+    data = {
+        "ok": all(r.ok for r in reports),
+        "errors": sum(len(r.errors) for r in reports),
+        "warnings": sum(len(r.warnings) for r in reports),
+        "games": [{"game": r.game, "ok": r.ok, "rules": list(r.rules),
+                   "findings": [f.as_dict() for f in r.findings]} for r in reports],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_prop(s: str) -> str:
+    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github(reports) -> str:
+    out = []
+    for r in reports:
+        for f in r.findings:
+            level = "error" if f in r.errors else "warning"
+            props = [f"file={_escape_prop(f.file)}"]
+            if f.line:
+                props.append(f"line={f.line}")
+            props.append(f"title={_escape_prop(f'{f.game}/{f.rule}')}")
+            cards = f" (cards: {', '.join(f.cards)})" if f.cards else ""
+            out.append(f"::{level} {','.join(props)}::{_escape_data(f.message + cards)}")
+    return "\n".join(out)
+
+
+def _junit(reports) -> str:
+    suites = ET.Element("testsuites", name="pnp validate")
+    total = failures = 0
+    for r in reports:
+        by_rule: dict[str, list[Finding]] = {rid: [] for rid in r.rules}
+        for f in r.findings:
+            by_rule.setdefault(f.rule, []).append(f)
+        suite = ET.SubElement(suites, "testsuite", name=r.game)
+        n_fail = 0
+        for rid, found in by_rule.items():
+            case = ET.SubElement(suite, "testcase", classname=f"pnp.{r.game}", name=rid)
+            errors = [f for f in found if f in r.errors]
+            if errors:
+                n_fail += 1
+                fail = ET.SubElement(case, "failure", message=errors[0].message, type="rule")
+                fail.text = "\n".join(text_line(f) for f in errors)
+            warnings = [f for f in found if f not in errors]
+            if warnings:
+                ET.SubElement(case, "system-out").text = "\n".join(text_line(f) for f in warnings)
+        suite.set("tests", str(len(by_rule)))
+        suite.set("failures", str(n_fail))
+        suite.set("errors", "0")
+        total += len(by_rule)
+        failures += n_fail
+    suites.set("tests", str(total))
+    suites.set("failures", str(failures))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
