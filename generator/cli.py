@@ -107,14 +107,21 @@ def list_cmd(ctx):
     from .load import list_games, load_game
 
     root = _root(ctx)
+    failed = 0
     for game_id in list_games(root):
-        game = load_game(root, game_id)
+        try:
+            game = load_game(root, game_id)
+        except InputError as exc:
+            failed += 1
+            click.echo(f"{game_id}: cannot be read ({exc.message}); run `pnp validate {game_id}`", err=True)
+            continue
         total = sum(c.count for d in game.decks for c in d.cards)
         click.echo(f"{game_id}: {game.title} ({total} components)")
         for d in game.decks:
             copies = sum(c.count for c in d.cards)
             click.echo(f"  {d.id}: {d.name}, {copies} x {d.trim_w:g} x {d.trim_h:g} mm "
                        f"({len(d.cards)} designs, {d.kind})")
+    ctx.exit(2 if failed else 0)
 
 
 def main(argv=None):

@@ -14,8 +14,10 @@ from ..fonts import shipped
 
 
 def new_canvas(buf, pagesize, title: str) -> Canvas:
-    """A canvas whose output does not depend on the clock (invariant=1)."""
-    canvas = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1)
+    """A canvas whose output does not depend on the clock (invariant=1) and which uses
+    only shipped fonts (reportlab would otherwise reference unembedded Helvetica)."""
+    canvas = Canvas(buf, pagesize=pagesize, invariant=1, pageCompression=1,
+                    initialFontName=label_font(), initialFontSize=10)
     canvas.setTitle(title)
     canvas.setCreator("pnp")
     canvas.setProducer("pnp (reportlab, pikepdf)")

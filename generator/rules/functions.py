@@ -1,4 +1,4 @@
-"""Arithmetic and set helpers added to JMESPath, which has neither.
+r"""Arithmetic and set helpers added to JMESPath, which has neither.
 
 Rules files call them like any JMESPath function: `multiply(it.hands, it.cards)`,
 `combinations(it, \`4\`)`.

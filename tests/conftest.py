@@ -1,0 +1,80 @@
+"""Shared fixtures: copies of the real project to mutate, tiny games to break, one real build."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator import fonts
+from generator.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shipped_fonts(tmp_path_factory):
+    """Every test process draws with the shipped fonts only (as `pnp build` does)."""
+    fonts.activate(tmp_path_factory.mktemp("fontcache"))
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A private copy of the real project (cards + templates) that a test may change."""
+    for name in ("cards", "templates"):
+        shutil.copytree(REPO / name, tmp_path / name)
+    return tmp_path
+
+
+def run(root: Path, *args: str):
+    """Run the CLI in-process the way a user would; returns click's Result."""
+    return CliRunner().invoke(cli, ["--root", str(root), *args], catch_exceptions=True)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace exactly one occurrence of `old` in a file (a mutation must be unambiguous)."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+MINI_FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#fafafa"/>
+  <text x="6" y="12" font-family="Lato" font-size="4">{{ card.name }}</text>
+  {{ textbox(card.text, 6, 20, deck.trim_w - 6, 30, size=3.5, min_size=2.5) }}
+</svg>
+"""
+MINI_BACK = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#335"/>
+  <text x="10" y="40" font-family="Lato" font-weight="bold" font-size="6" fill="#fff">BACK {{ card.id }}</text>
+</svg>
+"""
+
+
+@pytest.fixture
+def mini(tmp_path):
+    """Factory for a one-deck game in a fresh folder: mini(cards_yaml, front=..., deck_extra=...)."""
+    def make(cards: str, front: str = MINI_FRONT, back: str = MINI_BACK, deck_extra: str = "") -> Path:
+        root = tmp_path / "proj"
+        (root / "cards" / "mini").mkdir(parents=True, exist_ok=True)
+        (root / "templates" / "mini").mkdir(parents=True, exist_ok=True)
+        (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\n")
+        (root / "cards" / "mini" / "deck.yaml").write_text(
+            "deck: things\nname: Things\nfront: front.svg.j2\nback: back.svg.j2\n" + deck_extra +
+            "fields:\n  text: {type: string}\n  cost: {type: integer, minimum: 0}\nrequired: [text]\n"
+            "cards:\n" + textwrap.indent(textwrap.dedent(cards).strip("\n"), "  ") + "\n")
+        (root / "templates" / "mini" / "front.svg.j2").write_text(front)
+        (root / "templates" / "mini" / "back.svg.j2").write_text(back)
+        return root
+    return make
+
+
+@pytest.fixture(scope="session")
+def olympians_build(tmp_path_factory):
+    """One real build of Olympians (both papers) from the repository's own data."""
+    out = tmp_path_factory.mktemp("olympians-out")
+    result = CliRunner().invoke(cli, ["--root", str(REPO), "build", "olympians", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / "olympians"

@@ -1,0 +1,114 @@
+"""The command line: builds, listings, the build gate, safe and contained output."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from tests.conftest import REPO, edit, run
+
+
+def snapshot(root):
+    """Every file under root except output/, with its bytes."""
+    files = {}
+    for dirpath, _, names in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == "output" or rel.startswith("output" + os.sep):
+            continue
+        for n in names:
+            p = os.path.join(dirpath, n)
+            files[os.path.relpath(p, root)] = open(p, "rb").read()
+    return files
+
+
+def test_build_writes_only_inside_output(project):
+    before = snapshot(project)
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 0, result.output
+    assert snapshot(project) == before
+    written = sorted(p.relative_to(project / "output").as_posix()
+                     for p in (project / "output").rglob("*") if p.is_file() and ".cache" not in p.parts)
+    assert written == ["olympians/manifest.json", "olympians/olympians-sheets-a4.pdf",
+                       "olympians/olympians-sheets-letter.pdf"] or all(w.startswith("olympians/") for w in written)
+
+
+def test_failed_build_leaves_previous_files_intact(project):
+    assert run(project, "build", "olympians").exit_code == 0
+    folder = project / "output" / "olympians"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    edit(project / "cards/olympians/playing-cards.yaml", "title: Warlord}\n  # ---- Shields",
+         "title: Warlord, colour: red}\n  # ---- Shields")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert "unknown key 'colour'" in result.output
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_build_gate_refuses_a_deck_that_breaks_its_rules(project):
+    edit(project / "cards/olympians/playing-cards.yaml",
+         "suit: Helmets, rank: 5, favor: 10,", "suit: Helmets, rank: 5, favor: 9,")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 1
+    assert "favor total is 119, expected 120" in result.output
+    assert "nothing was built" in result.output
+    assert not (project / "output" / "olympians").exists()
+    result = run(project, "build", "olympians", "--no-validate", "--paper", "a4")
+    assert result.exit_code == 0
+    assert "--no-validate" in result.output and "NOT checked" in result.output
+    assert (project / "output" / "olympians" / "olympians-sheets-a4.pdf").exists()
+
+
+def test_manifest_lists_every_file(olympians_build):
+    manifest = json.loads((olympians_build / "manifest.json").read_text())
+    assert manifest["game"] == "olympians"
+    for f in manifest["files"]:
+        assert (olympians_build / f["path"]).is_file()
+        assert f["paper"] in ("a4", "letter") and f["pages"] > 0
+        assert set(f) == {"path", "kind", "paper", "pages", "components", "placements"}
+    kinds = {(f["kind"], f["paper"]) for f in manifest["files"]}
+    assert {("sheets", "a4"), ("sheets", "letter")} <= kinds
+
+
+def test_one_paper_keeps_the_other_listed(project):
+    assert run(project, "build", "olympians").exit_code == 0
+    assert run(project, "build", "olympians", "--paper", "letter").exit_code == 0
+    manifest = json.loads((project / "output/olympians/manifest.json").read_text())
+    papers = {f["paper"] for f in manifest["files"] if f["kind"] == "sheets"}
+    assert papers == {"a4", "letter"}
+
+
+def test_list_shows_games_components_and_counts(project):
+    for other in (project / "cards").iterdir():
+        if other.name != "olympians":
+            shutil.rmtree(other)
+    result = run(project, "list")
+    assert result.exit_code == 0
+    assert "olympians: Olympians (36 components)" in result.output
+    assert "playing-cards: Playing cards, 32 x 63 x 88 mm" in result.output
+    (project / "cards" / "broken").mkdir()
+    (project / "cards" / "broken" / "game.yaml").write_text("title: Broken\n")
+    result = run(project, "list")
+    assert result.exit_code == 2
+    assert "olympians: Olympians (36 components)" in result.output
+    assert "broken: cannot be read" in result.output
+
+
+def test_unknown_game_and_bad_usage_exit_2():
+    result = run(REPO, "build", "chess")
+    assert result.exit_code == 2 and "unknown game 'chess'" in result.output
+    result = run(REPO, "build", "--paper", "a3")
+    assert result.exit_code == 2
+    result = run(REPO, "validate", "chess")
+    assert result.exit_code == 2
+
+
+def test_console_script_prints_no_traceback(tmp_path):
+    (tmp_path / "cards" / "broken").mkdir(parents=True)
+    (tmp_path / "cards" / "broken" / "game.yaml").write_text("title: [unclosed\n")
+    pnp = os.path.join(os.path.dirname(sys.executable), "pnp")
+    proc = subprocess.run([pnp, "--root", str(tmp_path), "build"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "cards/broken/game.yaml:2: YAML syntax error" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout

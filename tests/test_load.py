@@ -1,0 +1,113 @@
+"""Loading: every YAML file checked against its schema; problems name file, line, card, field."""
+from __future__ import annotations
+
+import pytest
+
+from generator.errors import InputError
+from generator.load import load_game
+from tests.conftest import run
+
+
+def problems_of(root):
+    with pytest.raises(InputError) as info:
+        load_game(root, "mini")
+    return [str(p) for p in info.value.problems]
+
+
+def test_real_games_load(project):
+    game = load_game(project, "olympians")
+    assert [d.id for d in game.decks] == ["playing-cards", "reference"]
+    assert sum(c.count for c in game.deck("playing-cards").cards) == 32
+    helmets5 = next(c for c in game.deck("playing-cards").cards if c.id == "helmets-5")
+    assert helmets5.fields["favor"] == 10 and helmets5.source.file == "cards/olympians/playing-cards.yaml"
+
+
+def test_missing_field_names_file_line_card(mini):
+    root = mini("""
+        - {id: a, name: Alpha, text: ok}
+        - {id: b, name: Beta}
+    """)
+    assert problems_of(root) == ["cards/mini/deck.yaml:11: card b: missing required field 'text'"]
+
+
+def test_wrong_type(mini):
+    root = mini("""
+        - {id: a, name: Alpha, text: ok, cost: three}
+    """)
+    (msg,) = problems_of(root)
+    assert msg.startswith("cards/mini/deck.yaml:10: card a: cost: expected integer, got string 'three'")
+
+
+def test_unknown_key_lists_accepted_keys(mini):
+    root = mini("""
+        - id: a
+          name: Alpha
+          text: ok
+          colour: red
+    """)
+    (msg,) = problems_of(root)
+    assert msg == ("cards/mini/deck.yaml:13: card a: colour: unknown key 'colour' "
+                   "(accepted: back, cost, count, front, id, name, text)")
+
+
+def test_all_problems_reported_together(mini):
+    root = mini("""
+        - {id: a, name: Alpha}
+        - {id: b, name: Beta, text: ok, cost: -1}
+        - {id: a, name: Again, text: ok}
+    """)
+    found = problems_of(root)
+    assert len(found) == 2  # schema problems stop the deck before duplicate ids are looked at
+    assert any("card a: missing required field 'text'" in m for m in found)
+    assert any(":11: card b: cost:" in m and "minimum" in m for m in found)
+
+
+def test_duplicate_card_id(mini):
+    root = mini("""
+        - {id: a, name: Alpha, text: ok}
+        - {id: a, name: Again, text: ok}
+    """)
+    (msg,) = problems_of(root)
+    assert msg.startswith("cards/mini/deck.yaml:11: card a: id: card id 'a' is used twice")
+
+
+def test_malformed_yaml_reports_line(mini):
+    root = mini("""
+        - {id: a, name: Alpha, text: ok
+        - {id: b, name: Beta, text: ok}
+    """)
+    (msg,) = problems_of(root)
+    assert msg.startswith("cards/mini/deck.yaml:11: YAML syntax error")
+
+
+def test_duplicate_yaml_key_is_an_error(mini):
+    root = mini("""
+        - id: a
+          name: Alpha
+          name: Beta
+          text: ok
+    """)
+    (msg,) = problems_of(root)
+    assert msg == "cards/mini/deck.yaml:12: YAML syntax error: duplicate key 'name'"
+
+
+def test_deck_level_unknown_key_and_bad_size(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}", deck_extra="colour: red\n")
+    (msg,) = problems_of(root)
+    assert msg.startswith("cards/mini/deck.yaml:5: colour: unknown key 'colour' (accepted: back, bleed,")
+
+
+@pytest.mark.parametrize("cards, code, needle", [
+    ("- {id: a, name: Alpha}", 2, "missing required field 'text'"),
+    ("- {id: a, name: Alpha, text: ok, cost: x}", 2, "expected integer"),
+    ("- {id: a, name: Alpha, text: ok, hue: 3}", 2, "unknown key 'hue'"),
+    ("- {id: a, name: Alpha, text: [ok", 2, "YAML syntax error"),
+])
+def test_cli_exit_code_and_clean_message(mini, cards, code, needle):
+    root = mini(cards)
+    for command in (["build"], ["validate"]):
+        result = run(root, *command)
+        assert result.exit_code == code, result.output
+        assert needle in result.output
+        assert "Traceback" not in result.output
+        assert isinstance(result.exception, SystemExit)

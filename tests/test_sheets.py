@@ -1,0 +1,209 @@
+"""Sheets: exact paper, placements that agree with what is drawn, duplex registration,
+vector text, embedded fonts, clean PDF syntax, byte-identical rebuilds."""
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pikepdf
+import pypdfium2 as pdfium
+import pytest
+
+from generator.layout.grid import choose_grid
+from generator.units import PAPERS, PT_PER_MM
+from tests.conftest import REPO, run
+
+MM = PT_PER_MM
+
+
+def manifest(folder):
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def entry(folder, path):
+    return next(f for f in manifest(folder)["files"] if f["path"] == path)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_page_size_is_exact(olympians_build, paper):
+    pdf = pikepdf.open(olympians_build / f"olympians-sheets-{paper}.pdf")
+    w, h = PAPERS[paper]
+    for page in pdf.pages:
+        box = [float(v) for v in page.MediaBox]
+        assert box[0] == 0 and box[1] == 0
+        assert abs(box[2] - w * MM) < 0.01 and abs(box[3] - h * MM) < 0.01
+
+
+def drawn_faces(page):
+    """(form name, x, y, w, h in mm) of every face placed on a page, read from its content stream."""
+    forms = {str(k): v for k, v in page.Resources.XObject.items()}
+    out, matrix = [], None
+    for operands, op in pikepdf.parse_content_stream(page):
+        if str(op) == "cm":
+            matrix = [float(v) for v in operands]
+        elif str(op) == "Do":
+            form = forms[str(operands[0])]
+            x0, y0, x1, y1 = [float(v) for v in form.BBox]
+            a, b, c, d, e, f = matrix
+            assert b == 0 and c == 0, "faces are placed unrotated"
+            out.append((str(operands[0]), (e + a * x0) / MM, (f + d * y0) / MM, a * (x1 - x0) / MM, d * (y1 - y0) / MM))
+    return out
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_placements_match_what_is_drawn(olympians_build, paper):
+    name = f"olympians-sheets-{paper}.pdf"
+    info = entry(olympians_build, name)
+    pdf = pikepdf.open(olympians_build / name)
+    assert info["pages"] == len(pdf.pages) == 8
+    bleed = 3.0
+    by_page = {}
+    for p in info["placements"]:
+        by_page.setdefault(p["page"], []).append(p)
+    for number, page in enumerate(pdf.pages, start=1):
+        drawn = drawn_faces(page)
+        placed = by_page.get(number, [])
+        assert len(drawn) == len(placed)
+        for (_, x, y, w, h), p in zip(drawn, placed):
+            # the face is the trim box plus its bleed on every side
+            assert abs(x + bleed - p["x_mm"]) < 0.1 and abs(y + bleed - p["y_mm"]) < 0.1
+            assert abs(w - 2 * bleed - p["w_mm"]) < 0.1 and abs(h - 2 * bleed - p["h_mm"]) < 0.1
+            assert (p["w_mm"], p["h_mm"]) == (63, 88)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_trim_boxes_follow_the_grid_and_stay_on_paper(olympians_build, paper):
+    grid = choose_grid(paper, 63, 88, 3)
+    fronts = [p for p in entry(olympians_build, f"olympians-sheets-{paper}.pdf")["placements"] if p["side"] == "front"]
+    page_w, page_h = PAPERS[paper]
+    for i, p in enumerate(fronts):
+        x, y, w, h = grid.trim_box(i % 9)
+        assert abs(x - p["x_mm"]) < 0.01 and abs(y - p["y_mm"]) < 0.01
+        assert p["x_mm"] - 3 >= 4 and p["x_mm"] + 63 + 3 <= page_w - 4
+        assert p["y_mm"] - 3 >= 4 and p["y_mm"] + 88 + 3 <= page_h - 4
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_every_back_lands_behind_its_front_after_a_long_edge_flip(olympians_build, paper):
+    info = entry(olympians_build, f"olympians-sheets-{paper}.pdf")
+    page_w = PAPERS[paper][0]
+    fronts = [p for p in info["placements"] if p["side"] == "front"]
+    backs = [p for p in info["placements"] if p["side"] == "back"]
+    assert len(fronts) == len(backs) == 36
+    for f, b in zip(fronts, backs):
+        assert b["id"] == f["id"] and b["page"] == f["page"] + 1
+        # flipping over the vertical (long) edge maps x to page_w - x - w; y is unchanged
+        assert abs((page_w - b["x_mm"] - b["w_mm"]) - f["x_mm"]) < 0.1
+        assert abs(b["y_mm"] - f["y_mm"]) < 0.1
+
+
+def test_back_pixels_register_with_front_pixels(tmp_path, mini):
+    """Pixel check: a front with a dot in its top-left corner and a back with the dot in its
+    top-right corner line up once the back page is mirrored (as duplex printing does)."""
+    front = ('<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" '
+             'viewBox="0 0 {{ deck.width }} {{ deck.height }}"><rect width="100%" height="100%" fill="#fff"/>'
+             '<rect x="8" y="8" width="10" height="10" fill="#f00"/></svg>')
+    back = front.replace('x="8"', 'x="{{ deck.width - 18 }}"').replace("#f00", "#00f")
+    root = mini("\n".join(f"- {{id: c{i}, name: C{i}, text: t}}" for i in range(5)), front=front, back=back)
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    doc = pdfium.PdfDocument(root / "output" / "mini" / "mini-sheets-a4.pdf")
+    f = doc[0].render(scale=1).to_pil().convert("RGB")
+    b = doc[1].render(scale=1).to_pil().convert("RGB").transpose(0)  # mirror left-right
+    red = {(x, y) for x in range(f.width) for y in range(f.height) if f.getpixel((x, y)) == (255, 0, 0)}
+    blue = {(x, y) for x in range(b.width) for y in range(b.height) if b.getpixel((x, y)) == (0, 0, 255)}
+    assert len(red) > 100
+    assert len(red ^ blue) / len(red) < 0.1
+
+
+def test_card_text_is_vector_and_extractable(olympians_build):
+    doc = pdfium.PdfDocument(olympians_build / "olympians-sheets-a4.pdf")
+    text = "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+    for needle in ("ZEUS", "Ruler of the Sky", "CHAMPION", "of Helmets", "DEALING TABLET",
+                   "Conquest", "91–119", "Pandora's Box", "must follow the led suit"):
+        assert needle in text, needle
+    pdf = pikepdf.open(olympians_build / "olympians-sheets-a4.pdf")
+    images = [k for page in pdf.pages for k in _xobjects(page) if k.get("/Subtype") == "/Image"]
+    assert images == []  # nothing was rasterised
+
+
+def _xobjects(obj, seen=None):
+    seen = set() if seen is None else seen
+    res = obj.obj.get("/Resources") if isinstance(obj, pikepdf.Page) else obj.get("/Resources")
+    for x in (res.get("/XObject", {}) if res is not None else {}).values():
+        if x.objgen in seen:
+            continue
+        seen.add(x.objgen)
+        yield x
+        yield from _xobjects(x, seen)
+
+
+def _fonts(pdf):
+    found = {}
+    for page in pdf.pages:
+        holders = [page.obj, *_xobjects(page)]  # fonts live in the face forms
+        for h in holders:
+            res = h.get("/Resources")
+            if res is not None and "/Font" in res:
+                for font in res.Font.values():
+                    found[font.objgen] = font
+    return list(found.values())
+
+
+@pytest.mark.parametrize("name", ["olympians-sheets-a4.pdf", "olympians-sheets-letter.pdf"])
+def test_every_font_is_embedded_and_shipped(olympians_build, name):
+    pdf = pikepdf.open(olympians_build / name)
+    fonts = _fonts(pdf)
+    assert fonts
+    names = set()
+    for font in fonts:
+        descendants = font.get("/DescendantFonts")
+        desc = (descendants[0] if descendants else font).get("/FontDescriptor")
+        if font.get("/Subtype") == "/Type3":
+            continue
+        assert desc is not None, font
+        assert any(k in desc for k in ("/FontFile", "/FontFile2", "/FontFile3")), font.BaseFont
+        names.add(str(font.BaseFont).split("+")[-1])
+    assert names <= {"Lato-Regular", "Lato-Bold", "Lato-Italic", "Lato-BoldItalic", "Lato-Black",
+                     "EBGaramond12-Regular", "EBGaramond12-Italic"}, names
+
+
+@pytest.mark.parametrize("name", ["olympians-sheets-a4.pdf", "olympians-sheets-letter.pdf"])
+def test_pdf_syntax_is_clean(olympians_build, name):
+    assert pikepdf.open(olympians_build / name).check_pdf_syntax() == []
+
+
+def test_faces_are_stored_once(olympians_build):
+    pdf = pikepdf.open(olympians_build / "olympians-sheets-a4.pdf")
+    back_page = pdf.pages[1]
+    placed = [str(ins.operands[0]) for ins in pikepdf.parse_content_stream(back_page, "Do")]
+    assert len(placed) == 9
+    forms = {back_page.Resources.XObject[name].objgen for name in placed}
+    assert len(forms) == 1  # nine copies of the shared back: one form
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    outs = []
+    for n in (1, 2):
+        out = tmp_path / f"out{n}"
+        assert run(REPO, "build", "olympians", "--output", str(out)).exit_code == 0
+        outs.append(out / "olympians")
+    names = sorted(p.name for p in outs[0].iterdir())
+    assert names == sorted(p.name for p in outs[1].iterdir())
+    for name in names:
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+def test_count_prints_copies_and_escaping_works(mini):
+    root = mini("""
+        - {id: salt, name: "Salt & Pepper", text: "Season <everything> & enjoy", count: 3}
+        - {id: plain, name: Plain, text: ok}
+    """)
+    result = run(root, "build", "--paper", "letter")
+    assert result.exit_code == 0, result.output
+    folder = root / "output" / "mini"
+    info = entry(folder, "mini-sheets-letter.pdf")
+    fronts = [p["id"] for p in info["placements"] if p["side"] == "front"]
+    assert fronts == ["salt", "salt", "salt", "plain"]
+    assert {"id": "salt", "count": 3} in info["components"]
+    text = pdfium.PdfDocument(folder / "mini-sheets-letter.pdf")[0].get_textpage().get_text_range()
+    assert text.count("Salt & Pepper") == 3 and "Season <everything> & enjoy" in text
