@@ -10,6 +10,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 
+SMALL = 5  # up to this many items, a finding points at an item rather than at their list
+
+
 @dataclass(frozen=True)
 class Location:
     file: str | None = None
@@ -36,8 +39,10 @@ class GameDocument:
             file = Counter(loc.file for loc in locs).most_common(1)[0][0]
             line = min((loc.line for loc in locs if loc.file == file and loc.line), default=None)
             deck_line = self._index.get(("deck-cards", file))
-            if cards and len({loc.file for loc in locs}) == 1 and deck_line:
-                line = deck_line
+            if len(locs) <= SMALL:  # a few cards: point at the last one (a duplicate, say)
+                line = locs[-1].line
+            elif cards and len({loc.file for loc in locs}) == 1 and deck_line:
+                line = deck_line  # many cards of one deck: point at the deck's card list
             return Location(file, line, cards)
         return Location()
 

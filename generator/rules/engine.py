@@ -98,7 +98,9 @@ def _compile(source, file, line, rule_id, key, problems):
     try:
         return compile_expr(source)
     except JMESPathError as exc:
-        problems.append(Problem(file, f"bad JMESPath in '{key}': {exc}", line=line, field=f"rule {rule_id}"))
+        reason = str(exc).splitlines()[0].rstrip(":")
+        problems.append(Problem(file, f"bad JMESPath in '{key}': {reason}: {source!r}", line=line,
+                                field=f"rule {rule_id}"))
         return None
 
 
@@ -161,17 +163,19 @@ def _run(rule: Rule, game_id: str, gd: GameDocument):
 
 def _compare(rule: Rule, ctx: _Ctx, it) -> Failure | None:
     found = ctx.eval("expect", it)
-    wanted, ok = [], True
+    wanted, values, ok = [], [], True
     for key in COMPARATORS:
         if key not in rule.spec:
             continue
         exp = ctx.eval(key, it) if key in rule.compiled else rule.spec[key]
-        passed = _passes(key, found, exp)
-        ok = ok and passed
+        ok = _passes(key, found, exp) and ok
         wanted.append(_describe(key, exp))
+        values.append((key, exp))
     if ok:
         return None
-    return Failure(found, " and ".join(wanted), it)
+    # a single `equals` keeps the plain value (JSON reports); otherwise words ("at least 3")
+    expected = values[0][1] if len(values) == 1 and values[0][0] == "equals" else " and ".join(wanted)
+    return Failure(found, expected, it)
 
 
 def _passes(key, found, exp) -> bool:
