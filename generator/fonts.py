@@ -42,8 +42,11 @@ class Face:
 
     def width(self, text: str, size: float) -> float:
         """Advance width of `text` at `size` (same unit as size), no kerning."""
-        adv = self.advances
-        units = sum(adv.get(ord(c), self.notdef_advance) for c in text)
+        cache = self.__dict__.setdefault("_widths", {})
+        units = cache.get(text)
+        if units is None:
+            adv = self.advances
+            units = cache[text] = sum(adv.get(ord(c), self.notdef_advance) for c in text)
         return units * size / self.units_per_em
 
     def missing(self, text: str) -> list[str]:
@@ -83,6 +86,7 @@ class FontSet:
         self.dir = font_dir
         self.faces = [_load_face(p) for p in sorted(font_dir.glob("*.ttf"))]
         self._entries: dict[tuple, list[Face]] = {}
+        self._lookups: dict[tuple, Face] = {}
         for f in self.faces:
             for name, bold in f.aliases:
                 self._entries.setdefault((name.lower(), bold, f.italic), []).append(f)
@@ -93,6 +97,14 @@ class FontSet:
 
         :raises KeyError: with a designer-facing message when the family or style is not shipped.
         """
+        cached = self._lookups.get((family, bold, italic))
+        if cached is not None:
+            return cached
+        face = self._lookup(family, bold, italic)
+        self._lookups[(family, bold, italic)] = face
+        return face
+
+    def _lookup(self, family, bold, italic) -> Face:
         name = (family or "sans-serif").split(",")[0].strip().strip("'\"")
         name = GENERIC.get(name.lower(), name)
         candidates = self._entries.get((name.lower(), bold, italic))

@@ -1,9 +1,8 @@
 """Draw every face of a game: Jinja templates -> SVG -> one vector PDF of faces.
 
 In: a loaded `Game`. Out: a `RenderedGame`: for every card its front and back face
-keys, and `faces_pdf`, one cairo PDF with a page per distinct face (identical backs are
-drawn once), so font subsets are shared by the whole game and layout can place the
-pages as vector forms. Template errors, text that cannot fit and characters the font
+keys, and the faces drawn as PDF pages (identical faces, e.g. a shared back, are drawn
+once; font subsets are shared), which layout places as vector forms. Template errors, text that cannot fit and characters the font
 lacks are collected and raised together, each naming the card and the template.
 """
 from __future__ import annotations
@@ -17,12 +16,12 @@ from pathlib import Path
 import jinja2
 
 from .errors import Problem, RenderError, collect
-from .fonts import FontSet, shipped
+from .faces import draw_faces
+from .fonts import shipped
 from .model import Card, Deck, Game
 from .textfit import Icon, TextDoesNotFit, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
-CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 
 
 @dataclass(frozen=True)
@@ -37,8 +36,8 @@ class RenderedCard:
 class RenderedGame:
     game: Game
     cards: tuple[RenderedCard, ...]
-    faces_pdf: bytes
-    page_of: dict          # face key -> page index in faces_pdf
+    faces_pdfs: tuple      # PDFs whose pages are the faces
+    page_of: dict          # face key -> (index in faces_pdfs, page index)
     svgs: dict             # face key -> SVG text (for previews and tests)
 
 
@@ -73,9 +72,12 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 keys.append(key)
             rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     collect("while rendering", problems, RenderError)
-    pdf, page_of = draw_faces(svgs, fonts, {k: _owner(rendered, k) for k in svgs}, problems)
+    faces = draw_faces(svgs)
+    for key, message in faces.problems:
+        owner = _owner(rendered, key)
+        problems.append(Problem(owner.card.source.file, message, line=owner.card.source.line, card=owner.card.id))
     collect("while drawing", problems, RenderError)
-    return RenderedGame(game, tuple(rendered), pdf, page_of, svgs)
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, svgs)
 
 
 def make_env(game: Game) -> jinja2.Environment:
@@ -191,47 +193,3 @@ def _owner(rendered, key):
         if key in (rc.front, rc.back):
             return rc
     return None
-
-
-def draw_faces(svgs: dict[str, str], fonts: FontSet, owners: dict, problems: list) -> tuple[bytes, dict]:
-    """Draw each distinct face as one page of a single cairo PDF (shared font subsets)."""
-    import cairocffi as cairo
-    import cairosvg
-
-    from .glyphs import check_glyphs
-
-    class RecordingSurface(cairosvg.surface.PDFSurface):
-        """CairoSVG drawing into a vector recording, replayed onto the faces PDF."""
-        surface_class = staticmethod(
-            lambda output, w, h: cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, w, h)))
-
-        def finish(self):
-            pass
-
-    out = io.BytesIO()
-    surface = cairo.PDFSurface(out, 100, 100)
-    surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
-    surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
-    ctx = cairo.Context(surface)
-    page_of = {}
-    for key, svg in svgs.items():
-        owner = owners.get(key)
-        card_id = owner.card.id if owner else None
-        where = owner.card.source if owner else None
-        try:
-            tree = cairosvg.parser.Tree(bytestring=svg.encode())
-        except Exception as exc:  # lxml/defusedxml parse errors: a template produced bad SVG
-            problems.append(Problem(where.file if where else "?", f"template produced invalid SVG: {exc}",
-                                    line=where.line if where else None, card=card_id))
-            continue
-        for message in check_glyphs(tree, fonts):
-            problems.append(Problem(where.file if where else "?", message, line=where.line if where else None,
-                                    card=card_id))
-        recording = RecordingSurface(tree, None, 96)
-        surface.set_size(recording.width, recording.height)
-        ctx.set_source_surface(recording.cairo, 0, 0)
-        ctx.paint()
-        surface.show_page()
-        page_of[key] = len(page_of)
-    surface.finish()
-    return out.getvalue(), page_of

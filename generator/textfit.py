@@ -108,15 +108,36 @@ class TextSetter:
         return out, space
 
     def fit(self, text, *, w, h, family, size, min_size, leading, bold, max_lines=None):
-        """Largest size (in steps of 1 % of `size`) at which the text fits; raises if none."""
+        """Largest size (in steps of 1 % of `size`) at which the text fits; raises if none.
+
+        Fitting gets easier as the size goes down, so the sizes are bisected.
+        """
         paragraphs = parse(text)
         step = max(size * 0.01, 0.01)
+        sizes = []
         s = size
         while s >= min_size - 1e-9:
-            laid, space = self._wrap(paragraphs, family, s, w, bold)
-            if self._fits(laid, s, w, h, leading, family, bold, max_lines):
-                return s, laid, space
+            sizes.append(s)
             s = round(s - step, 4)
+
+        def attempt(s):
+            laid, space = self._wrap(paragraphs, family, s, w, bold)
+            return (laid, space) if self._fits(laid, s, w, h, leading, family, bold, max_lines) else None
+
+        if sizes:
+            best = attempt(sizes[0])
+            if best is not None:
+                return sizes[0], *best
+            lo, hi, found = 1, len(sizes) - 1, None  # sizes[lo-1] fails; find the first that fits
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                result = attempt(sizes[mid])
+                if result is None:
+                    lo = mid + 1
+                else:
+                    found, hi = (sizes[mid], *result), mid - 1
+            if found is not None:
+                return found
         raise TextDoesNotFit(
             f"text does not fit its {w:g} x {h:g} mm box even at the minimum size {min_size:g}: "
             f"{_preview(text)!r}")

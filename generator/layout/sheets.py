@@ -72,8 +72,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True) -> SheetsPDF:
     pages = plan_pages(rendered, paper)
     furniture = _draw_furniture(pages, rendered.game.title, paper, crop_marks)
     out = pikepdf.open(io.BytesIO(furniture))
-    faces = pikepdf.open(io.BytesIO(rendered.faces_pdf))
-    forms: dict[int, pikepdf.Object] = {}
+    faces = [pikepdf.open(io.BytesIO(doc)) for doc in rendered.faces_pdfs]
+    forms: dict[tuple, pikepdf.Object] = {}
     placements = []
     for number, (page, pdf_page) in enumerate(zip(pages, out.pages), start=1):
         content = [b"q"]
@@ -85,8 +85,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True) -> SheetsPDF:
                 continue
             k = rendered.page_of[key]
             if k not in forms:
-                forms[k] = out.copy_foreign(faces.pages[k].as_form_xobject())
-            name = Name(f"/Face{k}")
+                forms[k] = out.copy_foreign(faces[k[0]].pages[k[1]].as_form_xobject())
+            name = Name(f"/Face{k[0]}_{k[1]}")
             used[name] = forms[k]
             x, y, w, h = page.grid.trim_box(slot, back)
             cx, cy, cw, ch = page.grid.clip_box(slot, back)

@@ -1,0 +1,115 @@
+"""Benchmark: build a synthetic prototype poker deck into A4 sheets and print the figures.
+
+The deck is what a typical prototype looks like: a title, a cost circle, a type bar, one
+SVG icon and two or three wrapped sentences of rules text per card, all distinct. Each size
+is built in a fresh process (so fonts, imports and caches start cold, as for a designer
+running `pnp build`) and measured for wall time, peak memory (max RSS) and PDF size.
+
+    python benchmarks/bench_deck.py [--cards 54 540] [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TEMPLATE = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}" text-rendering="geometricPrecision">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="{{ card.colour }}"/>
+  <rect x="6" y="6" width="57" height="82" rx="3" fill="#fffbe8" stroke="#333" stroke-width="0.5"/>
+  <rect x="8" y="8" width="53" height="9" rx="1.5" fill="{{ card.colour }}"/>
+  {{ textbox(card.name, 10, 9.2, 38, 6.6, family="Lato", bold=True, size=4.6, min_size=3, max_lines=1, color="#fff") }}
+  <circle cx="55.5" cy="12.5" r="4.6" fill="#fff" stroke="{{ card.colour }}" stroke-width="0.8"/>
+  <text x="55.5" y="14.3" text-anchor="middle" font-family="Lato" font-weight="bold" font-size="5">{{ card.cost }}</text>
+  <g fill="{{ card.colour }}">{{ icon("gem", 26.5, 22, 16) }}</g>
+  <rect x="8" y="44" width="53" height="6" fill="#e8e0c8"/>
+  {{ textbox("*" ~ card.type ~ "*", 10, 44.6, 49, 5, family="EB Garamond", size=3.6, min_size=2.4, align="center", max_lines=1) }}
+  {{ textbox(card.text, 10, 53, 49, 30, family="Lato", size=3.4, min_size=2.2, leading=1.25) }}
+</svg>
+"""
+BACK = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#223344"/>
+  <rect x="8" y="8" width="53" height="78" rx="4" fill="none" stroke="#ccaa66" stroke-width="1"/>
+  <g fill="#ccaa66">{{ icon("gem", 22.5, 30, 24) }}</g>
+  <text x="34.5" y="70" text-anchor="middle" font-family="Lato" font-weight="bold" font-size="6" fill="#ccaa66">BENCHMARK</text>
+</svg>
+"""
+GEM = '<svg viewBox="0 0 10 10"><path d="M5 0.5 L9.5 4 L5 9.5 L0.5 4 Z"/><path d="M0.5 4 H9.5" stroke="#fff" stroke-width="0.4"/></svg>\n'
+ADJ = ["Ember", "Frost", "Storm", "Shadow", "Golden", "Iron", "Silent", "Wild", "Ancient", "Hollow"]
+NOUN = ["Drake", "Knight", "Oracle", "Golem", "Serpent", "Archer", "Warden", "Seer", "Titan", "Wisp"]
+TYPES = ["Creature", "Spell", "Artifact", "Location"]
+COLOURS = ["#8b2f2f", "#2f5f8b", "#3f7f3f", "#6f3f8b", "#8b6f2f", "#2f2f2f"]
+SENTENCES = [
+    "Deal {a} damage to a creature of your choice.",
+    "Draw {b} cards, then discard one card from your hand.",
+    "Each opponent loses {a} life unless they pay one gem.",
+    "When this enters play, look at the top {b} cards of your deck and keep one.",
+    "Return a spell from your discard pile to your hand.",
+    "Creatures you control get +{a} power until the end of the turn.",
+]
+
+
+def write_project(root: Path, n: int) -> None:
+    (root / "cards" / "bench").mkdir(parents=True)
+    (root / "templates" / "bench" / "icons").mkdir(parents=True)
+    (root / "templates" / "bench" / "front.svg.j2").write_text(TEMPLATE)
+    (root / "templates" / "bench" / "back.svg.j2").write_text(BACK)
+    (root / "templates" / "bench" / "icons" / "gem.svg").write_text(GEM)
+    (root / "cards" / "bench" / "game.yaml").write_text("title: Benchmark\ndecks: [deck.yaml]\n")
+    lines = ["deck: bench", "name: Benchmark deck", "front: front.svg.j2", "back: back.svg.j2",
+             "fields:", "  type: {type: string}", "  cost: {type: integer}", "  colour: {type: string}",
+             "  text: {type: string}", "cards:"]
+    for i in range(n):
+        k = 2 + i % 2
+        text = " ".join(SENTENCES[(i + j) % len(SENTENCES)].format(a=i % 5 + 1, b=i % 3 + 1) for j in range(k))
+        name = f"{ADJ[i % 10]} {NOUN[(i // 10) % 10]} {i + 1}"
+        lines.append(f'  - {{id: c{i}, name: "{name}", type: {TYPES[i % 4]}, cost: {i % 7}, '
+                     f'colour: "{COLOURS[i % 6]}", text: "{text}"}}')
+    (root / "cards" / "bench" / "deck.yaml").write_text("\n".join(lines) + "\n")
+
+
+def run_once(root: Path) -> tuple[float, float, int]:
+    out = root / "output"
+    shutil.rmtree(out, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "generator", "--root", str(root), "build", "bench",
+                    "--paper", "a4"], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    pdf = out / "bench" / "bench-sheets-a4.pdf"
+    return wall, max(peak, before) / 1024, pdf.stat().st_size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, nargs="+", default=[54, 540])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"pnp benchmark: synthetic poker deck -> A4 sheets, {os.cpu_count()} cores, "
+          f"median of {args.repeat} cold runs")
+    print(f"{'cards':>6} {'wall s':>8} {'peak MB':>8} {'PDF KB':>8} {'ms/card':>8}")
+    for n in args.cards:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            write_project(root, n)
+            runs = [run_once(root) for _ in range(args.repeat)]
+        wall = statistics.median(r[0] for r in runs)
+        # ru_maxrss of children is the largest child so far: measure sizes in increasing order
+        peak = max(r[1] for r in runs)
+        size = runs[-1][2]
+        print(f"{n:>6} {wall:>8.2f} {peak:>8.0f} {size / 1024:>8.0f} {1000 * wall / n:>8.2f}")
+    print("targets for 540 cards on 2 cores: <= 2 s, <= 150 MB, <= 1024 KB "
+          "(peak MB is the largest process's max RSS: the build or one of its drawing workers)")
+
+
+if __name__ == "__main__":
+    main()
