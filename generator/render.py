@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +144,7 @@ def _render_face(env, game, deck, card, side, template, problems) -> str | None:
                                 card=card.id))
     except (jinja2.UndefinedError, KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         file, line = _template_frame(game, exc, where)
-        message = str(exc).replace("'dict object'", "card data")
+        message = re.sub(r"'[\w.]*(LineDict|dict) object'", "card data", str(exc))
         problems.append(Problem(file, f"{side}: {message} (card data at {card.source.file}:{card.source.line})",
                                 line=line, card=card.id))
     return None

@@ -61,16 +61,17 @@ def read_yaml(path: Path, shown_as: str) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("cannot read input", [Problem(shown_as, f"cannot read: {exc}")]) from None
+        raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {exc}")]) from None
     try:
         return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         what = " ".join(s for s in (exc.context, exc.problem) if s)
-        raise InputError("in YAML syntax", [Problem(shown_as, f"YAML syntax error: {what}", line=line)]) from None
+        raise InputError("1 problem in YAML syntax", [Problem(shown_as, f"YAML syntax error: {what}",
+                                                               line=line)]) from None
     except yaml.YAMLError as exc:
-        raise InputError("in YAML syntax", [Problem(shown_as, f"YAML syntax error: {exc}")]) from None
+        raise InputError("1 problem in YAML syntax", [Problem(shown_as, f"YAML syntax error: {exc}")]) from None
 
 
 def line_of(data: Any, path: tuple | list) -> int | None:

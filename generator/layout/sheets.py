@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from itertools import groupby
 
 import pikepdf
-from pikepdf import Name, Rectangle
 
 from ..units import pt
+from .forms import FacePlacer, add_under
 from .grid import SheetGrid, choose_grid
 from .pdfpage import label_font, new_canvas, save_pdf
 
@@ -72,38 +72,23 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True) -> SheetsPDF:
     pages = plan_pages(rendered, paper)
     furniture = _draw_furniture(pages, rendered.game.title, paper, crop_marks)
     out = pikepdf.open(io.BytesIO(furniture))
-    faces = [pikepdf.open(io.BytesIO(doc)) for doc in rendered.faces_pdfs]
-    forms: dict[tuple, pikepdf.Object] = {}
+    placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
     placements = []
     for number, (page, pdf_page) in enumerate(zip(pages, out.pages), start=1):
-        content = [b"q"]
-        used = {}
+        back = page.side == "back"
+        snippets = []
         for slot, rc in page.items:
-            back = page.side == "back"
             key = rc.back if back else rc.front
             if key is None:
                 continue
-            k = rendered.page_of[key]
-            if k not in forms:
-                forms[k] = out.copy_foreign(faces[k[0]].pages[k[1]].as_form_xobject())
-            name = Name(f"/Face{k[0]}_{k[1]}")
-            used[name] = forms[k]
             x, y, w, h = page.grid.trim_box(slot, back)
-            cx, cy, cw, ch = page.grid.clip_box(slot, back)
             b = rc.deck.bleed
-            place = pdf_page.calc_form_xobject_placement(
-                forms[k], name, Rectangle(pt(x - b), pt(y - b), pt(x + w + b), pt(y + h + b)))
-            content.append(b"q %.4f %.4f %.4f %.4f re W n " % (pt(cx), pt(cy), pt(cw), pt(ch)) + place + b" Q")
+            box = (pt(x - b), pt(y - b), pt(w + 2 * b), pt(h + 2 * b))
+            snippets.append(placer.draw(pdf_page, key, box, tuple(pt(v) for v in page.grid.clip_box(slot, back))))
             placements.append(Placement(number, rc.card.id, page.side, round(x, 3), round(y, 3), w, h))
-        content.append(b"Q")
-        for name, form in used.items():
-            pdf_page.add_resource(form, Name.XObject, name=name, replace_existing=True)
-        # faces go under the furniture drawn by reportlab (labels, crop marks)
-        pdf_page.contents_add(out.make_stream(b"\n".join(content)), prepend=True)
-    components = []
-    for rc in rendered.cards:
-        components.append({"id": rc.card.id, "count": rc.card.count})
-    return SheetsPDF(save_pdf(out), len(pages), tuple(placements), tuple(components))
+        add_under(pdf_page, out, snippets)
+    components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)
+    return SheetsPDF(save_pdf(out), len(pages), tuple(placements), components)
 
 
 def _draw_furniture(pages: list[_Page], title: str, paper: str, crop_marks: bool) -> bytes:

@@ -1,5 +1,141 @@
-"""Rulebook (placeholder)."""
+"""Rulebook: the game's Markdown rules, laid out as a printable PDF that cannot drift
+from the cards.
+
+In: a loaded `Game` and its `RenderedGame`. Out: a `RulebookPDF` (or None when the game
+has no rulebook): bytes, page count, and the card faces shown as figures with where they
+were drawn (for the manifest). Steps: Jinja over the Markdown (numbers and tables from the
+YAML) -> Markdown blocks -> Platypus pages (title, contents, numbered headings, outline)
+-> the real rendered card faces placed as vector forms in the figure boxes.
+"""
+from __future__ import annotations
+
+import html
+import io
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import pikepdf
+
+from ..errors import InputError, Problem
+from ..fonts import shipped
+from ..layout.forms import FacePlacer, add_under
+from ..layout.pdfpage import save_pdf
+from .book import build_pdf
+from .source import Block, parse_blocks, render_markdown, rulebook_file
+
+SINGLE_MM, ROW_MM, COMPONENT_MM = 50.0, 44.0, 30.0
 
 
-def layout_rulebook(game, rendered, paper):
+@dataclass(frozen=True)
+class RulebookPDF:
+    pdf: bytes
+    pages: int
+    components: tuple
+    placements: tuple
+    headings: tuple   # (level, text, page)
+
+
+def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
+    path = rulebook_file(game)
+    if path is None:
+        return None
+    source = path.read_text(encoding="utf-8")
+    blocks = _expand_components(parse_blocks(render_markdown(game, path)), rendered)
+    faces = {rc.card.id: rc for rc in rendered.cards}
+    figure_faces, problems = {}, []
+    for n, b in enumerate(blocks):
+        if b.kind != "figure":
+            continue
+        kind, ids = b.figure
+        missing = [i for i in ids if i not in faces]
+        for i in missing:
+            problems.append(Problem(str(path.relative_to(game.root)), f"figure names unknown card '{i}'",
+                                    line=_source_line(source, i)))
+        if not ids and kind != "components":
+            problems.append(Problem(str(path.relative_to(game.root)), "figure names no card",
+                                    line=_source_line(source, kind + ":")))
+        chosen = [_face(faces[i]) for i in ids if i in faces]
+        width = SINGLE_MM if len(chosen) == 1 else (COMPONENT_MM if kind == "components" else ROW_MM)
+        figure_faces[n] = (chosen, width)
+    problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root))))
+    if problems:
+        raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in the rulebook", problems)
+    pdf_bytes, figures, headings = build_pdf(game, blocks, figure_faces, paper, _cover(rendered))
+    out = pikepdf.open(io.BytesIO(pdf_bytes))
+    placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
+    per_page: dict[int, list] = {}
+    placements = []
+    for page, face, (x, y, w, h) in figures:
+        key, card_id, trim_w, trim_h, bleed, corner = face
+        s = w / trim_w  # points per mm of card
+        box = (x - bleed * s, y - bleed * s, w + 2 * bleed * s, h + 2 * bleed * s)
+        per_page.setdefault(page, []).append(placer.draw(out.pages[page - 1], key, box, (x, y, w, h), corner * s))
+        placements.append({"page": page, "id": card_id, "side": "front", "x_mm": round(x / 72 * 25.4, 3),
+                           "y_mm": round(y / 72 * 25.4, 3), "w_mm": round(w / 72 * 25.4, 3),
+                           "h_mm": round(h / 72 * 25.4, 3)})
+    for page, snippets in per_page.items():
+        add_under(out.pages[page - 1], out, snippets)
+    shown = sorted({p["id"] for p in placements})
+    components = tuple({"id": i, "count": sum(1 for p in placements if p["id"] == i)} for i in shown)
+    return RulebookPDF(save_pdf(out), len(out.pages), components, tuple(placements), tuple(headings))
+
+
+def _face(rc):
+    d = rc.deck
+    return (rc.front, rc.card.id, d.trim_w, d.trim_h, d.bleed, d.corner)
+
+
+def _cover(rendered):
+    """Three cards of the first deck, spread across it, for the title page."""
+    first = [rc for rc in rendered.cards if rc.deck is rendered.cards[0].deck]
+    if not first:
+        return []
+    picks = sorted({0, len(first) // 2, len(first) - 1})
+    return [_face(first[i]) for i in picks]
+
+
+def _expand_components(blocks, rendered):
+    """`![..](components:)` becomes one figure row per deck: a few of its designs, with counts."""
+    out = []
+    for b in blocks:
+        if b.kind == "figure" and b.figure[0] == "components":
+            for deck in rendered.game.decks:
+                seen, ids = set(), []
+                for rc in rendered.cards:
+                    if rc.deck is deck and rc.front not in seen and len(ids) < 4:
+                        seen.add(rc.front)
+                        ids.append(rc.card.id)
+                copies = sum(c.count for c in deck.cards)
+                caption = (f"{copies} × {deck.name} ({deck.trim_w:g} × {deck.trim_h:g} mm)"
+                           .replace("&", "&amp;"))
+                out.append(Block("figure", text=caption, figure=("components", tuple(ids)), line=b.line))
+        else:
+            out.append(b)
+    return out
+
+
+def _missing_glyphs(blocks, source: str, shown: str) -> list[Problem]:
+    """Characters the rulebook's fonts lack (reportlab would print an empty box)."""
+    fonts = shipped()
+    problems, seen = [], set()
+    for b in blocks:
+        texts = [b.text] + [c for row in b.items if isinstance(row, list) for c in row] + \
+                [i for i in b.items if isinstance(i, str)]
+        face = fonts.face("EB Garamond") if b.kind == "heading" and b.level <= 2 else fonts.face("Lato")
+        for text in texts:
+            plain = html.unescape(re.sub(r"<font[^>]*>.*?</font>|<[^>]+>", "", text))
+            for ch in face.missing(plain):
+                if (ch, face.postscript_name) not in seen:
+                    seen.add((ch, face.postscript_name))
+                    problems.append(Problem(shown, f"character {ch!r} (U+{ord(ch):04X} "
+                                            f"{unicodedata.name(ch, '?')}) is not in font {face.postscript_name}",
+                                            line=_source_line(source, ch)))
+    return problems
+
+
+def _source_line(source: str, needle: str) -> int | None:
+    for n, line in enumerate(source.splitlines(), start=1):
+        if needle in line:
+            return n
     return None

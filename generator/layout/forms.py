@@ -1,0 +1,63 @@
+"""Place rendered faces on pages of an existing PDF as vector Form XObjects.
+
+In: a pikepdf document being assembled and the faces PDFs from the render stage.
+Out: content-stream snippets that draw a face into a box, clipped to a rectangle (or a
+rounded one), and the page resources they need, under explicit names so that the same
+input always gives the same bytes. Each face is copied into the document once, however
+often it is placed. Used by card sheets and the rulebook alike.
+"""
+from __future__ import annotations
+
+import io
+
+import pikepdf
+from pikepdf import Name, Rectangle
+
+KAPPA = 0.5523  # Bezier handle length for a quarter circle
+
+
+class FacePlacer:
+    def __init__(self, out: pikepdf.Pdf, faces_pdfs, page_of: dict):
+        self.out = out
+        self.faces = [pikepdf.open(io.BytesIO(doc)) for doc in faces_pdfs]
+        self.page_of = page_of
+        self.forms: dict[tuple, pikepdf.Object] = {}
+
+    def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0) -> bytes:
+        """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`."""
+        doc, number = self.page_of[key]
+        if (doc, number) not in self.forms:
+            self.forms[(doc, number)] = self.out.copy_foreign(self.faces[doc].pages[number].as_form_xobject())
+        form = self.forms[(doc, number)]
+        name = Name(f"/Face{doc}_{number}")
+        page.add_resource(form, Name.XObject, name=name, replace_existing=True)
+        x, y, w, h = box
+        place = page.calc_form_xobject_placement(form, name, Rectangle(x, y, x + w, y + h))
+        return b"q " + _clip_path(clip, radius) + b" W n " + place + b" Q"
+
+
+def add_under(page: pikepdf.Page, out: pikepdf.Pdf, snippets: list[bytes]) -> None:
+    """Draw the snippets beneath what the page already shows (its furniture stays on top)."""
+    if snippets:
+        page.contents_add(out.make_stream(b"q\n" + b"\n".join(snippets) + b"\nQ"), prepend=True)
+
+
+def _clip_path(clip, r: float) -> bytes:
+    x, y, w, h = clip
+    if r <= 0:
+        return b"%.4f %.4f %.4f %.4f re" % (x, y, w, h)
+    r = min(r, w / 2, h / 2)
+    k = r * KAPPA
+    ops = [
+        b"%.4f %.4f m" % (x + r, y),
+        b"%.4f %.4f l" % (x + w - r, y),
+        b"%.4f %.4f %.4f %.4f %.4f %.4f c" % (x + w - r + k, y, x + w, y + r - k, x + w, y + r),
+        b"%.4f %.4f l" % (x + w, y + h - r),
+        b"%.4f %.4f %.4f %.4f %.4f %.4f c" % (x + w, y + h - r + k, x + w - r + k, y + h, x + w - r, y + h),
+        b"%.4f %.4f l" % (x + r, y + h),
+        b"%.4f %.4f %.4f %.4f %.4f %.4f c" % (x + r - k, y + h, x, y + h - r + k, x, y + h - r),
+        b"%.4f %.4f l" % (x, y + r),
+        b"%.4f %.4f %.4f %.4f %.4f %.4f c" % (x, y + r - k, x + r - k, y, x + r, y),
+        b"h",
+    ]
+    return b" ".join(ops)

@@ -1,0 +1,152 @@
+"""Rulebook source: Markdown rendered through Jinja, parsed into simple blocks.
+
+In: `cards/<game>/rulebook.md` and the loaded game. Out: a list of `Block`s (headings,
+paragraphs, lists, tables, figures, rules) in reading order. Jinja runs first, so the
+text can print numbers and tables from the game's YAML; a Jinja error names the file
+and the line. Parsing is markdown-it-py's (CommonMark plus tables).
+"""
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass, field
+
+import jinja2
+from markdown_it import MarkdownIt
+
+from ..errors import InputError, Problem
+
+
+@dataclass
+class Block:
+    kind: str                       # heading, paragraph, list, table, figure, rule, quote
+    text: str = ""                  # inline markup for reportlab (already escaped)
+    level: int = 0                  # heading level / list nesting
+    items: list = field(default_factory=list)    # list items (inline markup), table rows
+    ordered: bool = False
+    figure: tuple = ()              # (kind: card|cards|components, ids)
+    line: int | None = None         # line in the rendered Markdown
+
+
+def rulebook_file(game):
+    name = game.meta.get("rulebook")
+    path = game.cards_dir / (name or "rulebook.md")
+    return path if path.is_file() else None
+
+
+def render_markdown(game, path) -> str:
+    """The Markdown after Jinja, with the game's data in scope."""
+    shown = str(path.relative_to(game.root))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    ctx = game.context()
+    try:
+        template = env.from_string(path.read_text(encoding="utf-8"))
+        return template.render(game=ctx, data=ctx["data"], decks=ctx["decks"])
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
+                                                               line=exc.lineno)]) from None
+    except (jinja2.UndefinedError, TypeError, ValueError, KeyError, ZeroDivisionError) as exc:
+        line = next((f.lineno for f in reversed(traceback.extract_tb(exc.__traceback__))
+                     if f.filename == "<template>"), None)
+        message = re.sub(r"'[\w.]*(LineDict|dict) object'", "the data", str(exc))
+        raise InputError("1 problem in the rulebook", [Problem(shown, message, line=line)]) from None
+
+
+def parse_blocks(markdown: str) -> list[Block]:
+    md = MarkdownIt("commonmark").enable("table")
+    tokens = md.parse(markdown)
+    blocks, i = [], 0
+    list_stack: list[Block] = []
+    while i < len(tokens):
+        t = tokens[i]
+        line = t.map[0] + 1 if t.map else None
+        if t.type == "heading_open":
+            blocks.append(Block("heading", _inline(tokens[i + 1]), level=int(t.tag[1]), line=line))
+            i += 3
+            continue
+        if t.type in ("bullet_list_open", "ordered_list_open"):
+            block = Block("list", ordered=t.type == "ordered_list_open", level=len(list_stack), line=line)
+            if list_stack:
+                list_stack[-1].items.append(block)
+            else:
+                blocks.append(block)
+            list_stack.append(block)
+        elif t.type in ("bullet_list_close", "ordered_list_close"):
+            list_stack.pop()
+        elif t.type == "paragraph_open":
+            inline = tokens[i + 1]
+            figure = _figure(inline)
+            if list_stack:
+                list_stack[-1].items.append(_inline(inline))
+            elif figure:
+                blocks.append(Block("figure", text=figure[2], figure=figure[:2], line=line))
+            else:
+                blocks.append(Block("quote" if _in_quote(tokens, i) else "paragraph", _inline(inline), line=line))
+            i += 3
+            continue
+        elif t.type == "table_open":
+            rows, j = [], i + 1
+            while tokens[j].type != "table_close":
+                if tokens[j].type == "tr_open":
+                    rows.append([])
+                elif tokens[j].type == "inline":
+                    rows[-1].append(_inline(tokens[j]))
+                j += 1
+            blocks.append(Block("table", items=rows, line=line))
+            i = j + 1
+            continue
+        elif t.type == "hr":
+            blocks.append(Block("rule", line=line))
+        elif t.type in ("fence", "code_block"):
+            blocks.append(Block("paragraph", _escape(t.content).replace("\n", "<br/>"), line=line))
+        i += 1
+    return blocks
+
+
+def _in_quote(tokens, i) -> bool:
+    depth = 0
+    for t in tokens[:i]:
+        depth += {"blockquote_open": 1, "blockquote_close": -1}.get(t.type, 0)
+    return depth > 0
+
+
+def _figure(inline):
+    """`![caption](card:id)`, `![caption](cards:a,b)` or `![caption](components:)` alone in a paragraph."""
+    kids = [c for c in inline.children or [] if not (c.type == "text" and not c.content.strip())]
+    if len(kids) != 1 or kids[0].type != "image":
+        return None
+    src = kids[0].attrs.get("src", "")
+    kind, _, rest = src.partition(":")
+    if kind not in ("card", "cards", "components"):
+        return None
+    ids = tuple(x.strip() for x in rest.split(",") if x.strip())
+    caption = _escape("".join(c.content for c in kids[0].children or []))
+    return kind, ids, caption
+
+
+def _inline(token) -> str:
+    out = []
+    for c in token.children or []:
+        if c.type == "text":
+            out.append(_escape(c.content))
+        elif c.type in ("strong_open", "strong_close"):
+            out.append("<b>" if c.type.endswith("open") else "</b>")
+        elif c.type in ("em_open", "em_close"):
+            out.append("<i>" if c.type.endswith("open") else "</i>")
+        elif c.type == "code_inline":
+            out.append(f'<font face="DejaVuSans">{_escape(c.content)}</font>')
+        elif c.type in ("softbreak",):
+            out.append(" ")
+        elif c.type == "hardbreak":
+            out.append("<br/>")
+        elif c.type == "image":
+            out.append(_escape("".join(k.content for k in c.children or [])))
+        elif c.type in ("link_open", "link_close"):
+            continue
+        else:
+            out.append(_escape(c.content))
+    return "".join(out)
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

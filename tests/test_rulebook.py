@@ -1,0 +1,123 @@
+"""Rulebooks: generated from the game data, complete, navigable, vector."""
+from __future__ import annotations
+
+import re
+
+import pikepdf
+import pypdfium2 as pdfium
+import pytest
+
+from generator.load import load_game
+from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
+from tests.conftest import REPO, edit, run
+
+
+def text_of(path) -> str:
+    doc = pdfium.PdfDocument(path)
+    return "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+
+
+def words(s: str) -> str:
+    s = re.sub(r"<[^>]+>", "", s).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+    return " ".join(s.replace("\u00ad", "").split())
+
+
+@pytest.fixture(scope="module")
+def olympians_blocks():
+    game = load_game(REPO, "olympians")
+    return parse_blocks(render_markdown(game, rulebook_file(game)))
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_no_section_of_the_markdown_is_lost(olympians_build, olympians_blocks, paper):
+    text = words(text_of(olympians_build / f"olympians-rulebook-{paper}.pdf"))
+    checked = 0
+    for block in olympians_blocks:
+        pieces = [block.text] if block.kind in ("heading", "paragraph", "quote") else []
+        pieces += [c for row in block.items if isinstance(row, list) for c in row]
+        pieces += [i for i in block.items if isinstance(i, str)]
+        for piece in pieces:
+            plain = words(piece)
+            if plain:
+                assert plain[:60] in text, plain[:60]
+                checked += 1
+    assert checked > 100
+
+
+def test_outline_and_contents_match_the_headings(olympians_build, olympians_blocks):
+    path = olympians_build / "olympians-rulebook-a4.pdf"
+    headings = [words(b.text) for b in olympians_blocks if b.kind == "heading"]
+    with pikepdf.open(path) as pdf, pdf.open_outline() as outline:
+        titles = []
+
+        def walk(items):
+            for item in items:
+                titles.append(item.title)
+                walk(item.children)
+        walk(outline.root)
+    assert [re.sub(r"^[\d.]+ ", "", t) for t in titles] == headings
+    assert titles[0] == "1 Overview"
+    contents = words(pdfium.PdfDocument(path)[1].get_textpage().get_text_range())
+    assert "Contents" in contents
+    contents = contents[contents.index("Contents"):]
+    position = 0
+    for t in titles:  # every heading, numbered, in order, on the contents page
+        position = contents.index(t, position)
+
+
+def test_rulebook_prints_numbers_from_the_yaml(project):
+    edit(project / "cards/olympians/tables.yaml", "min: 91,  max: 119", "min: 95,  max: 119")
+    edit(project / "cards/olympians/tables.yaml", "min: 61,  max: 90,", "min: 61,  max: 94,")
+    result = run(project, "build", "olympians", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    text = text_of(project / "output/olympians/olympians-rulebook-a4.pdf")
+    assert "95–119" in text and "61–94" in text
+    assert "91–119" not in text and "61–90" not in text
+
+
+def test_rulebook_figures_are_the_real_vector_cards(olympians_build):
+    import json
+    manifest = json.loads((olympians_build / "manifest.json").read_text())
+    book = next(f for f in manifest["files"] if f["path"] == "olympians-rulebook-a4.pdf")
+    assert book["kind"] == "rulebook" and book["paper"] == "a4"
+    ids = {p["id"] for p in book["placements"]}
+    assert {"helmets-5", "dealing-tablet", "victory-tablet"} <= ids
+    pdf = pikepdf.open(olympians_build / "olympians-rulebook-a4.pdf")
+    assert pdf.check_pdf_syntax() == []
+    for p in book["placements"]:
+        page = pdf.pages[p["page"] - 1]
+        assert any(str(k).startswith("/Face") for k in page.Resources.XObject.keys())
+    text = text_of(olympians_build / "olympians-rulebook-a4.pdf")
+    assert "VICTORY POINT TABLET" in text  # the card's own text, still text inside the rulebook
+
+
+def test_jinja_error_names_file_and_line(project):
+    path = project / "cards/olympians/rulebook.md"
+    lines = path.read_text().splitlines()
+    n = next(i for i, line in enumerate(lines) if line.startswith("# Setup"))
+    lines.insert(n + 1, "Deal {{ data.tables.no_such_table }} cards.")
+    path.write_text("\n".join(lines) + "\n")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert f"cards/olympians/rulebook.md:{n + 2}:" in result.output
+    assert "no_such_table" in result.output and "Traceback" not in result.output
+    lines[n + 1] = "Deal {{ data.tables.target_vp }"
+    path.write_text("\n".join(lines) + "\n")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert f"cards/olympians/rulebook.md:{n + 2}: template syntax error" in result.output
+
+
+def test_figure_of_unknown_card_is_an_error(project):
+    edit(project / "cards/olympians/rulebook.md", "](card:helmets-5)", "](card:helmets-9)")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert re.search(r"cards/olympians/rulebook.md:\d+: figure names unknown card 'helmets-9'", result.output)
+
+
+def test_character_missing_from_the_font_is_an_error(project):
+    edit(project / "cards/olympians/rulebook.md", "# Strategy Tips", "# Strategy Tips ☃")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert re.search(r"cards/olympians/rulebook.md:\d+: character '☃' \(U\+2603 SNOWMAN\) is not in font "
+                     r"EBGaramond12-Regular", result.output)
