@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+ARGS   ?=
 
 .PHONY: build test bench validate clean
 
@@ -17,13 +18,13 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 build: $(STAMP)
-	$(VENV)/bin/pnp build
+	$(VENV)/bin/pnp build $(ARGS)
 
 test: $(STAMP)
 	$(PY) -m pytest
 
 validate: $(STAMP)
-	$(VENV)/bin/pnp validate
+	$(VENV)/bin/pnp validate $(ARGS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_deck.py
