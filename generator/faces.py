@@ -58,18 +58,18 @@ def _text_once(surface, node, draw_as_text=False):
     return _cairosvg_text(surface, node, draw_as_text)
 
 
-def _install_text_once() -> None:
-    if cairosvg.surface.text is _text_once:
-        return
+def _use_text_drawer(fast: bool) -> None:
+    """Install `_text_once` (or put CairoSVG's own text drawer back) for text nodes."""
+    old, new = (_cairosvg_text, _text_once) if fast else (_text_once, _cairosvg_text)
     for tag, drawer in list(cairosvg.surface.TAGS.items()):
-        if drawer is _cairosvg_text:
-            cairosvg.surface.TAGS[tag] = _text_once
-    cairosvg.surface.text = _text_once
+        if drawer is old:
+            cairosvg.surface.TAGS[tag] = new
+    cairosvg.surface.text = new
 
 
-def _draw_chunk(items: list[tuple[str, str]]) -> tuple[bytes, list[str], list[tuple[str, str]]]:
-    """Draw (key, svg) faces as the pages of one PDF."""
-    _install_text_once()
+def _draw_chunk(items: list[tuple[str, str]], fast_text: bool = True):
+    """Draw (key, svg) faces as the pages of one PDF: (pdf bytes, keys drawn, problems)."""
+    _use_text_drawer(fast_text)
     fonts = shipped()
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)

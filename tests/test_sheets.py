@@ -207,3 +207,55 @@ def test_count_prints_copies_and_escaping_works(mini):
     assert {"id": "salt", "count": 3} in info["components"]
     text = pdfium.PdfDocument(folder / "mini-sheets-letter.pdf")[0].get_textpage().get_text_range()
     assert text.count("Salt & Pepper") == 3 and "Season <everything> & enjoy" in text
+
+
+def test_square_tiles_and_small_tokens_are_laid_out_by_size(mini):
+    root = mini("\n".join(f"- {{id: t{i}, name: T{i}, text: t}}" for i in range(12)),
+                deck_extra="size: {width: 50mm, height: 50mm}\nbleed: 2mm\n")
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    info = entry(root / "output" / "mini", "mini-sheets-a4.pdf")
+    fronts = [p for p in info["placements"] if p["side"] == "front" and p["page"] == 1]
+    grid = choose_grid("a4", 50, 50, 2)
+    assert (grid.cols, grid.rows, grid.gutter) == (3, 5, 4.0)  # full bleed kept: a gutter of two bleeds
+    assert len(fronts) == 12 and {(p["w_mm"], p["h_mm"]) for p in fronts} == {(50, 50)}
+    xs = sorted({p["x_mm"] for p in fronts})
+    assert [round(b - a, 3) for a, b in zip(xs, xs[1:])] == [54.0, 54.0]
+
+
+def test_component_larger_than_the_paper_is_a_clear_error(mini):
+    root = mini("- {id: board, name: Board, text: t}", deck_extra="size: {width: 400mm, height: 300mm}\n")
+    result = run(root, "build")
+    assert result.exit_code == 2
+    assert "cards/mini/deck.yaml:5: size: a 400 x 300 mm component with 3 mm bleed does not fit on A4" \
+        in result.output
+
+
+def test_faces_keep_their_exact_size():
+    """The faces PDF (drawn through CairoSVG internals) has pages of the face size with bleed."""
+    import io
+
+    from generator.faces import draw_faces
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
+           '<rect width="69" height="94" fill="#f00"/><text x="5" y="20" font-family="Lato">Size</text></svg>')
+    faces = draw_faces({"k": svg})
+    pdf = pikepdf.open(io.BytesIO(faces.documents[0]))
+    box = [float(v) for v in pdf.pages[0].MediaBox]
+    assert abs(box[2] - 69 * MM) < 0.01 and abs(box[3] - 94 * MM) < 0.01
+    assert faces.page_of == {"k": (0, 0)}
+
+
+def test_skipping_cairosvgs_outline_pass_changes_nothing():
+    """faces.py skips CairoSVG's first (outline) pass for plain text; stroked and gradient
+    text still take it, and the PDF is byte for byte what CairoSVG's own drawer makes."""
+    from generator.faces import _draw_chunk
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
+           '<defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+           '</linearGradient></defs><text x="5" y="20" font-family="Lato">Plain <tspan>span</tspan> text</text>'
+           '<text x="5" y="40" font-family="Lato" font-size="9" fill="url(#g)">Gradient</text>'
+           '<text x="5" y="60" font-family="Lato" font-size="9" fill="#fff" stroke="#000" stroke-width="0.3">'
+           'Outlined</text></svg>')
+    try:
+        plain = _draw_chunk([("k", svg)], fast_text=False)[0]
+    finally:
+        fast = _draw_chunk([("k", svg)], fast_text=True)[0]
+    assert fast == plain

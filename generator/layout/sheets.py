@@ -15,9 +15,10 @@ from itertools import groupby
 
 import pikepdf
 
+from ..errors import InputError, Problem
 from ..units import pt
 from .forms import FacePlacer, add_under
-from .grid import SheetGrid, choose_grid
+from .grid import DoesNotFit, SheetGrid, choose_grid
 from .pdfpage import label_font, new_canvas, save_pdf
 
 MARK_GAP = 0.5   # mm between the outer bleed and the start of a crop mark
@@ -58,7 +59,14 @@ def plan_pages(rendered, paper: str) -> list[_Page]:
     geometry = lambda rc: (rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed)  # noqa: E731
     for (w, h, b), group in groupby(copies, key=geometry):
         group = list(group)
-        grid = choose_grid(paper, w, h, b)
+        try:
+            grid = choose_grid(paper, w, h, b)
+        except DoesNotFit as exc:
+            deck = group[0].deck
+            raise InputError("1 problem in the layout", [Problem(
+                deck.source.file, f"{exc}; use a smaller size (boards larger than a page are not split yet)",
+                line=deck.raw.lines.get("size", deck.source.line) if hasattr(deck.raw, "lines") else None,
+                field="size")]) from None
         for start in range(0, len(group), grid.per_page):
             chunk = tuple(enumerate(group[start:start + grid.per_page]))
             pages.append(_Page(grid, "front", chunk))
