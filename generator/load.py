@@ -152,7 +152,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
                                         card=c["id"], field=key))
         fields = {**defaults, **{k: v for k, v in c.items() if k not in ("front", "back")}}
         cards.append(Card(id=c["id"], name=c["name"], count=c.get("count", 1),
-                          front=c.get("front", front), back=c.get("back", back) if "back" in c else back,
+                          front=c.get("front", front), back=c.get("back", back),
                           fields=fields, source=Source(shown, line), index=i))
     return Deck(id=raw["deck"], name=raw["name"], kind=raw.get("kind", "cards"), cards=tuple(cards),
                 source=Source(shown, raw.line), raw=raw, **geometry)
