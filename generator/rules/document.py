@@ -68,16 +68,20 @@ def build_document(game) -> GameDocument:
         decks[deck.id] = entry
         all_cards.extend(cards)
         all_copies.extend(copies)
-    for name, value in game.data.items():
-        _index_data(value, game.data_sources[name], index)
+    data = {name: _plain(value, game.data_sources[name], index) for name, value in game.data.items()}
     meta = {k: v for k, v in game.meta.items() if k not in ("decks", "data")}
-    gd.doc.update(decks=decks, cards=all_cards, copies=all_copies, data=dict(game.data), game=meta)
+    gd.doc.update(decks=decks, cards=all_cards, copies=all_copies, data=data, game=_plain(meta, None, {}))
     return gd
 
 
-def _index_data(value, file, index):
-    line = getattr(value, "line", None)
-    if isinstance(value, (dict, list)):
-        index[id(value)] = Location(file, line)
-        for child in (value.values() if isinstance(value, dict) else value):
-            _index_data(child, file, index)
+def _plain(value, file, index):
+    """A plain dict/list copy of YAML data (JMESPath checks types by exact class), with each
+    copied mapping and list indexed to the line it came from."""
+    if isinstance(value, dict):
+        copy = {k: _plain(v, file, index) for k, v in value.items()}
+    elif isinstance(value, list):
+        copy = [_plain(v, file, index) for v in value]
+    else:
+        return value
+    index[id(copy)] = Location(file, getattr(value, "line", None))
+    return copy
