@@ -13,8 +13,26 @@ from generator.load import list_games, load_game
 from generator.rules import check_game
 from tests.conftest import REPO, edit, run
 
-# For every rule of every game: one small edit to the real data that breaks that rule and
-# no other. (file in cards/<game>/, text to replace once, replacement)
+
+def _tail(game, file, start):
+    """The real text of cards/<game>/<file> from `start` to its end (to cut a file short)."""
+    text = (REPO / "cards" / game / file).read_text(encoding="utf-8")
+    return text[text.index(start):]
+
+
+def _card(game, file, card_id):
+    """The real text of one card in a deck file: its `  - ` item up to the next one."""
+    lines = (REPO / "cards" / game / file).read_text(encoding="utf-8").splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if re.match(rf"  - {{?id: {re.escape(card_id)}[,\s]", line))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith("    ")), len(lines))
+    return "".join(lines[start:end])
+
+
+# For every rule of every game: small edits to the real data that break that rule and no
+# other. An edit is (file in cards/<game>/, text to replace once, replacement); a list holds
+# several edits. Where a fact is the sum of others (a deck total and its parts), no edit can
+# break one without the other: such an entry is {"edits": [...], "also": {rules that must fail
+# with it}}, and the test still demands exactly that set of failures.
 MUTATIONS = {
     "olympians": {
         "deck-size": ("playing-cards.yaml", "rank: 1, favor: 0, title: Recruit}\n  - {id: arrows-2",
@@ -47,6 +65,112 @@ MUTATIONS = {
         "hoplite-half": ("tables.yaml", "max: 119, hero: 4, hoplite: 2", "max: 119, hero: 4, hoplite: 3"),
         "hero-threshold": ("tables.yaml", "hero_needs: 61", "hero_needs: 60"),
     },
+    "meteor": {
+        # ---- counts per component
+        # A spare zone card printed and a timer bought for it: only the zone count is wrong.
+        "zone-cards": [("zones.yaml", "  - id: zone-1\n", "  - id: zone-1\n    count: 2\n"),
+                       ("tables.yaml", "quantity: 5,", "quantity: 6,")],
+        "zone-numbers": ("zones.yaml", "    zone: 3\n", "    zone: 2\n"),
+        "leader-cards": ("leaders.yaml", "accent: gold}", "accent: gold, count: 2}"),
+        # energy-colours counts every copy by type, and the Resource Deck is Energy + Rocket +
+        # Technology: no change to the Energy total can leave either of them intact.
+        "energy-cards": {"edits": [("energy.yaml", "count: 15", "count: 16")],
+                         "also": {"energy-colours", "resource-deck-size"}},
+        "energy-colours": [("energy.yaml", "count: 15", "count: 14"), ("energy.yaml", "count: 12", "count: 13")],
+        # the Resource Deck total includes the Rockets
+        "rocket-cards": {"edits": [("rockets.yaml", "count: 4,", "count: 5,")], "also": {"resource-deck-size"}},
+        # the Resource Deck total includes the Technology
+        "technology-cards": {"edits": [("technology.yaml", "  - id: tech-assembly-plant\n",
+                                        "  - id: tech-assembly-plant\n    count: 2\n")],
+                             "also": {"resource-deck-size"}},
+        # the Resource Deck is the sum of three decks that each have their own total
+        "resource-deck-size": {"edits": [("rockets.yaml", "count: 3, damage: 1", "count: 2, damage: 1")],
+                               "also": {"rocket-cards"}},
+        # meteor-ranges counts every copy by its back (unlisted backs fail too)
+        "standard-meteors": {"edits": [("meteors.yaml", "name: Cinder,  size: 1,",
+                                        "name: Cinder,  count: 2, size: 1,")],
+                             "also": {"meteor-ranges"}},
+        "meteor-ranges": ("meteors.yaml", 'size: 3, range_low: 1, range_high: 3, designation: "2030 GV7"',
+                          'size: 3, range_low: 3, range_high: 5, designation: "2030 GV7"'),
+        "boss-cards": ("bosses.yaml", _card("meteor", "bosses.yaml", "boss-hydra"), ""),
+        "power-cards": ("powers.yaml", _card("meteor", "powers.yaml", "power-recycler"), ""),
+        "challenge-cards": ("challenges.yaml", _card("meteor", "challenges.yaml", "challenge-butterfingers"), ""),
+        "retrofit-reference-cards": ("retrofit.yaml", "count: 5}", "count: 4}"),
+        "setup-card": ("setup.yaml", "name: Set Up}", "name: Set Up, count: 2}"),
+        "unique-names": ("rockets.yaml", "name: Spark,", "name: Sparkler,"),
+        # ---- Meteors
+        "meteor-size-in-range": ("meteors.yaml", "name: Cinder,  size: 1,", "name: Cinder,  size: 4,"),
+        # a backwards range holds no size at all, and its back is not one of the four
+        "meteor-range-order": {"edits": [("meteors.yaml", 'range_low: 3, range_high: 5, designation: "2029 TS8"',
+                                          'range_low: 5, range_high: 3, designation: "2029 TS8"')],
+                               "also": {"meteor-size-in-range", "meteor-ranges"}},
+        # a giant whose back is not its size shows a back that is not one of the four
+        "giants-double-sided": {"edits": [("meteors.yaml", "size: 6, range_low: 6,", "size: 6, range_low: 5,")],
+                                "also": {"meteor-ranges"}},
+        "meteor-traits-known": ("tables.yaml", "{id: armored,", "{id: armoured,"),
+        "some-meteors-have-traits": [
+            ("meteors.yaml", f'"{designation}", trait: {trait}', f'"{designation}"')
+            for designation, trait in [("2030 PM2", "splitting"), ("2033 EM8", "splitting"), ("2029 CR5", "armored"),
+                                       ("2032 BS8", "splitting"), ("2029 OB2", "brittle"), ("2030 HH7", "armored"),
+                                       ("2033 IS3", "dense"), ("2028 LV7", "armored")]
+        ],
+        "boss-goes-to-11": ("bosses.yaml", "size: 11", "size: 10"),
+        # ---- Energy costs and Rockets
+        # The deck's own schema stops damage 6, so the designer widens it too; a sixth damage
+        # value is then also a value outside 1-5 and a new set of Rocket Retrofits.
+        "rocket-damage-range": {"edits": [("rockets.yaml", "minimum: 1, maximum: 5,", "minimum: 1, maximum: 6,"),
+                                          ("rockets.yaml", "damage: 5, cost: [atomic, atomic, chemical]}",
+                                           "damage: 6, cost: [atomic, atomic, chemical, chemical]}")],
+                                "also": {"every-damage-exists", "rocket-retrofits"}},
+        # four damage values allow fewer Rocket Retrofits
+        "every-damage-exists": {"edits": [("rockets.yaml", "damage: 1, cost: [chemical]}",
+                                           "damage: 2, cost: [chemical, chemical]}"),
+                                          ("rockets.yaml", "damage: 1, cost: [fuel]}",
+                                           "damage: 2, cost: [fuel, fuel]}")],
+                                "also": {"rocket-retrofits"}},
+        "costs-use-the-four-energy-types": [
+            ("technology.yaml", "items: {enum: [chemical, fuel, atomic, electrical]}",
+             "items: {enum: [chemical, fuel, atomic, electrical, solar]}"),
+            ("technology.yaml", "cost: [atomic, fuel]", "cost: [atomic, solar]"),
+        ],
+        "cost-not-empty": [("technology.yaml", "minItems: 1\n    maxItems: 5", "minItems: 0\n    maxItems: 5"),
+                           ("technology.yaml", "cost: [atomic, fuel]", "cost: []")],
+        "rocket-cost-scales-with-damage": ("rockets.yaml", "cost: [chemical, chemical, fuel, fuel]",
+                                           "cost: [chemical, fuel, fuel]"),
+        "energy-power-table": ("tables.yaml", "{id: electrical,", "{id: electric,"),
+        "communications-satellite": ("technology.yaml", "name: Communications Satellite",
+                                     "name: Communication Satellite"),
+        # ---- Retrofits: cards_in sets both Retrofit counts at once
+        "energy-retrofits": {"edits": [("tables.yaml", "cards_in: 4", "cards_in: 3")], "also": {"rocket-retrofits"}},
+        "rocket-retrofits": {"edits": [("tables.yaml", "cards_in: 4", "cards_in: 5")], "also": {"energy-retrofits"}},
+        "retrofit-draws-add-up": ("tables.yaml", "{players: 3, builder: 3,", "{players: 3, builder: 4,"),
+        "retrofit-draws-every-player-count": ("tables.yaml", "    - {players: 4, builder: 2, others_each: 1}\n", ""),
+        # ---- Set-up chart
+        # the 5-player game dropped from both tables (the Retrofit draws must match the chart)
+        "setup-player-counts": [("tables.yaml", "  - {players: 5, dealt: 4,  meteors: 8, zone_draw: 1}\n", ""),
+                                ("tables.yaml", "    - {players: 5, builder: 1, others_each: 1}\n", "")],
+        "setup-deal-fits-deck": ("tables.yaml", "{players: 1, dealt: 10,", "{players: 1, dealt: 100,"),
+        "setup-meteors-fit": ("tables.yaml", "meteors: 8,", "meteors: 28,"),
+        # the chart's 5 players are pinned by setup-player-counts, the 5 leaders by leader-cards
+        "setup-leaders-for-everyone": {"edits": [("leaders.yaml",
+                                                  _card("meteor", "leaders.yaml", "site-sriharikota"), "")],
+                                       "also": {"leader-cards"}},
+        # 5 players need 5 of each, and 13 Powers / 11 Challenges are pinned: an unfinished Power deck
+        "advanced-cards-for-everyone": {"edits": [("powers.yaml",
+                                                   _tail("meteor", "powers.yaml", "  - id: power-astronomer\n"), "")],
+                                        "also": {"power-cards"}},
+        "one-timer-per-zone": ("tables.yaml", "quantity: 5,", "quantity: 4,"),
+        # ---- Variants
+        "solo-removals-exist": ("tables.yaml", 'name: "Secret Agent"', 'name: "Secret Agents"'),
+        "solo-removal-count": ("tables.yaml", '  - {deck: challenges, name: "Weak Military"}\n',
+                               '  - {deck: challenges, name: "Weak Military"}\n'
+                               '  - {deck: challenges, name: "Red Tape"}\n'),
+        # a cited card renamed (the solo list follows, the rulebook does not)
+        "advanced-names-cited-by-rules": [("powers.yaml", "name: Universal Aid", "name: Universal Help"),
+                                          ("tables.yaml", '"Universal Aid"', '"Universal Help"')],
+        "challenges-cited-by-rules": [("challenges.yaml", "name: War Hawks", "name: Warhawks"),
+                                      ("tables.yaml", '"War Hawks"', '"Warhawks"')],
+    },
 }
 
 
@@ -72,12 +196,15 @@ CASES = [(g, r) for g, rules in sorted(MUTATIONS.items()) for r in rules]
 
 @pytest.mark.parametrize("game, rule", CASES, ids=[f"{g}/{r}" for g, r in CASES])
 def test_each_rule_catches_its_mutation(project, game, rule):
-    edits = MUTATIONS[game][rule]
-    for file, old, new in edits if isinstance(edits, list) else [edits]:
+    spec = MUTATIONS[game][rule]
+    also = set()
+    if isinstance(spec, dict):
+        spec, also = spec["edits"], set(spec.get("also", ()))
+    for file, old, new in spec if isinstance(spec, list) else [spec]:
         edit(project / "cards" / game / file, old, new)
-    report = check_game(load_game(project, game))
+    report = check_game(load_game(project, game), strict=True)
     failed = {f.rule for f in report.findings}
-    assert failed == {rule}, [str(f) for f in report.findings]
+    assert failed == {rule} | also, [str(f) for f in report.findings]
     for f in report.findings:
         assert f.file.startswith(f"cards/{game}/") and f.line, f
         assert f.message and not re.search(r"\{\w+\}", f.message), f.message
@@ -186,3 +313,17 @@ def test_rules_file_problems_are_input_errors(project):
     edit(rules, "  - id: deck-size\n", "  - id: deck-size\n    colour: red\n")
     result = run(project, "validate", "olympians")
     assert result.exit_code == 2 and "unknown key 'colour'" in result.output
+
+
+def test_yaml_lists_are_arrays_to_jmespath(project):
+    """Data read from YAML must type-check like any JSON array (length, sort, sum...)."""
+    rules = project / "cards/olympians/rules.yaml"
+    rules.write_text(rules.read_text() + """
+  - id: dealing-rows
+    message: "dealing table has {found} rows, expected {expected}"
+    select: data.tables.dealing
+    expect: length(sort_by(it, &players))
+    equals: 6
+""")
+    report = check_game(load_game(project, "olympians"))
+    assert report.findings == () and "dealing-rows" in report.rules
