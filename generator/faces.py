@@ -1,8 +1,10 @@
 """Draw SVG faces with CairoSVG into vector PDF pages, shared fonts, in parallel chunks.
 
-In: face SVGs in order (key -> SVG text). Out: `FacesPDF`: one or more cairo PDFs whose
-pages are the faces (each PDF embeds each font subset once), a map from face key to
-(document, page), and the problems found (characters a font lacks, bad SVG).
+In: face SVGs in order (key -> SVG text), the size each must have, and the folders its
+<image> elements may read. Out: `FacesPDF`: one or more cairo PDFs whose pages are the
+faces (each PDF embeds each font subset once), a map from face key to (document, page),
+and the problems found (characters a font lacks, bad SVG, a face of the wrong size, a
+missing image).
 
 Chunks are fixed by the number of faces, never by the number of cores, so the bytes are
 the same on every machine; on a machine with more cores they are simply drawn at once.
@@ -13,8 +15,10 @@ import io
 import math
 import multiprocessing
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import cairocffi as cairo
 import cairosvg
@@ -25,6 +29,7 @@ from .fonts import shipped
 from .glyphs import check_glyphs
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
+_ROOT_TAG = re.compile(r"<svg\b[^>]*>")
 FACES_PER_CHUNK = 300
 
 
@@ -52,7 +57,8 @@ def _text_once(surface, node, draw_as_text=False):
     """CairoSVG draws every text node twice: once as glyph outlines (only used to stroke
     it or to size a gradient) and once as real text. Skip the first pass when the text is
     neither stroked nor gradient-filled; the page is byte-for-byte the same, a third faster."""
-    if (not draw_as_text and node.get("stroke") in (None, "none")
+    if (not draw_as_text and surface.stroke_and_fill  # False while drawing a clip path
+            and node.get("stroke") in (None, "none")
             and not str(node.get("fill", "")).startswith("url(")):
         return None
     return _cairosvg_text(surface, node, draw_as_text)
@@ -67,24 +73,75 @@ def _use_text_drawer(fast: bool) -> None:
     cairosvg.surface.text = new
 
 
-def _draw_chunk(items: list[tuple[str, str]], fast_text: bool = True):
-    """Draw (key, svg) faces as the pages of one PDF: (pdf bytes, keys drawn, problems)."""
+class ImageNotFound(Exception):
+    """An <image> refers to a file that is missing or outside the project's folders."""
+
+
+@dataclass(frozen=True)
+class ArtFetcher:
+    """CairoSVG url_fetcher: `data:` URIs, and files inside the game's template folders only."""
+
+    roots: tuple[str, ...]
+
+    def __call__(self, url: str, resource_type):
+        if url.startswith("data:"):
+            return cairosvg.url.fetch(url, resource_type)
+        path = os.path.realpath(url.removeprefix("file://"))
+        shown = os.path.relpath(path, os.path.dirname(self.roots[0])) if self.roots else path
+        if not any(path.startswith(os.path.realpath(r) + os.sep) for r in self.roots):
+            raise ImageNotFound(f"image '{shown}' is outside the game's templates folder")
+        if not os.path.isfile(path):
+            raise ImageNotFound(f"image '{shown}' does not exist")
+        with open(path, "rb") as fh:
+            return fh.read()
+
+
+def _unhinted(svg: str) -> str:
+    """Text positions must come from unhinted metrics (what pnp measures): CairoSVG hints
+    them unless told `text-rendering="geometricPrecision"`; add it to the root if absent."""
+    head = _ROOT_TAG.search(svg)
+    if head and "text-rendering" not in head.group(0):
+        return svg[:head.end() - 1] + ' text-rendering="geometricPrecision"' + svg[head.end() - 1:]
+    return svg
+
+
+def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
+    """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF.
+
+    Returns (pdf bytes, keys drawn, problems as (key, message)).
+    """
     _use_text_drawer(fast_text)
     fonts = shipped()
+    fetcher = ArtFetcher(roots)
+    base = roots[0] + os.sep if roots else None
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
     ctx = cairo.Context(surface)
     keys, problems = [], []
-    for key, svg in items:
+    for key, svg, size_mm in items:
         try:
-            tree = cairosvg.parser.Tree(bytestring=svg.encode())
+            tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url=base, url_fetcher=fetcher)
         except Exception as exc:  # the XML parser's own errors: a template produced bad SVG
             problems.append((key, f"template produced invalid SVG: {exc}"))
             continue
         problems.extend((key, m) for m in check_glyphs(tree, fonts))
-        recording = _Recording(tree, None, 96)
+        try:
+            recording = _Recording(tree, None, 96)
+        except ImageNotFound as exc:
+            problems.append((key, str(exc)))
+            continue
+        except ValueError as exc:  # 'The SVG size is undefined' and the like
+            problems.append((key, f"cannot draw the face: {exc}"))
+            continue
+        if size_mm is not None:
+            w, h = (v * 25.4 / 72 for v in (recording.width, recording.height))
+            if abs(w - size_mm[0]) > 0.05 or abs(h - size_mm[1]) > 0.05:
+                problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
+                                      f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
+                                      f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
+                continue
         surface.set_size(recording.width, recording.height)
         ctx.set_source_surface(recording.cairo, 0, 0)
         ctx.paint()
@@ -94,17 +151,19 @@ def _draw_chunk(items: list[tuple[str, str]], fast_text: bool = True):
     return out.getvalue(), keys, problems
 
 
-def draw_faces(svgs: dict[str, str]) -> FacesPDF:
-    items = list(svgs.items())
+def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = ()) -> FacesPDF:
+    """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read."""
+    sizes = sizes or {}
+    items = [(k, svg, sizes.get(k)) for k, svg in svgs.items()]
     n_chunks = max(1, math.ceil(len(items) / FACES_PER_CHUNK))
     size = math.ceil(len(items) / n_chunks) if items else 0
     chunks = [items[i:i + size] for i in range(0, len(items), size)] or [[]]
     workers = min(len(chunks), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(_draw_chunk, chunks))
+            results = list(pool.map(partial(_draw_chunk, roots=roots), chunks))
     else:
-        results = [_draw_chunk(chunk) for chunk in chunks]
+        results = [_draw_chunk(chunk, roots=roots) for chunk in chunks]
     page_of, problems = {}, []
     for doc, (_, keys, found) in enumerate(results):
         page_of.update({k: (doc, page) for page, k in enumerate(keys)})

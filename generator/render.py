@@ -8,19 +8,19 @@ lacks are collected and raised together, each naming the card and the template.
 from __future__ import annotations
 
 import hashlib
-import io
-import re
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
 from .faces import draw_faces
 from .fonts import shipped
+from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
-from .textfit import Icon, TextDoesNotFit, TextSetter, read_icon
+from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
 
@@ -48,21 +48,22 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
     :param guides: draw the trim line and the safe area on each face (for template authors).
     :raises RenderError: listing every card that could not be drawn.
     """
-    fonts = shipped()
     env = make_env(game)
     icons, problems = load_icons(game)
-    setter = TextSetter(fonts, icons)
+    setter = TextSetter(shipped(), icons)
     env.globals.update(textbox=_textbox(setter), icon=_icon(icons))
+    game_context = game.context()
     svgs: dict[str, str] = {}
+    sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     for deck in game.decks:
+        deck_context = deck.context()
         for card in deck.cards:
             keys = []
             for side, template in (("front", card.front), ("back", card.back)):
-                if template is None:
-                    keys.append(None)
-                    continue
-                svg = _render_face(env, game, deck, card, side, template, problems)
+                svg = None
+                if template is not None:
+                    svg = _render_face(env, game, game_context, deck_context, card, side, template, problems)
                 if svg is None:
                     keys.append(None)
                     continue
@@ -70,15 +71,25 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                     svg = _with_guides(svg, deck)
                 key = hashlib.sha256(svg.encode()).hexdigest()[:16]
                 svgs.setdefault(key, svg)
+                sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
-    collect("while rendering", problems, RenderError)
-    faces = draw_faces(svgs)
+    collect("while rendering", _unique(problems), RenderError)
+    roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
+    faces = draw_faces(svgs, sizes, roots)
+    owners = {}
+    for rc in rendered:
+        for key in (rc.front, rc.back):
+            owners.setdefault(key, rc)
     for key, message in faces.problems:
-        owner = _owner(rendered, key)
-        problems.append(Problem(owner.card.source.file, message, line=owner.card.source.line, card=owner.card.id))
-    collect("while drawing", problems, RenderError)
+        card = owners[key].card
+        problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
+    collect("while drawing", _unique(problems), RenderError)
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, svgs)
+
+
+class CardTextError(Exception):
+    """Jinja inside a card's text (expanded by fill()) failed."""
 
 
 def make_env(game: Game) -> jinja2.Environment:
@@ -89,13 +100,17 @@ def make_env(game: Game) -> jinja2.Environment:
         autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["fmt"] = lambda v, spec="g": format(v, spec)
-    text_env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    # card text is data, not code: expand it in a sandbox
+    text_env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
 
     @jinja2.pass_context
     def fill(ctx, text):
         """Expand Jinja inside card text (e.g. numbers from the game's data tables)."""
         g = ctx["game"]
-        return text_env.from_string(str(text)).render(game=g, data=g["data"], card=ctx.get("card"))
+        try:
+            return text_env.from_string(str(text)).render(game=g, data=g["data"], card=ctx.get("card"))
+        except jinja2.TemplateError as exc:
+            raise CardTextError(f"Jinja in the card's text: {plain_message(exc)}") from None
 
     env.globals["fill"] = fill
     return env
@@ -122,43 +137,41 @@ def _textbox(setter: TextSetter):
 def _icon(icons: dict[str, Icon]):
     def icon(name, x, y, size, width=None):
         if name not in icons:
-            raise TextDoesNotFit(f"unknown icon '{name}' (icons: {', '.join(sorted(icons)) or 'none'})")
-        from markupsafe import Markup
+            raise TextError(f"unknown icon '{name}' (icons: {', '.join(sorted(icons)) or 'none'})")
         return Markup(icons[name].svg(x, y, size, width))
     return icon
 
 
-def _render_face(env, game, deck, card, side, template, problems) -> str | None:
+def _render_face(env, game, game_context, deck_context, card, side, template, problems) -> str | None:
     where = f"templates/{game.id}/{template}"
     try:
         return env.get_template(template).render(
-            card=card.context(), deck=deck.context(), game=_game_context(game), side=side)
+            card=card.context(), deck=deck_context, game=game_context, side=side)
     except jinja2.TemplateSyntaxError as exc:
         problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.message}",
                                 line=exc.lineno, card=card.id))
     except jinja2.TemplateNotFound as exc:
-        problems.append(Problem(card.source.file, f"template '{exc.name}' not found", line=card.source.line,
-                                card=card.id, field=side))
-    except TextDoesNotFit as exc:
+        problems.append(Problem(where, f"template '{exc.name}' not found", card=card.id, field=side))
+    except (TextError, CardTextError) as exc:
         problems.append(Problem(card.source.file, f"{side} ({template}): {exc}", line=card.source.line,
                                 card=card.id))
-    except (jinja2.UndefinedError, KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-        file, line = _template_frame(game, exc, where)
-        message = re.sub(r"'[\w.]*(LineDict|dict) object'", "card data", str(exc))
-        problems.append(Problem(file, f"{side}: {message} (card data at {card.source.file}:{card.source.line})",
-                                line=line, card=card.id))
+    except (jinja2.TemplateError, LookupError, TypeError, ValueError, ArithmeticError) as exc:
+        file, line = template_line(exc, lambda f: f.endswith((".j2", ".svg", ".jinja")))
+        problems.append(Problem(_template_path(game, file, where),
+                                f"{side}: {plain_message(exc, 'card data')} "
+                                f"(card data at {card.source.file}:{card.source.line})", line=line, card=card.id))
     return None
 
 
-_GAME_CONTEXT: dict = {}
-
-
-def _game_context(game: Game) -> dict:
-    key = id(game)
-    if key not in _GAME_CONTEXT:
-        _GAME_CONTEXT.clear()
-        _GAME_CONTEXT[key] = game.context()
-    return _GAME_CONTEXT[key]
+def _unique(problems: list[Problem]) -> list[Problem]:
+    """The same problem met by many cards (a broken shared template) is reported once per place."""
+    seen, out = set(), []
+    for p in problems:
+        key = (p.file, p.line, p.message) if p.file.startswith("templates/") else p
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
 
 
 def _template_path(game: Game, filename: str | None, fallback: str) -> str:
@@ -170,14 +183,6 @@ def _template_path(game: Game, filename: str | None, fallback: str) -> str:
         return filename
 
 
-def _template_frame(game: Game, exc: BaseException, fallback: str) -> tuple[str, int | None]:
-    """The template file and line where a runtime error happened (Jinja maps frames to templates)."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename.endswith((".j2", ".svg", ".jinja")):
-            return _template_path(game, frame.filename, fallback), frame.lineno
-    return fallback, None
-
-
 def _with_guides(svg: str, deck: Deck) -> str:
     b, s = deck.bleed, deck.safe
     overlay = (
@@ -187,10 +192,3 @@ def _with_guides(svg: str, deck: Deck) -> str:
         f'stroke="#0077cc" stroke-dasharray="0.6 0.8"/></g>')
     end = svg.rstrip().rfind("</svg>")
     return svg[:end] + overlay + svg[end:]
-
-
-def _owner(rendered, key):
-    for rc in rendered:
-        if key in (rc.front, rc.back):
-            return rc
-    return None

@@ -18,13 +18,19 @@ from markupsafe import Markup
 
 from .fonts import Face, FontSet
 
-_TOKEN = re.compile(r"(\*\*|\*|:[a-z0-9][a-z0-9_-]*:|\s+)")
+_TOKEN = re.compile(r"(\\[*:\\]|\*\*|\*|:[a-z][a-z0-9_-]*:|\s+)")
 ICON_HEIGHT = 1.0     # em
 ICON_DROP = 0.14      # em below the baseline, like a descender
 PARAGRAPH_GAP = 0.35  # extra line heights between paragraphs
+ALIGN = {"left": 0.0, "center": 0.5, "right": 1.0}
+VALIGN = {"top": 0.0, "middle": 0.5, "bottom": 1.0}
 
 
-class TextDoesNotFit(Exception):
+class TextError(Exception):
+    """Card text that cannot be set: bad markup, an unknown icon, or no room."""
+
+
+class TextDoesNotFit(TextError):
     """The text needs more room than its box gives, even at the smallest allowed size."""
 
 
@@ -37,19 +43,38 @@ class Run:
 
 
 def parse(text: str) -> list[list[list[Run]]]:
-    """Paragraphs -> lines -> words; each word a list of runs (styled pieces or icons)."""
+    """Paragraphs -> words; each word a list of runs (styled pieces or icons).
+
+    `*` and `**` open when followed by a non-space and close when preceded by one, like
+    Markdown; any other `*` is printed as it is. `\\*` and `\\:` print `*` and `:`.
+    Styles end with their paragraph: one left open is an error, not a restyled card.
+    """
     paragraphs: list[list[list[Run]]] = []
-    bold = italic = False
     for para in re.split(r"\n\s*\n", str(text).strip()):
+        bold = italic = False
         words: list[list[Run]] = []
         current: list[Run] = []
-        for part in _TOKEN.split(para):
+        parts = _TOKEN.split(para)
+        for n, part in enumerate(parts):
             if not part:
                 continue
-            if part == "**":
-                bold = not bold
-            elif part == "*":
-                italic = not italic
+            before = parts[n - 1][-1:] if n else ""
+            after = parts[n + 1][:1] if n + 1 < len(parts) else ""
+            if part in ("**", "*"):
+                on = bold if part == "**" else italic
+                if on and before and not before.isspace():
+                    on = False
+                elif not on and after and not after.isspace():
+                    on = True
+                else:
+                    current.append(Run(part, bold, italic))
+                    continue
+                if part == "**":
+                    bold = on
+                else:
+                    italic = on
+            elif part.startswith("\\"):
+                current.append(Run(part[1], bold, italic))
             elif part.isspace():
                 if current:
                     words.append(current)
@@ -62,12 +87,15 @@ def parse(text: str) -> list[list[list[Run]]]:
                 current.append(Run(part, bold, italic))
         if current:
             words.append(current)
+        if bold or italic:
+            raise TextError(f"unclosed {'**' if bold else '*'} in {_preview(para)!r} "
+                            "(write \\* for a literal asterisk)")
         paragraphs.append(words)
     return paragraphs
 
 
 class TextSetter:
-    """Lays out text for one font family against a set of icons."""
+    """Lays out card text in the shipped fonts, with a game's icons inline."""
 
     def __init__(self, fonts: FontSet, icons: dict[str, "Icon"]):
         self.fonts = fonts
@@ -81,7 +109,7 @@ class TextSetter:
             icon = self.icons.get(run.icon)
             if icon is None:
                 known = ", ".join(sorted(self.icons)) or "none"
-                raise TextDoesNotFit(f"unknown icon ':{run.icon}:' (icons: {known})")
+                raise TextError(f"unknown icon ':{run.icon}:' (icons: {known})")
             return icon.aspect * size * ICON_HEIGHT
         return self._face(family, run, base_bold).width(run.text, size)
 
@@ -116,9 +144,10 @@ class TextSetter:
         step = max(size * 0.01, 0.01)
         sizes = []
         s = size
-        while s >= min_size - 1e-9:
+        while s > min_size + 1e-9:
             sizes.append(s)
             s = round(s - step, 4)
+        sizes.append(min_size)
 
         def attempt(s):
             laid, space = self._wrap(paragraphs, family, s, w, bold)
@@ -196,15 +225,20 @@ class TextSetter:
 
     def svg(self, text, *, x, y, w, h, family="sans-serif", size=3.5, min_size=None,
             leading=1.2, align="left", valign="top", color="#000", bold=False,
-            max_lines=None, extra=""):
+            max_lines=None):
         """Fit `text` into the box and return the SVG that draws it."""
         min_size = size if min_size is None else min_size
+        if align not in ALIGN or valign not in VALIGN:
+            raise TextError(f"align must be one of {', '.join(ALIGN)} and valign one of {', '.join(VALIGN)} "
+                            f"(got align={align!r}, valign={valign!r})")
+        if min_size > size or min_size <= 0:
+            raise TextError(f"min_size {min_size:g} must be above 0 and at most size {size:g}")
         size, laid, space = self.fit(text, w=w, h=h, family=family, size=size,
                                      min_size=min_size, leading=leading, bold=bold,
                                      max_lines=max_lines)
         face = self.fonts.face(family, bold, False)
         block = self._block_height(laid, size, leading, face)
-        top = y + {"top": 0.0, "middle": (h - block) / 2, "bottom": h - block}[valign]
+        top = y + VALIGN[valign] * (h - block)
         baseline = top + face.ascent * size
         parts = []
         for p_index, para in enumerate(laid):
@@ -212,25 +246,26 @@ class TextSetter:
                 baseline += PARAGRAPH_GAP * leading * size
             for line in para:
                 lw = self._line_width(line, size, family, bold)
-                cx = x + {"left": 0.0, "center": (w - lw) / 2, "right": w - lw}[align]
-                parts.extend(self._draw_line(line, cx, baseline, size, family, bold, color, extra))
+                cx = x + ALIGN[align] * (w - lw)
+                parts.extend(self._draw_line(line, cx, baseline, size, family, bold, color))
                 baseline += leading * size
         return Markup("".join(parts))
 
-    def _draw_line(self, line, x, baseline, size, family, bold, color, extra):
+    def _draw_line(self, line, x, baseline, size, family, bold, color):
         """One <text> per run of equal style, icons as nested SVG, at measured positions."""
         out = []
         for kind, ix, style, text in self._segments(line, x, size, family, bold)[0]:
             if kind == "icon":
                 ih = size * ICON_HEIGHT
-                out.append(self.icons[style].svg(ix, baseline + ICON_DROP * size - ih, ih))
+                out.append(self.icons[style].svg(ix, baseline + ICON_DROP * size - ih, ih, fill=color))
                 continue
             b, i = style
             weight = ' font-weight="bold"' if b else ""
             slant = ' font-style="italic"' if i else ""
             out.append(
                 f'<text x="{ix:.3f}" y="{baseline:.3f}" font-family={quoteattr(family)} '
-                f'font-size="{size:.3f}"{weight}{slant} fill={quoteattr(color)}{extra}>'
+                f'text-rendering="geometricPrecision" '
+                f'font-size="{size:.3f}"{weight}{slant} fill={quoteattr(color)}>'
                 f"{escape(text)}</text>")
         return out
 
@@ -247,11 +282,13 @@ class Icon:
     def aspect(self) -> float:
         return self.view_box[2] / self.view_box[3]
 
-    def svg(self, x: float, y: float, height: float, width: float | None = None) -> str:
+    def svg(self, x: float, y: float, height: float, width: float | None = None, fill: str | None = None) -> str:
+        """The icon in a box; shapes without their own colour take `fill` (or the parent's)."""
         width = self.aspect * height if width is None else width
         vb = " ".join(f"{v:g}" for v in self.view_box)
+        colour = f" fill={quoteattr(fill)}" if fill else ""
         return (f'<svg x="{x:.3f}" y="{y:.3f}" width="{width:.3f}" height="{height:.3f}" '
-                f'viewBox="{vb}" overflow="visible">{self.body}</svg>')
+                f'viewBox="{vb}" overflow="visible"{colour}>{self.body}</svg>')
 
 
 _VIEWBOX = re.compile(r'viewBox\s*=\s*"([^"]+)"')

@@ -9,7 +9,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from generator.fonts import shipped
-from generator.textfit import TextDoesNotFit, TextSetter, read_icon
+from generator.textfit import TextDoesNotFit, TextError, TextSetter, parse, read_icon
 from tests.conftest import MINI_FRONT, run
 
 COIN = read_icon("coin", '<svg viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#d4a017"/></svg>')
@@ -69,8 +69,43 @@ def test_text_that_cannot_fit_raises():
     setter = TextSetter(shipped(), {})
     with pytest.raises(TextDoesNotFit, match="minimum size 2"):
         setter.svg("word " * 300, x=0, y=0, w=40, h=20, size=3, min_size=2)
-    with pytest.raises(TextDoesNotFit, match="unknown icon ':nope:'"):
+    with pytest.raises(TextError, match="unknown icon ':nope:'"):
         setter.svg("a :nope: b", x=0, y=0, w=40, h=20, size=3)
+    with pytest.raises(TextError, match="align must be one of left, center, right"):
+        setter.svg("a", x=0, y=0, w=40, h=20, size=3, align="centre")
+
+
+def test_text_that_fits_only_at_the_minimum_size_is_set_there():
+    setter = TextSetter(shipped(), {})
+    text = "word " * 30
+    face = shipped().face("Lato")
+    # a box exactly as tall as the text needs at 2.0 mm, one line per word would never fit
+    size, laid, _ = setter.fit(text, w=200, h=face.ascent * 2 + face.descent * 2 + 1e-6, family="Lato",
+                               size=3.0, min_size=2.0, leading=1.2, bold=False)
+    assert size == 2.0 and len(laid[0]) == 1
+
+
+def styles(text):
+    return [[(r.text, r.bold, r.italic, r.icon) for r in word] for para in parse(text) for word in para]
+
+
+def test_markup_is_markdown_like_and_never_restyles_silently():
+    assert styles("2 * 3 = 6") == [[("2", False, False, None)], [("*", False, False, None)],
+                                   [("3", False, False, None)], [("=", False, False, None)], [("6", False, False, None)]]
+    assert styles("**Win** *now*") == [[("Win", True, False, None)], [("now", False, True, None)]]
+    assert styles(r"a \*literal\* and 10:30: at :coin:") == [
+        [("a", False, False, None)], [("*", False, False, None), ("literal", False, False, None),
+                                      ("*", False, False, None)],
+        [("and", False, False, None)], [("10:30:", False, False, None)], [("at", False, False, None)],
+        [("", False, False, "coin")]]
+    with pytest.raises(TextError, match=r"unclosed \*\*"):
+        parse("**bold never ends\n\nnext paragraph")
+
+
+def test_inline_icons_take_the_text_colour():
+    setter = TextSetter(shipped(), {"coin": COIN})
+    markup = str(setter.svg("pay :coin:", x=0, y=0, w=40, h=10, size=3, color="#ffffff"))
+    assert 'viewBox="0 0 10 10" overflow="visible" fill="#ffffff"' in markup
 
 
 @pytest.mark.parametrize("family, bold, italic", [
@@ -87,6 +122,68 @@ def test_cairo_draws_with_the_face_we_measure(family, bold, italic):
     pdf = pikepdf.open(io.BytesIO(cairosvg.svg2pdf(bytestring=_svg(f'<text x="5" y="20" {attrs}>Hamburg</text>'))))
     names = [str(f.BaseFont).split("+")[-1] for f in pdf.pages[0].Resources.Font.values()]
     assert names == [face.postscript_name]
+
+
+def _char_boxes(pdf_bytes):
+    page = pdfium.PdfDocument(pdf_bytes)[0]
+    tp = page.get_textpage()
+    h = page.get_height()
+    mm = 72 / 25.4
+    for i in range(tp.count_chars()):
+        if not tp.get_text_range(i, 1).isspace():
+            left, bottom, right, top = tp.get_charbox(i, loose=False)
+            yield left / mm, (h - top) / mm, right / mm, (h - bottom) / mm
+
+
+def test_fitted_text_stays_inside_its_box_on_the_real_drawing_path():
+    """Drawn exactly as a build draws (recording surface, no geometricPrecision in the template):
+    every glyph of text fitted tight to its box ends inside it."""
+    from generator.faces import draw_faces
+    setter = TextSetter(shipped(), {})
+    text = "AVAWAY Tyrant of Wyvern fjord: To ffi flat, WAVE after WAVE of Lyytikäinen tactics."
+    box = (6.0, 20.0, 40.0, 30.0)
+    markup = setter.svg(text, x=box[0], y=box[1], w=box[2], h=box[3], family="Lato", size=5.0, min_size=2.0)
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
+           f'{markup}</svg>')
+    for x0, y0, x1, y1 in _char_boxes(draw_faces({"k": svg}).documents[0]):
+        assert box[0] - 0.05 <= x0 and x1 <= box[0] + box[2] + 0.05
+        assert box[1] - 0.05 <= y0 and y1 <= box[1] + box[3] + 0.05
+
+
+def test_face_of_the_wrong_size_is_an_error(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}", front=MINI_FRONT.replace(
+        'width="{{ deck.width }}mm" height="{{ deck.height }}mm"', 'width="63mm" height="88mm"', 1))
+    result = run(root, "build")
+    assert result.exit_code == 2
+    assert "card a: the face is drawn 63.00 x 88.00 mm but must be 69 x 94 mm" in result.output
+
+
+def test_images_come_from_the_templates_folder_only(mini, tmp_path):
+    from PIL import Image
+    front = MINI_FRONT.replace("</svg>", '<image x="10" y="50" width="20" height="20" href="art/red.png"/></svg>')
+    root = mini("- {id: a, name: Alpha, text: ok}", front=front)
+    art = root / "templates" / "mini" / "art"
+    art.mkdir()
+    Image.new("RGB", (8, 8), (255, 0, 0)).save(art / "red.png")
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    page = pdfium.PdfDocument(root / "output/mini/mini-sheets-a4.pdf")[0].render(scale=1).to_pil().convert("RGB")
+    assert (255, 0, 0) in {c for _, c in page.getcolors(maxcolors=1 << 22)}
+    (art / "red.png").unlink()
+    result = run(root, "build")
+    assert result.exit_code == 2 and "card a: image 'mini/art/red.png' does not exist" in result.output
+    (root / "templates" / "mini" / "front.svg.j2").write_text(front.replace("art/red.png", "../../../etc/hostname"))
+    result = run(root, "build")
+    assert result.exit_code == 2 and "is outside the game's templates folder" in result.output
+
+
+def test_card_text_jinja_is_sandboxed_and_errors_name_the_card(project):
+    from tests.conftest import edit
+    edit(project / "cards/olympians/reference.yaml", "{% set th = data.tables.trojan_horse %}",
+         "{% set th = data.tables.trojan_horse %}{{ ''.__class__.__mro__ }}")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert "cards/olympians/reference.yaml:36: card trojan-horse: front (reference.svg.j2): Jinja in the card's " \
+           "text: access to attribute '__class__' of 'str' object is unsafe" in result.output
 
 
 def test_unshipped_font_and_missing_glyph_fail_naming_the_card(mini):
@@ -130,3 +227,25 @@ def test_guides_draw_trim_and_safe_lines(mini):
     assert any(r > 200 and g < 40 and 50 < b < 110 for r, g, b in colours)  # the red trim line
     clean = root / "output" / "mini" / "mini-sheets-a4.pdf"
     assert not clean.exists()  # proofs never replace the print files
+
+
+def test_skipping_cairosvgs_outline_pass_changes_nothing():
+    """faces.py skips CairoSVG's first (outline) pass for plain text; stroked and gradient
+    text still take it, and the PDF is byte for byte what CairoSVG's own drawer makes."""
+    from generator.faces import _draw_chunk
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
+           '<defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+           '</linearGradient></defs><text x="5" y="20" font-family="Lato">Plain <tspan>span</tspan> text</text>'
+           '<text x="5" y="40" font-family="Lato" font-size="9" fill="url(#g)">Gradient</text>'
+           '<text x="5" y="60" font-family="Lato" font-size="9" fill="#fff" stroke="#000" stroke-width="0.3">'
+           'Outlined</text></svg>')
+    svg = svg.replace("</svg>", '<clipPath id="c"><text x="5" y="80" font-family="Lato" font-size="12">CLIP</text>'
+                      '</clipPath><rect x="0" y="65" width="69" height="20" fill="#f00" clip-path="url(#c)"/></svg>')
+    try:
+        plain = _draw_chunk([("k", svg, None)], fast_text=False)[0]
+    finally:
+        fast = _draw_chunk([("k", svg, None)], fast_text=True)[0]
+    assert fast == plain
+    page = pdfium.PdfDocument(fast)[0].render(scale=2).to_pil().convert("RGB")
+    red = [c for _, c in page.getcolors(1 << 22) if c[0] > 200 and c[1] < 60 and c[2] < 60]
+    assert red  # the text clip path still cuts the red rectangle into letters

@@ -242,20 +242,3 @@ def test_faces_keep_their_exact_size():
     box = [float(v) for v in pdf.pages[0].MediaBox]
     assert abs(box[2] - 69 * MM) < 0.01 and abs(box[3] - 94 * MM) < 0.01
     assert faces.page_of == {"k": (0, 0)}
-
-
-def test_skipping_cairosvgs_outline_pass_changes_nothing():
-    """faces.py skips CairoSVG's first (outline) pass for plain text; stroked and gradient
-    text still take it, and the PDF is byte for byte what CairoSVG's own drawer makes."""
-    from generator.faces import _draw_chunk
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
-           '<defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
-           '</linearGradient></defs><text x="5" y="20" font-family="Lato">Plain <tspan>span</tspan> text</text>'
-           '<text x="5" y="40" font-family="Lato" font-size="9" fill="url(#g)">Gradient</text>'
-           '<text x="5" y="60" font-family="Lato" font-size="9" fill="#fff" stroke="#000" stroke-width="0.3">'
-           'Outlined</text></svg>')
-    try:
-        plain = _draw_chunk([("k", svg)], fast_text=False)[0]
-    finally:
-        fast = _draw_chunk([("k", svg)], fast_text=True)[0]
-    assert fast == plain

@@ -7,14 +7,13 @@ and the line. Parsing is markdown-it-py's (CommonMark plus tables).
 """
 from __future__ import annotations
 
-import re
-import traceback
 from dataclasses import dataclass, field
 
 import jinja2
 from markdown_it import MarkdownIt
 
 from ..errors import InputError, Problem
+from ..jinja_errors import plain_message, template_line
 
 
 @dataclass
@@ -45,11 +44,9 @@ def render_markdown(game, path) -> str:
     except jinja2.TemplateSyntaxError as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
                                                                line=exc.lineno)]) from None
-    except (jinja2.UndefinedError, TypeError, ValueError, KeyError, ZeroDivisionError) as exc:
-        line = next((f.lineno for f in reversed(traceback.extract_tb(exc.__traceback__))
-                     if f.filename == "<template>"), None)
-        message = re.sub(r"'[\w.]*(LineDict|dict) object'", "the data", str(exc))
-        raise InputError("1 problem in the rulebook", [Problem(shown, message, line=line)]) from None
+    except (jinja2.TemplateError, LookupError, TypeError, ValueError, ArithmeticError) as exc:
+        _, line = template_line(exc, lambda f: f == "<template>")
+        raise InputError("1 problem in the rulebook", [Problem(shown, plain_message(exc), line=line)]) from None
 
 
 def parse_blocks(markdown: str) -> list[Block]:
