@@ -67,7 +67,8 @@ def build(root: Path, names=(), papers=PAPERS, out_dir: Path | None = None, vali
                 path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
                 pages=sheets.pages, components=list(sheets.components),
                 placements=[p.__dict__ for p in sheets.placements]))
-            artifacts.extend(_rulebooks(game, rendered, paper))
+            if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
+                artifacts.extend(_rulebooks(game, rendered, paper))
         log.info("%s: step 5/5 export", game_id)
         partial = tuple(papers) != PAPERS or guides
         files = write_game(out_dir, game_id, artifacts, merge=partial)

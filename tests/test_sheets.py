@@ -242,3 +242,24 @@ def test_faces_keep_their_exact_size():
     box = [float(v) for v in pdf.pages[0].MediaBox]
     assert abs(box[2] - 69 * MM) < 0.01 and abs(box[3] - 94 * MM) < 0.01
     assert faces.page_of == {"k": (0, 0)}
+
+
+@pytest.mark.parametrize("paper, size", [("a4", (63, 88)), ("letter", (63, 88)), ("a4", (70, 70)),
+                                         ("letter", (57, 89)), ("a4", (44, 63))])
+def test_every_cut_line_gets_printable_crop_marks_on_all_four_sides(paper, size):
+    from generator.layout.grid import crop_marks
+    grid = choose_grid(paper, *size, 3)
+    page_w, page_h = PAPERS[paper]
+    xs, ys = grid.cut_lines()
+    marks = crop_marks(grid)
+    assert len(marks) == 2 * len(xs) + 2 * len(ys)
+    printable = 4.2  # mm most desktop printers cannot print at the paper's edge
+    for x1, y1, x2, y2 in marks:
+        # a mark never touches a trim box: it starts outside the grid's trim area
+        assert not (grid.x0 < x1 < grid.x0 + grid.grid_w and grid.y0 < y1 < grid.y0 + grid.grid_h)
+        # and a good part of it is on the printable area
+        lo_x, hi_x = sorted((x1, x2))
+        lo_y, hi_y = sorted((y1, y2))
+        visible_x = min(hi_x, page_w - printable) - max(lo_x, printable)
+        visible_y = min(hi_y, page_h - printable) - max(lo_y, printable)
+        assert (visible_x >= 2 and lo_y == hi_y) or (visible_y >= 2 and lo_x == hi_x), (x1, y1, x2, y2)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from ..units import PAPERS
 
 MIN_MARGIN = 4.5  # mm between the outer bleed and the paper edge: room for crop marks
+MARK_START = 1.0  # mm outside the trim where a crop mark starts (it crosses the bleed, which is cut away)
+MARK_REACH = 5.0  # mm a crop mark reaches beyond the bleed (less where the paper ends)
 
 
 class DoesNotFit(ValueError):
@@ -119,3 +121,26 @@ def choose_grid(paper: str, trim_w: float, trim_h: float, bleed: float) -> Sheet
         raise DoesNotFit(f"a {trim_w:g} x {trim_h:g} mm component with {bleed:g} mm bleed "
                          f"does not fit on {paper.upper()} paper")
     return best
+
+
+def crop_marks(g: SheetGrid) -> list[tuple[float, float, float, float]]:
+    """Crop mark segments (x1, y1, x2, y2 in mm) on every cut line, on all four sides.
+
+    A mark starts just outside the trim of the outermost components, crosses their outer
+    bleed (trimmed away, so a mark there never shows on a card) and runs into the margin:
+    even where the margin is narrow (Letter) part of every mark lands on the printable area.
+    """
+    xs, ys = g.cut_lines()
+    bottom, top = g.y0, g.y0 + g.grid_h
+    left, right = g.x0, g.x0 + g.grid_w
+    reach = g.bleed + MARK_REACH
+    down, up = max(bottom - reach, 0.0), min(top + reach, g.page_h)
+    west, east = max(left - reach, 0.0), min(right + reach, g.page_w)
+    marks = []
+    for x in xs:
+        marks.append((x, bottom - MARK_START, x, down))
+        marks.append((x, top + MARK_START, x, up))
+    for y in ys:
+        marks.append((left - MARK_START, y, west, y))
+        marks.append((right + MARK_START, y, east, y))
+    return marks

@@ -14,16 +14,17 @@ from dataclasses import dataclass
 from itertools import groupby
 
 import pikepdf
+from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from ..errors import InputError, Problem
 from ..units import pt
 from .forms import FacePlacer, add_under
-from .grid import DoesNotFit, SheetGrid, choose_grid
+from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid
+from .grid import crop_marks as grid_marks
 from .pdfpage import label_font, new_canvas, save_pdf
 
-MARK_GAP = 0.5   # mm between the outer bleed and the start of a crop mark
-MARK_MAX = 5.0   # mm, longest crop mark
 LABEL_ROOM = 5.0  # mm the page label needs below the crop marks
+LABEL_SIZE = 6.5  # pt
 
 
 @dataclass(frozen=True)
@@ -104,40 +105,51 @@ def _draw_furniture(pages: list[_Page], title: str, paper: str, crop_marks: bool
     buf = io.BytesIO()
     first = pages[0].grid if pages else choose_grid(paper, 63, 88, 3)
     canvas = new_canvas(buf, (pt(first.page_w), pt(first.page_h)), title)
-    font = label_font()
     sheets = sum(1 for p in pages if p.side == "front")
     sheet = 0
     for page in pages:
         g = page.grid
         canvas.setPageSize((pt(g.page_w), pt(g.page_h)))
         sheet += page.side == "front"
+        side = "fronts" if page.side == "front" else "backs (flip on the long edge)"
         if crop_marks:
-            _crop_marks(canvas, g)
-        below_marks = g.margin_y - MARK_GAP - min(MARK_MAX, g.margin_y - MARK_GAP)
-        if below_marks >= LABEL_ROOM:
-            side = "fronts" if page.side == "front" else "backs (flip on the long edge)"
-            canvas.setFont(font, 6.5)
-            canvas.setFillGray(0.35)
-            canvas.drawCentredString(
-                pt(g.page_w / 2), pt(below_marks - 3.2),
-                f"{title} · sheet {sheet} of {sheets} · {side} · {paper.upper()} · print at 100 % (actual size)")
+            _draw_marks(canvas, grid_marks(g))
+        _label(canvas, g, f"{title} · sheet {sheet} of {sheets} · {side} · {paper.upper()} · "
+                          "print at 100 % (actual size)")
         canvas.showPage()
     canvas.save()
     return buf.getvalue()
 
 
-def _crop_marks(canvas, g: SheetGrid) -> None:
-    """Marks in the margin, on every cut line, outside the bleed."""
-    canvas.setLineWidth(0.3)
-    canvas.setStrokeGray(0)
-    xs, ys = g.cut_lines()
-    bottom, top = g.y0 - g.bleed, g.y0 + g.grid_h + g.bleed
-    left, right = g.x0 - g.bleed, g.x0 + g.grid_w + g.bleed
-    length_y = min(MARK_MAX, g.margin_y - MARK_GAP)
-    length_x = min(MARK_MAX, g.margin_x - MARK_GAP)
-    for x in xs:
-        canvas.line(pt(x), pt(bottom - MARK_GAP), pt(x), pt(bottom - MARK_GAP - length_y))
-        canvas.line(pt(x), pt(top + MARK_GAP), pt(x), pt(top + MARK_GAP + length_y))
-    for y in ys:
-        canvas.line(pt(left - MARK_GAP), pt(y), pt(left - MARK_GAP - length_x), pt(y))
-        canvas.line(pt(right + MARK_GAP), pt(y), pt(right + MARK_GAP + length_x), pt(y))
+def _draw_marks(canvas, marks) -> None:
+    """Each mark black on a white underlay, so it shows over dark bleed art too."""
+    for width, grey in ((1.0, 1), (0.3, 0)):
+        canvas.setLineWidth(width)
+        canvas.setStrokeGray(grey)
+        for x1, y1, x2, y2 in marks:
+            canvas.line(pt(x1), pt(y1), pt(x2), pt(y2))
+
+
+def _label(canvas, g: SheetGrid, text: str) -> None:
+    """The sheet's label: under the grid when the margin allows, else up the left margin
+    between two cut lines (Letter), never over a crop mark."""
+    font, size = label_font(), LABEL_SIZE
+    canvas.setFillGray(0.35)
+    below = g.y0 - g.bleed - MARK_REACH  # free paper under the crop marks
+    if below >= LABEL_ROOM:
+        canvas.setFont(font, size)
+        canvas.drawCentredString(pt(g.page_w / 2), pt(below - 3.2), text)
+        return
+    span = g.trim_h - 4  # between two horizontal cut lines of the middle row
+    while stringWidth(text, font, size) > pt(span) and size > 4.5:
+        size -= 0.25
+    if g.margin_x < 6 or stringWidth(text, font, size) > pt(span):
+        return  # no room anywhere: the sheet goes without its label
+    row = g.rows // 2
+    middle = g.y0 + (g.rows - 1 - row) * (g.trim_h + g.gutter) + g.trim_h / 2
+    canvas.saveState()
+    canvas.translate(pt(g.x0 - g.bleed - 1.6), pt(middle))
+    canvas.rotate(90)
+    canvas.setFont(font, size)
+    canvas.drawCentredString(0, 0, text)
+    canvas.restoreState()
