@@ -91,6 +91,7 @@ def validate(ctx, games, fmt, strict):
     output = render(reports, fmt)
     if output:
         click.echo(output)
+    unreadable = unreadable or any(r.broken for r in reports)
     ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
 
 

@@ -327,3 +327,56 @@ def test_yaml_lists_are_arrays_to_jmespath(project):
 """)
     report = check_game(load_game(project, "olympians"))
     assert report.findings == () and "dealing-rows" in report.rules
+
+
+def add_rule(project, text):
+    rules = project / "cards/olympians/rules.yaml"
+    rules.write_text(rules.read_text() + text)
+
+
+@pytest.mark.parametrize("rule, needle", [
+    ("  - {id: x, message: m, select: decks.cards, expect: length(it)}", "'expect' needs a comparator"),
+    ("  - {id: x, message: m, for_each: cards, unique: it.id, equals: 3}", "'equals' only goes with 'expect'"),
+    ("  - {id: x, message: 'got {0}', select: cards, expect: length(it), equals: 36}", "placeholder {0}"),
+    ("  - {id: x, message: 'got {found.x}', select: cards, expect: length(it), equals: 36}", "placeholder {found.x}"),
+    ("  - {id: x, message: m, select: cards, expect: length(it), min: '30'}", "'min' must be a number"),
+    ("  - {id: x, message: m, select: cards, expect: length(it), one_of: 'Arrows Shields'}", "'one_of' must be a list"),
+    ("  - {id: x, message: m, check: ranges_cover, args: {rows: data.tables.victory}}",
+     "check 'ranges_cover' needs args: from, to"),
+    ("  - {id: x, message: m, check: no_such_check}", "unknown check 'no_such_check'"),
+])
+def test_rules_that_could_never_fail_or_never_run_are_refused(project, rule, needle):
+    add_rule(project, "\n" + rule + "\n")
+    result = run(project, "validate", "olympians")
+    assert result.exit_code == 2, result.output
+    assert needle in result.output and "cards/olympians/rules.yaml:" in result.output
+
+
+def test_a_rule_that_selects_nothing_cannot_pass_quietly(project):
+    add_rule(project, '\n  - {id: typo, message: m, for_each: decks."playing_cards".cards, unique: it.id}\n')
+    result = run(project, "validate", "olympians")
+    assert result.exit_code == 2
+    assert "olympians/typo: the rule cannot run: for_each 'decks.\"playing_cards\".cards' selects nothing" \
+        in result.output
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2 and "rules that cannot run" in result.output
+
+
+def test_comparisons_keep_types_apart(project):
+    add_rule(project, """
+  - {id: bool-is-not-one, message: m, select: cards, expect: "length(it) > `0`", equals: 1}
+  - {id: one-is-not-bool, message: m, select: cards, expect: "length(it[?rank == `99`])", equals: false}
+  - {id: float-sum, message: m, select: cards, expect: "add(`0.1`, `0.2`)", equals: 0.3}
+  - {id: one-of-bool, message: m, select: cards, expect: "`true`", one_of: [1]}
+""")
+    failed = {f.rule for f in check_game(load_game(project, "olympians")).findings}
+    assert failed == {"bool-is-not-one", "one-is-not-bool", "one-of-bool"}
+
+
+def test_findings_across_files_name_a_line_of_the_file_they_name(project):
+    add_rule(project, '\n  - {id: names, message: "{name} twice", for_each: cards, unique: it.name}\n')
+    edit(project / "cards/olympians/reference.yaml", "name: Contest Play", "name: Zeus")
+    (f,) = check_game(load_game(project, "olympians")).findings
+    lines = (project / f.file).read_text().splitlines()
+    assert "Zeus" in lines[f.line - 1] or "zeus" in lines[f.line - 1], (f.file, f.line)
+    assert set(f.cards) == {"zeus", "contest-play"}

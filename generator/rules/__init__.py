@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import RulesFailed
+from ..errors import InputError, RulesFailed
 from .engine import Finding, load_rules, run_rules
 
 
@@ -30,8 +30,19 @@ class RulesReport:
     def ok(self) -> bool:
         return not self.errors
 
+    @property
+    def broken(self) -> bool:
+        """Some rule could not run at all: the rules file needs fixing (exit 2, like bad input)."""
+        return any(f.broken for f in self.findings)
+
     def raise_if_failed(self) -> list[Finding]:
-        """Raise `RulesFailed` (exit 1) listing the findings; else return the warnings."""
+        """Raise `RulesFailed` (exit 1; `InputError`, exit 2, when a rule cannot run) listing the
+        findings; else return the warnings."""
+        if self.broken:
+            from .report import text_line
+
+            raise InputError("\n".join(text_line(f) for f in self.findings if f.broken) +
+                             f"\n{self.game}: the rules file has rules that cannot run")
         if not self.ok:
             from .report import text_line
 

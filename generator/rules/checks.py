@@ -19,14 +19,17 @@ class Failure:
     fields: dict | None = None
 
 
-def register(name: str):
+def register(name: str, required: tuple[str, ...] = ()):
+    """Make `fn(ctx, args)` available to rules files as `check: name`; `required` args are
+    checked when the rules load."""
     def wrap(fn):
+        fn.required = required
         CHECKS[name] = fn
         return fn
     return wrap
 
 
-@register("ranges_cover")
+@register("ranges_cover", required=("rows", "from", "to"))
 def ranges_cover(ctx, args) -> Iterable[Failure]:
     """Rows with a low and a high bound cover `from`..`to` exactly once (no gap, no overlap).
 

@@ -39,8 +39,8 @@ class GameDocument:
             file = Counter(loc.file for loc in locs).most_common(1)[0][0]
             line = min((loc.line for loc in locs if loc.file == file and loc.line), default=None)
             deck_line = self._index.get(("deck-cards", file))
-            if len(locs) <= SMALL:  # a few cards: point at the last one (a duplicate, say)
-                line = locs[-1].line
+            if len(locs) <= SMALL:  # a few items: point at the last one in that file (a duplicate, say)
+                line = [loc.line for loc in locs if loc.file == file][-1]
             elif cards and len({loc.file for loc in locs}) == 1 and deck_line:
                 line = deck_line  # many cards of one deck: point at the deck's card list
             return Location(file, line, cards)

@@ -7,6 +7,7 @@ value found against the value expected.
 """
 from __future__ import annotations
 
+import math
 import string
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -37,11 +38,12 @@ class Finding:
     cards: tuple[str, ...] = ()
     found: Any = None
     expected: Any = None
+    broken: bool = False    # the rule itself could not run (a rules-file mistake, not a deck one)
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "game": self.game, "severity": self.severity, "message": self.message,
                 "file": self.file, "line": self.line, "cards": list(self.cards),
-                "found": _plain(self.found), "expected": _plain(self.expected)}
+                "found": _plain(self.found), "expected": _plain(self.expected), "broken": self.broken}
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,48 @@ def load_rules(game) -> list[Rule]:
             if isinstance(spec.get(key), dict):
                 compiled[key] = _compile(spec[key]["expr"], shown, line_of(raw, ("rules", i, key)), spec["id"],
                                          key, problems)
-        if "check" in spec and spec["check"] not in CHECKS:
-            problems.append(Problem(shown, f"unknown check '{spec['check']}' (known: {', '.join(sorted(CHECKS))})",
-                                    line=line_of(raw, ("rules", i, "check")), field=f"rule {spec['id']}"))
+        problems.extend(Problem(shown, message, line=line_of(raw, ("rules", i, key)), field=f"rule {spec['id']}")
+                        for key, message in _shape_problems(spec))
         rules.append(Rule(spec["id"], spec, spec.get("severity", "error"), shown, line, compiled))
     collect(f"in {shown}", problems)
     return rules
+
+
+def _shape_problems(spec) -> list[tuple[str, str]]:
+    """What JSON Schema cannot say about a rule: (key, message) for each mistake."""
+    found = []
+    comparators = [k for k in COMPARATORS if k in spec]
+    if "expect" in spec and not comparators:
+        found.append(("expect", f"'expect' needs a comparator to judge it ({', '.join(COMPARATORS)})"))
+    if comparators and "expect" not in spec:
+        found.append((comparators[0], f"'{comparators[0]}' only goes with 'expect'"))
+    for key in ("min", "max", "above", "below"):
+        value = spec.get(key)
+        if key in spec and not isinstance(value, dict) and (isinstance(value, bool) or
+                                                             not isinstance(value, (int, float))):
+            found.append((key, f"'{key}' must be a number or {{expr: ...}}, not {value!r}"))
+    if "one_of" in spec and not isinstance(spec["one_of"], (list, dict)):
+        found.append(("one_of", f"'one_of' must be a list or {{expr: ...}}, not {spec['one_of']!r}"))
+    for name in _placeholders(spec["message"]):
+        if not name.isidentifier():
+            found.append(("message", f"placeholder {{{name}}} in the message: use plain names such as "
+                                     "{found}, {expected} or an item's field"))
+    if "check" in spec:
+        check_fn = CHECKS.get(spec["check"])
+        if check_fn is None:
+            found.append(("check", f"unknown check '{spec['check']}' (known: {', '.join(sorted(CHECKS))})"))
+        else:
+            missing = [a for a in check_fn.required if a not in (spec.get("args") or {})]
+            if missing:
+                found.append(("check", f"check '{spec['check']}' needs args: {', '.join(missing)}"))
+    return found
+
+
+def _placeholders(message: str) -> list[str]:
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(message) if name is not None]
+    except ValueError as exc:
+        return [f"(bad braces: {exc})"]
 
 
 def _compile(source, file, line, rule_id, key, problems):
@@ -110,10 +148,15 @@ def run_rules(game, rules: list[Rule]) -> list[Finding]:
     for rule in rules:
         try:
             findings.extend(_run(rule, game.id, gd))
-        except (JMESPathError, TypeError, KeyError, ValueError) as exc:
-            findings.append(Finding(rule.id, game.id, "error", f"rule could not be evaluated: {exc}",
-                                    rule.file, rule.line))
+        except (JMESPathError, TypeError, KeyError, ValueError, _Unresolved) as exc:
+            reason = " ".join(str(exc).split())
+            findings.append(Finding(rule.id, game.id, "error", f"the rule cannot run: {reason}",
+                                    rule.file, rule.line, broken=True))
     return findings
+
+
+class _Unresolved(Exception):
+    """A rule's path selects nothing (null): most likely a typo in a deck or table name."""
 
 
 class _Ctx:
@@ -142,7 +185,9 @@ def _run(rule: Rule, game_id: str, gd: GameDocument):
             yield _finding(rule, game_id, gd, failure)
         return
     if "for_each" in spec:
-        items = ctx.eval("for_each") or []
+        items = ctx.eval("for_each")
+        if items is None:
+            raise _Unresolved(f"for_each '{spec['for_each']}' selects nothing (null): check the names in it")
         if not isinstance(items, list):
             items = [items]
         if "unique" in spec:
@@ -156,6 +201,8 @@ def _run(rule: Rule, game_id: str, gd: GameDocument):
                     yield _finding(rule, game_id, gd, failure)
         return
     selection = ctx.eval("select") if "select" in spec else gd.doc
+    if selection is None:
+        raise _Unresolved(f"select '{spec['select']}' selects nothing (null): check the names in it")
     failure = _compare(rule, ctx, selection)
     if failure:
         yield _finding(rule, game_id, gd, failure)
@@ -179,18 +226,30 @@ def _compare(rule: Rule, ctx: _Ctx, it) -> Failure | None:
 
 
 def _passes(key, found, exp) -> bool:
-    try:
-        if key == "equals":
-            if isinstance(found, bool) or isinstance(exp, bool):
-                return found is exp  # true must not equal 1
-            return found == exp
-        if key == "one_of":
-            return found in (exp or [])
-        if found is None or exp is None:
-            return False
-        return {"min": found >= exp, "max": found <= exp, "above": found > exp, "below": found < exp}[key]
-    except TypeError:
-        return False
+    if key == "equals":
+        return _same(found, exp)
+    if key == "one_of":
+        return isinstance(exp, list) and any(_same(found, e) for e in exp)
+    if not (_is_number(found) and _is_number(exp)):
+        return False  # a count compared with nothing (or with text) is never in range
+    return {"min": found >= exp, "max": found <= exp, "above": found > exp, "below": found < exp}[key]
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _same(a, b) -> bool:
+    """Equality for rule values: true is not 1, and 0.1 + 0.2 is 0.3."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if _is_number(a) and _is_number(b):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
 
 
 def _describe(key, exp) -> str:
