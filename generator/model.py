@@ -70,7 +70,7 @@ class Deck:
             # boxes as x, y, w, h in face coordinates (origin at the bleed corner)
             "trim": (b, b, self.trim_w, self.trim_h),
             "safe_box": (b + s, b + s, self.trim_w - 2 * s, self.trim_h - 2 * s),
-            "size": len(self.cards), "copies": sum(c.count for c in self.cards),
+            "designs": len(self.cards), "copies": sum(c.count for c in self.cards),
         }
 
 

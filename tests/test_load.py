@@ -111,3 +111,26 @@ def test_cli_exit_code_and_clean_message(mini, cards, code, needle):
         assert needle in result.output
         assert "Traceback" not in result.output
         assert isinstance(result.exception, SystemExit)
+
+
+def test_yaml_merge_keys_share_fields_between_cards(mini):
+    root = mini("""
+        - <<: *plain
+          id: a
+          name: Alpha
+        - <<: *plain
+          id: b
+          name: Beta
+          text: its own text
+    """, deck_extra="shared:\n  plain: &plain {text: shared text, cost: 1}\n")
+    game = load_game(root, "mini")
+    a, b = game.decks[0].cards
+    assert (a.fields["text"], a.fields["cost"]) == ("shared text", 1)
+    assert (b.fields["text"], b.fields["cost"]) == ("its own text", 1)
+
+
+def test_unhashable_yaml_key_is_a_clean_error(mini):
+    root = mini("- {id: a, name: Alpha, text: ok, [x, y]: 1}")
+    (msg,) = problems_of(root)
+    assert msg == ("cards/mini/deck.yaml:10: YAML syntax error: a key must be a plain word or number, "
+                   "not a list or mapping")

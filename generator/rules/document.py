@@ -58,7 +58,7 @@ def build_document(game) -> GameDocument:
             index[id(d)] = Location(card.source.file, card.source.line, (card.id,))
             cards.append(d)
             copies.extend([d] * card.count)
-        entry = {"id": deck.id, "name": deck.name, "kind": deck.kind, "size": len(cards),
+        entry = {"id": deck.id, "name": deck.name, "kind": deck.kind, "designs": len(cards),
                  "copies_count": len(copies), "cards": cards, "copies": copies}
         index[id(entry)] = Location(deck.source.file, deck.source.line)
         cards_line = deck.raw.lines.get("cards") if hasattr(deck.raw, "lines") else None
