@@ -38,7 +38,8 @@ def _root(ctx) -> Path:
 
 @cli.command()
 @click.argument("games", nargs=-1)
-@click.option("--paper", type=PAPER, multiple=True, help="a4 or letter (default: both). Repeatable.")
+@click.option("--paper", type=PAPER, multiple=True,
+              help="a4 or letter (default: the game's print: papers, else both). Repeatable.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules (not for print).")
@@ -47,13 +48,13 @@ def _root(ctx) -> Path:
 @click.pass_context
 def build(ctx, games, paper, out_dir, no_validate, strict, guides):
     """Build GAMES (default: every game) into output/<game>/."""
-    from .pipeline import PAPERS, build as run_build
+    from .pipeline import build as run_build
 
     root = _root(ctx)
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
-    results = run_build(root, games, tuple(p.lower() for p in paper) or PAPERS, out_dir,
+    results = run_build(root, games, tuple(p.lower() for p in paper) or None, out_dir,
                         validate=not no_validate, guides=guides, strict=strict)
     for r in results:
         for w in r.warnings:

@@ -64,6 +64,12 @@ class RenderError(PnpError):
     exit_code = 2
 
 
+class OutputError(PnpError):
+    """The output folder cannot be written (exit 2)."""
+
+    exit_code = 2
+
+
 class RulesFailed(PnpError):
     """The deck breaks the game's rules (exit 1)."""
 

@@ -23,6 +23,33 @@ def _requested(node) -> tuple[str, bool, bool]:
     return family, bold, italic
 
 
+def missing_message(ch: str, face) -> str:
+    return f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) is not in font {face.postscript_name}"
+
+
+def printed_text_problems(game) -> list:
+    """Characters missing from the fonts that print a game's own words outside its cards:
+    titles on the rulebook's title page and sheet labels (EB Garamond and Lato), deck names
+    in the component list (Lato italic)."""
+    from .errors import Problem
+    from .fonts import shipped
+    from .yamlsrc import line_of
+
+    fonts = shipped()
+    garamond, lato, lato_italic = fonts.face("EB Garamond"), fonts.face("Lato"), fonts.face("Lato", italic=True)
+    places = [(game.source.file, line_of(game.meta, (k,)), k, str(game.meta[k]), faces)
+              for k, faces in (("title", (garamond, lato)), ("subtitle", (garamond,)),
+                               ("players", (lato,)), ("playing_time", (lato,)), ("ages", (lato,)))
+              if k in game.meta]
+    places += [(d.source.file, line_of(d.raw, ("name",)), "name", d.name, (lato_italic,)) for d in game.decks]
+    problems = []
+    for file, line, field, text, faces in places:
+        for face in faces:
+            problems.extend(Problem(file, missing_message(ch, face), line=line, field=field)
+                            for ch in face.missing(text))
+    return problems
+
+
 def check_glyphs(tree, fonts: FontSet) -> list[str]:
     """Messages for unknown fonts and missing characters in every text node of `tree`."""
     messages: list[str] = []
@@ -41,8 +68,7 @@ def check_glyphs(tree, fonts: FontSet) -> list[str]:
                     messages.append(msg)
             else:
                 for ch in face.missing(text):
-                    msg = (f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) "
-                           f"is not in font {face.postscript_name}")
+                    msg = missing_message(ch, face)
                     if msg not in seen:
                         seen.add(msg)
                         messages.append(msg)

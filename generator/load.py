@@ -179,6 +179,9 @@ def _card_schema(raw, shown):
         if name not in fields:
             problems.append(Problem(shown, f"default for undeclared field '{name}'",
                                     line=line_of(raw, ("defaults", name)), field="defaults"))
+    if not problems:  # a default must be a value its field accepts
+        wrapped = {"type": "object", "properties": {"defaults": {"type": "object", "properties": fields}}}
+        problems.extend(check(raw, wrapped, shown))
     schema = {"type": "object", "required": required, "additionalProperties": False,
               "properties": {**CARD_KEYS, **fields}}
     return schema, problems

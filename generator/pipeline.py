@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import fonts
-from .errors import InputError
+from .errors import InputError, OutputError, collect
 from .export import Artifact, write_game
+from .glyphs import printed_text_problems
 from .load import list_games, load_game
 
 log = logging.getLogger("pnp")
@@ -38,12 +39,18 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
     return list(names) or known
 
 
-def build(root: Path, names=(), papers=PAPERS, out_dir: Path | None = None, validate: bool = True,
-          guides: bool = False, strict: bool = False) -> list[BuildResult]:
-    """Build the named games (all when none are named) into `out_dir` (default output/)."""
+def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
+          validate: bool = True, guides: bool = False, strict: bool = False) -> list[BuildResult]:
+    """Build the named games (all when none are named) into `out_dir` (default output/).
+
+    :param papers: paper sizes to build; None means each game's `print: papers` (default both).
+    """
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
-    fonts.activate(out_dir / ".cache")
+    try:
+        fonts.activate(out_dir / ".cache")
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     from .layout.sheets import layout_sheets
     from .render import render_game
 
@@ -52,6 +59,9 @@ def build(root: Path, names=(), papers=PAPERS, out_dir: Path | None = None, vali
         started = time.perf_counter()
         log.info("%s: step 1/5 load", game_id)
         game = load_game(root, game_id)
+        collect(f"in cards/{game_id}/", printed_text_problems(game))
+        settings = game.meta.get("print") or {}
+        game_papers = tuple(papers or settings.get("papers") or PAPERS)
         warnings = []
         if validate:
             log.info("%s: step 2/5 validate", game_id)
@@ -60,8 +70,8 @@ def build(root: Path, names=(), papers=PAPERS, out_dir: Path | None = None, vali
         rendered = render_game(game, guides=guides)
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
-        for paper in papers:
-            sheets = layout_sheets(rendered, paper)
+        for paper in game_papers:
+            sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True))
             kind = "proof" if guides else "sheets"
             artifacts.append(Artifact(
                 path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
@@ -70,8 +80,11 @@ def build(root: Path, names=(), papers=PAPERS, out_dir: Path | None = None, vali
             if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
                 artifacts.extend(_rulebooks(game, rendered, paper))
         log.info("%s: step 5/5 export", game_id)
-        partial = tuple(papers) != PAPERS or guides
-        files = write_game(out_dir, game_id, artifacts, merge=partial)
+        partial = papers is not None or guides  # other files of the game stay listed
+        try:
+            files = write_game(out_dir, game_id, artifacts, merge=partial)
+        except OSError as exc:
+            raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
         results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings))
     return results
 

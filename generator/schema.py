@@ -43,7 +43,11 @@ def check(data: Any, schema: dict, file: str,
     """
     problems = []
     validator = Draft202012Validator(schema)
-    for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+    try:
+        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    except Exception as exc:  # referencing's Unresolvable and kin: the schema itself is broken
+        return [Problem(file, f"its schema cannot be applied: {exc}")]
+    for err in errors:
         path = tuple(err.absolute_path)
         card, prefix = card_of(path) if card_of else (None, 0)
         for message, sub in _explain(err):

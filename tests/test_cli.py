@@ -112,3 +112,47 @@ def test_console_script_prints_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert "cards/broken/game.yaml:2: YAML syntax error" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_game_print_settings_choose_papers_and_crop_marks(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}")
+    game = root / "cards/mini/game.yaml"
+    game.write_text(game.read_text() + "print: {papers: [letter], crop_marks: false}\n")
+    assert run(root, "build").exit_code == 0
+    folder = root / "output" / "mini"
+    assert sorted(p.name for p in folder.glob("*.pdf")) == ["mini-sheets-letter.pdf"]
+    import pikepdf
+    with pikepdf.open(folder / "mini-sheets-letter.pdf") as pdf:
+        ops = [str(op) for _, op in pikepdf.parse_content_stream(pdf.pages[0])]
+    assert "l" not in ops  # no crop-mark lines drawn
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    assert (folder / "mini-sheets-a4.pdf").exists() and (folder / "mini-sheets-letter.pdf").exists()
+
+
+def test_missing_rulebook_named_in_game_yaml_is_an_error(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}")
+    game = root / "cards/mini/game.yaml"
+    game.write_text(game.read_text() + "rulebook: rules-of-play.md\n")
+    result = run(root, "build")
+    assert result.exit_code == 2
+    assert "cards/mini/game.yaml:3: rulebook: rulebook file 'rules-of-play.md' does not exist" in result.output
+
+
+def test_titles_printed_outside_cards_are_checked_for_glyphs(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}")
+    (root / "cards/mini/game.yaml").write_text("title: Mini ★\ndecks: [deck.yaml]\n")
+    result = run(root, "build")
+    assert result.exit_code == 2
+    assert "cards/mini/game.yaml:1: title: character '★' (U+2605 BLACK STAR) is not in font EBGaramond12-Regular" \
+        in result.output
+
+
+def test_nothing_to_print_and_unwritable_output_are_clean_errors(mini, tmp_path):
+    root = mini("- {id: a, name: Alpha, text: ok, count: 0}")
+    result = run(root, "build")
+    assert result.exit_code == 2 and "every card has count 0: nothing to print" in result.output
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    root = mini("- {id: a, name: Alpha, text: ok}")
+    result = run(root, "build", "--output", str(blocker / "out"))
+    assert result.exit_code == 2 and "cannot write" in result.output and "Traceback" not in result.output

@@ -134,3 +134,17 @@ def test_unhashable_yaml_key_is_a_clean_error(mini):
     (msg,) = problems_of(root)
     assert msg == ("cards/mini/deck.yaml:10: YAML syntax error: a key must be a plain word or number, "
                    "not a list or mapping")
+
+
+def test_defaults_must_suit_their_fields(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}", deck_extra="defaults: {cost: lots}\n")
+    (msg,) = problems_of(root)
+    assert msg.startswith("cards/mini/deck.yaml:5: defaults.cost: expected integer, got string 'lots'")
+
+
+def test_broken_schema_reference_is_a_clean_error(mini):
+    root = mini("- {id: a, name: Alpha, text: ok, cost: 2}")
+    deck = root / "cards/mini/deck.yaml"
+    deck.write_text(deck.read_text().replace("cost: {type: integer, minimum: 0}", "cost: {$ref: '#/nowhere'}"))
+    found = problems_of(root)
+    assert found and all("cannot be applied" in m or "nowhere" in m for m in found)

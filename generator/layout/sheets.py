@@ -17,6 +17,7 @@ import pikepdf
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from ..errors import InputError, Problem
+from ..yamlsrc import line_of
 from ..units import pt
 from .forms import FacePlacer, add_under
 from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid
@@ -56,6 +57,10 @@ class _Page:
 def plan_pages(rendered, paper: str) -> list[_Page]:
     """Fronts and backs, page by page. Decks of one geometry share sheets."""
     copies = [rc for rc in rendered.cards for _ in range(rc.card.count)]
+    if not copies:
+        game = rendered.game
+        raise InputError("nothing to print", [Problem(game.source.file, "every card has count 0: nothing to print",
+                                                      line=1)])
     pages = []
     geometry = lambda rc: (rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed)  # noqa: E731
     for (w, h, b), group in groupby(copies, key=geometry):
@@ -66,7 +71,7 @@ def plan_pages(rendered, paper: str) -> list[_Page]:
             deck = group[0].deck
             raise InputError("1 problem in the layout", [Problem(
                 deck.source.file, f"{exc}; use a smaller size (boards larger than a page are not split yet)",
-                line=deck.raw.lines.get("size", deck.source.line) if hasattr(deck.raw, "lines") else None,
+                line=line_of(deck.raw, ("size",)),
                 field="size")]) from None
         for start in range(0, len(group), grid.per_page):
             chunk = tuple(enumerate(group[start:start + grid.per_page]))

@@ -12,13 +12,13 @@ from __future__ import annotations
 import html
 import io
 import re
-import unicodedata
 from dataclasses import dataclass
 
 import pikepdf
 
 from ..errors import InputError, Problem
 from ..fonts import shipped
+from ..glyphs import missing_message
 from ..layout.forms import FacePlacer, add_under
 from ..layout.pdfpage import save_pdf
 from .book import build_pdf
@@ -128,9 +128,7 @@ def _missing_glyphs(blocks, source: str, shown: str) -> list[Problem]:
             for ch in face.missing(plain):
                 if (ch, face.postscript_name) not in seen:
                     seen.add((ch, face.postscript_name))
-                    problems.append(Problem(shown, f"character {ch!r} (U+{ord(ch):04X} "
-                                            f"{unicodedata.name(ch, '?')}) is not in font {face.postscript_name}",
-                                            line=_source_line(source, ch)))
+                    problems.append(Problem(shown, missing_message(ch, face), line=_source_line(source, ch)))
     return problems
 
 

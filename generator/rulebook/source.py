@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from ..errors import InputError, Problem
 from ..jinja_errors import plain_message, template_line
+from ..yamlsrc import line_of
 
 
 @dataclass
@@ -28,8 +29,13 @@ class Block:
 
 
 def rulebook_file(game):
+    """The game's rulebook source, or None when it has none; naming a missing file is an error."""
     name = game.meta.get("rulebook")
     path = game.cards_dir / (name or "rulebook.md")
+    if name and not path.is_file():
+        raise InputError("1 problem in game.yaml", [Problem(
+            game.source.file, f"rulebook file '{name}' does not exist", line=line_of(game.meta, ("rulebook",)),
+            field="rulebook")])
     return path if path.is_file() else None
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..yamlsrc import line_of
+
 
 SMALL = 5  # up to this many items, a finding points at an item rather than at their list
 
@@ -61,7 +63,7 @@ def build_document(game) -> GameDocument:
         entry = {"id": deck.id, "name": deck.name, "kind": deck.kind, "designs": len(cards),
                  "copies_count": len(copies), "cards": cards, "copies": copies}
         index[id(entry)] = Location(deck.source.file, deck.source.line)
-        cards_line = deck.raw.lines.get("cards") if hasattr(deck.raw, "lines") else None
+        cards_line = line_of(deck.raw, ("cards",))
         index[("deck-cards", deck.source.file)] = cards_line
         for lst in (cards, copies):
             index[id(lst)] = Location(deck.source.file, cards_line, tuple(c["id"] for c in cards))
