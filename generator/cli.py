@@ -68,12 +68,16 @@ def build(ctx, games, paper, out_dir, no_validate, strict, guides):
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "junit"]), default="text",
               show_default=True, help="Report format, printed on stdout.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
+@click.option("--render", "draw", is_flag=True,
+              help="Also draw every card (templates, text fit, fonts) without writing any PDF.")
 @click.pass_context
-def validate(ctx, games, fmt, strict):
+def validate(ctx, games, fmt, strict, draw):
     """Check GAMES (default: every game) against their schemas and rules.
 
-    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input or bad usage.
+    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input (or, with --render,
+    a card that cannot be drawn) or bad usage.
     """
+    from .errors import RenderError
     from .load import load_game
     from .pipeline import resolve_games
     from .rules import RulesReport, check_game
@@ -83,17 +87,32 @@ def validate(ctx, games, fmt, strict):
     reports, unreadable = [], False
     for game_id in resolve_games(root, games):
         try:
-            reports.append(check_game(load_game(root, game_id), strict=strict))
-        except InputError as exc:
+            game = load_game(root, game_id)
+            report = check_game(game, strict=strict)
+            if draw:
+                report = _with_drawing(root, game, report)
+            reports.append(report)
+        except (InputError, RenderError) as exc:
             unreadable = True
             problems = exc.problems or [_problem_from(exc, game_id)]
-            findings = tuple(from_problem(game_id, p) for p in problems)
-            reports.append(RulesReport(game_id, ("schema",), findings, strict))
+            kind = "render" if isinstance(exc, RenderError) else "schema"
+            findings = tuple(from_problem(game_id, p, kind) for p in problems)
+            reports.append(RulesReport(game_id, (kind,), findings, strict))
     output = render(reports, fmt)
     if output:
         click.echo(output)
     unreadable = unreadable or any(r.broken for r in reports)
     ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
+
+
+def _with_drawing(root, game, report):
+    """The report plus every card drawn in memory (problems raise RenderError)."""
+    from . import fonts
+    from .render import render_game
+
+    fonts.activate(root / "output" / ".cache")
+    render_game(game)
+    return report
 
 
 def _problem_from(exc, game_id):

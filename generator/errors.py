@@ -6,7 +6,7 @@ designer sees the whole list at once (the mkdocs habit), never a traceback.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import click
 

@@ -186,9 +186,9 @@ def test_real_decks_pass(game):
     assert len(report.rules) >= 10
 
 
-@pytest.mark.parametrize("game", sorted(MUTATIONS))
+@pytest.mark.parametrize("game", list_games(REPO))
 def test_every_rule_has_a_mutation(game):
-    assert sorted(rule_ids(game)) == sorted(MUTATIONS[game])
+    assert sorted(rule_ids(game)) == sorted(MUTATIONS.get(game, {}))
 
 
 CASES = [(g, r) for g, rules in sorted(MUTATIONS.items()) for r in rules]
@@ -380,3 +380,14 @@ def test_findings_across_files_name_a_line_of_the_file_they_name(project):
     lines = (project / f.file).read_text().splitlines()
     assert "Zeus" in lines[f.line - 1] or "zeus" in lines[f.line - 1], (f.file, f.line)
     assert set(f.cards) == {"zeus", "contest-play"}
+
+
+def test_validate_render_catches_what_only_drawing_finds(project):
+    edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
+         "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")
+    assert run(project, "validate", "olympians").exit_code == 0  # the rules cannot see a text box
+    result = run(project, "validate", "olympians", "--render", "--format", "github")
+    assert result.exit_code == 2
+    assert GITHUB.match(result.output.strip().splitlines()[0])
+    assert "title=olympians/render::" in result.output and "text does not fit" in result.output
+    assert not (project / "output" / "olympians").exists()  # nothing printed

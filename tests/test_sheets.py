@@ -3,7 +3,6 @@ vector text, embedded fonts, clean PDF syntax, byte-identical rebuilds."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 import pikepdf
 import pypdfium2 as pdfium

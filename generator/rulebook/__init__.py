@@ -9,10 +9,10 @@ YAML) -> Markdown blocks -> Platypus pages (title, contents, numbered headings, 
 """
 from __future__ import annotations
 
-import html
 import io
 import re
 from dataclasses import dataclass
+from xml.sax.saxutils import escape
 
 import pikepdf
 
@@ -22,7 +22,7 @@ from ..glyphs import missing_message
 from ..layout.forms import FacePlacer, add_under
 from ..layout.pdfpage import save_pdf
 from .book import build_pdf
-from .source import Block, parse_blocks, render_markdown, rulebook_file
+from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
 
 SINGLE_MM, ROW_MM, COMPONENT_MM = 50.0, 44.0, 30.0
 
@@ -107,8 +107,7 @@ def _expand_components(blocks, rendered):
                         seen.add(rc.front)
                         ids.append(rc.card.id)
                 copies = sum(c.count for c in deck.cards)
-                caption = (f"{copies} × {deck.name} ({deck.trim_w:g} × {deck.trim_h:g} mm)"
-                           .replace("&", "&amp;"))
+                caption = escape(f"{copies} × {deck.name} ({deck.trim_w:g} × {deck.trim_h:g} mm)")
                 out.append(Block("figure", text=caption, figure=("components", tuple(ids)), line=b.line))
         else:
             out.append(b)
@@ -124,7 +123,7 @@ def _missing_glyphs(blocks, source: str, shown: str) -> list[Problem]:
                 [i for i in b.items if isinstance(i, str)]
         face = fonts.face("EB Garamond") if b.kind == "heading" and b.level <= 2 else fonts.face("Lato")
         for text in texts:
-            plain = html.unescape(re.sub(r"<font[^>]*>.*?</font>|<[^>]+>", "", text))
+            plain = plain_text(re.sub(r"<font[^>]*>.*?</font>", "", text))
             for ch in face.missing(plain):
                 if (ch, face.postscript_name) not in seen:
                     seen.add((ch, face.postscript_name))

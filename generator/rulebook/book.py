@@ -8,8 +8,8 @@ empty boxes here and filled with the vector faces afterwards, exactly as card sh
 from __future__ import annotations
 
 import io
+from xml.sax.saxutils import escape
 
-from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Flowable, Frame, KeepTogether, ListFlowable,
                                 ListItem, NextPageTemplate, PageBreak, PageTemplate, Paragraph, Spacer, Table,
@@ -17,6 +17,7 @@ from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Flowable, Frame,
 from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..units import PAPERS
+from .source import plain_text
 from .styles import ACCENT, HEAD_BG, RULE, STRIPE, styles
 
 MARGIN = 20 * mm
@@ -51,8 +52,6 @@ class Figure(Flowable):
             ax, ay = self.canv.absolutePosition(x, self.height - h)
             self.canv._doctemplate.figures.append(
                 (self.canv.getPageNumber(), face, (ax, ay, self.card_w, h)))
-            self.canv.setStrokeColor(colors.HexColor("#d8cfbf"))
-            self.canv.setLineWidth(0.3)
             x += self.card_w + self.gap
 
 
@@ -93,7 +92,7 @@ class Rulebook(BaseDocTemplate):
                 self.section = flowable.plain
             self.headings.append((flowable.level, flowable.plain, self.page))
             self.canv.bookmarkPage(flowable.key)
-            self.canv.addOutlineEntry(_plain(flowable.number + " " + flowable.plain), flowable.key,
+            self.canv.addOutlineEntry(plain_text(flowable.number + " " + flowable.plain), flowable.key,
                                       level=flowable.level - 1, closed=flowable.level > 1)
             self.notify("TOCEntry", (flowable.level - 1, f"{flowable.number}  {flowable.plain}", self.page,
                                      flowable.key))
@@ -118,7 +117,7 @@ class Rulebook(BaseDocTemplate):
         canv.setFont(self.st["body"].fontName, 8.2)
         canv.setFillColor(ACCENT)
         canv.drawString(MARGIN, h - MARGIN + 2 * mm, self.game_title)
-        canv.drawRightString(w - MARGIN, h - MARGIN + 2 * mm, _plain(self._section_on(doc.page)))
+        canv.drawRightString(w - MARGIN, h - MARGIN + 2 * mm, plain_text(self._section_on(doc.page)))
         canv.setStrokeColor(RULE)
         canv.setLineWidth(0.5)
         canv.line(MARGIN, h - MARGIN + 0.5 * mm, w - MARGIN, h - MARGIN + 0.5 * mm)
@@ -144,11 +143,11 @@ def _title(game, st, cover_faces):
     facts = " · ".join(x for x in (
         f"{meta['players']} players" if meta.get("players") else "",
         meta.get("playing_time", ""), f"ages {meta['ages']}" if meta.get("ages") else "") if x)
-    story = [Spacer(1, 38 * mm), Paragraph(_esc(game.title), st["title"])]
+    story = [Spacer(1, 38 * mm), Paragraph(escape(game.title), st["title"])]
     if meta.get("subtitle"):
-        story.append(Paragraph(_esc(meta["subtitle"]), st["subtitle"]))
+        story.append(Paragraph(escape(meta["subtitle"]), st["subtitle"]))
     if facts:
-        story.append(Paragraph(_esc(facts), st["facts"]))
+        story.append(Paragraph(escape(facts), st["facts"]))
     story.append(Spacer(1, 16 * mm))
     if cover_faces:
         story.append(Figure(cover_faces, 44))
@@ -205,7 +204,7 @@ def _table(rows, st, width):
     data = [[Paragraph(c, st["cell_head" if r == 0 else "cell"]) for c in row] for r, row in enumerate(rows)]
     n = max(len(r) for r in rows)
     # columns share the width by how much text they hold (within limits), so short tables stay short
-    weights = [min(max(max((len(_plain(r[c])) for r in rows if c < len(r)), default=4), 4), 42) + 3
+    weights = [min(max(max((len(plain_text(r[c])) for r in rows if c < len(r)), default=4), 4), 42) + 3
                for c in range(n)]
     natural = sum(weights) * 5.6
     total = min(width, natural)
@@ -221,11 +220,3 @@ def _table(rows, st, width):
     return table
 
 
-def _esc(s: str) -> str:
-    return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _plain(markup: str) -> str:
-    import re
-    return re.sub(r"<[^>]+>", "", markup).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">") \
-        .replace("&nbsp;", " ")

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import html
+import re
+from xml.sax.saxutils import escape
+
 import jinja2
 from markdown_it import MarkdownIt
 
@@ -101,7 +105,7 @@ def parse_blocks(markdown: str) -> list[Block]:
         elif t.type == "hr":
             blocks.append(Block("rule", line=line))
         elif t.type in ("fence", "code_block"):
-            blocks.append(Block("paragraph", _escape(t.content).replace("\n", "<br/>"), line=line))
+            blocks.append(Block("paragraph", escape(t.content).replace("\n", "<br/>"), line=line))
         i += 1
     return blocks
 
@@ -123,7 +127,7 @@ def _figure(inline):
     if kind not in ("card", "cards", "components"):
         return None
     ids = tuple(x.strip() for x in rest.split(",") if x.strip())
-    caption = _escape("".join(c.content for c in kids[0].children or []))
+    caption = escape("".join(c.content for c in kids[0].children or []))
     return kind, ids, caption
 
 
@@ -131,25 +135,26 @@ def _inline(token) -> str:
     out = []
     for c in token.children or []:
         if c.type == "text":
-            out.append(_escape(c.content))
+            out.append(escape(c.content))
         elif c.type in ("strong_open", "strong_close"):
             out.append("<b>" if c.type.endswith("open") else "</b>")
         elif c.type in ("em_open", "em_close"):
             out.append("<i>" if c.type.endswith("open") else "</i>")
         elif c.type == "code_inline":
-            out.append(f'<font face="DejaVuSans">{_escape(c.content)}</font>')
+            out.append(f'<font face="DejaVuSans">{escape(c.content)}</font>')
         elif c.type in ("softbreak",):
             out.append(" ")
         elif c.type == "hardbreak":
             out.append("<br/>")
         elif c.type == "image":
-            out.append(_escape("".join(k.content for k in c.children or [])))
+            out.append(escape("".join(k.content for k in c.children or [])))
         elif c.type in ("link_open", "link_close"):
             continue
         else:
-            out.append(_escape(c.content))
+            out.append(escape(c.content))
     return "".join(out)
 
 
-def _escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def plain_text(markup: str) -> str:
+    """Reportlab paragraph markup back to the words it prints."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup.replace("&nbsp;", " ")))

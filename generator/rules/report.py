@@ -13,10 +13,10 @@ from .engine import Finding
 FORMATS = ("text", "json", "github", "junit")
 
 
-def from_problem(game: str, p: Problem) -> Finding:
-    """A load/schema problem in the same shape as a rule finding (rule id `schema`)."""
+def from_problem(game: str, p: Problem, kind: str = "schema") -> Finding:
+    """A load or drawing problem in the same shape as a rule finding (rule id `schema` or `render`)."""
     message = ": ".join(x for x in (p.field, p.message) if x)
-    return Finding("schema", game, "error", message, p.file, p.line, (p.card,) if p.card else ())
+    return Finding(kind, game, "error", message, p.file, p.line, (p.card,) if p.card else (), broken=True)
 
 
 def text_line(f: Finding) -> str:
