@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO, edit, run
 
 
@@ -35,26 +37,20 @@ def test_build_writes_only_inside_output(project):
                        "olympians/olympians-sheets-letter.pdf"]
 
 
-def test_failed_build_leaves_previous_files_intact(project):
+@pytest.mark.parametrize("old, new, needle", [
+    # fails while loading
+    ("title: Warlord}\n  # ---- Shields", "title: Warlord, colour: red}\n  # ---- Shields", "unknown key 'colour'"),
+    # fails while drawing, after every card before it was rendered
+    ("title: Ruler of the Sky", "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning",
+     "card zeus: front (card.svg.j2): text does not fit"),
+])
+def test_failed_build_leaves_previous_files_intact(project, old, new, needle):
     assert run(project, "build", "olympians").exit_code == 0
     folder = project / "output" / "olympians"
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    edit(project / "cards/olympians/playing-cards.yaml", "title: Warlord}\n  # ---- Shields",
-         "title: Warlord, colour: red}\n  # ---- Shields")
+    edit(project / "cards/olympians/playing-cards.yaml", old, new)
     result = run(project, "build", "olympians")
-    assert result.exit_code == 2
-    assert "unknown key 'colour'" in result.output
-    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
-
-
-def test_failure_while_drawing_also_leaves_previous_files_intact(project):
-    assert run(project, "build", "olympians").exit_code == 0
-    folder = project / "output" / "olympians"
-    before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
-         "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")
-    result = run(project, "build", "olympians")
-    assert result.exit_code == 2 and "card zeus: front (card.svg.j2): text does not fit" in result.output
+    assert result.exit_code == 2 and needle in result.output
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 

@@ -30,24 +30,22 @@ def test_missing_field_names_file_line_card(mini):
     assert problems_of(root) == ["cards/mini/deck.yaml:11: card b: missing required field 'text'"]
 
 
-def test_wrong_type(mini):
-    root = mini("""
-        - {id: a, name: Alpha, text: ok, cost: three}
-    """)
-    (msg,) = problems_of(root)
-    assert msg.startswith("cards/mini/deck.yaml:10: card a: cost: expected integer, got string 'three'")
-
-
-def test_unknown_key_lists_accepted_keys(mini):
-    root = mini("""
-        - id: a
-          name: Alpha
-          text: ok
-          colour: red
-    """)
-    (msg,) = problems_of(root)
-    assert msg == ("cards/mini/deck.yaml:13: card a: colour: unknown key 'colour' "
-                   "(accepted: back, cost, count, front, id, name, text)")
+@pytest.mark.parametrize("cards, message", [
+    ("- {id: a, name: Alpha, text: ok, cost: three}",
+     "cards/mini/deck.yaml:10: card a: cost: expected integer, got string 'three'"),
+    ("- id: a\n  name: Alpha\n  text: ok\n  colour: red",
+     "cards/mini/deck.yaml:13: card a: colour: unknown key 'colour' (accepted: back, cost, count, front, id, name, "
+     "text)"),
+    ("- {id: a, name: Alpha, text: ok}\n- {id: a, name: Again, text: ok}",
+     "cards/mini/deck.yaml:11: card a: id: card id 'a' is used twice (also cards/mini/deck.yaml:10)"),
+    ("- {id: a, name: Alpha, text: ok\n- {id: b, name: Beta, text: ok}",
+     "cards/mini/deck.yaml:11: YAML syntax error"),
+    ("- id: a\n  name: Alpha\n  name: Beta\n  text: ok",
+     "cards/mini/deck.yaml:12: YAML syntax error: duplicate key 'name'"),
+], ids=["wrong type", "unknown key", "duplicate id", "malformed YAML", "duplicate YAML key"])
+def test_one_problem_named_by_file_line_card_and_field(mini, cards, message):
+    (msg,) = problems_of(mini(cards))
+    assert msg.startswith(message), msg
 
 
 def test_all_problems_reported_together(mini):
@@ -60,35 +58,6 @@ def test_all_problems_reported_together(mini):
     assert len(found) == 2  # schema problems stop the deck before duplicate ids are looked at
     assert any("card a: missing required field 'text'" in m for m in found)
     assert any(":11: card b: cost:" in m and "minimum" in m for m in found)
-
-
-def test_duplicate_card_id(mini):
-    root = mini("""
-        - {id: a, name: Alpha, text: ok}
-        - {id: a, name: Again, text: ok}
-    """)
-    (msg,) = problems_of(root)
-    assert msg.startswith("cards/mini/deck.yaml:11: card a: id: card id 'a' is used twice")
-
-
-def test_malformed_yaml_reports_line(mini):
-    root = mini("""
-        - {id: a, name: Alpha, text: ok
-        - {id: b, name: Beta, text: ok}
-    """)
-    (msg,) = problems_of(root)
-    assert msg.startswith("cards/mini/deck.yaml:11: YAML syntax error")
-
-
-def test_duplicate_yaml_key_is_an_error(mini):
-    root = mini("""
-        - id: a
-          name: Alpha
-          name: Beta
-          text: ok
-    """)
-    (msg,) = problems_of(root)
-    assert msg == "cards/mini/deck.yaml:12: YAML syntax error: duplicate key 'name'"
 
 
 def test_deck_level_unknown_key_and_bad_size(mini):
