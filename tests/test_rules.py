@@ -64,6 +64,7 @@ MUTATIONS = {
         "victory-covers-all-favor": ("tables.yaml", "min: 91,", "min: 92,"),
         "hoplite-half": ("tables.yaml", "max: 119, hero: 4, hoplite: 2", "max: 119, hero: 4, hoplite: 3"),
         "hero-threshold": ("tables.yaml", "hero_needs: 61", "hero_needs: 60"),
+        "hero-takes-the-box": ("tables.yaml", "hero_swaps: 2 ", "hero_swaps: 3 "),
     },
     "meteor": {
         # ---- counts per component
