@@ -151,6 +151,15 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
     return out.getvalue(), keys, problems
 
 
+def _load_fonts_once() -> None:
+    """Make cairo resolve every shipped family now, in this process."""
+    surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
+    ctx = cairo.Context(surface)
+    for family in shipped().families:
+        ctx.select_font_face(family)
+        ctx.text_extents("A")
+
+
 def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = ()) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read."""
     sizes = sizes or {}
@@ -160,6 +169,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     chunks = [items[i:i + size] for i in range(0, len(items), size)] or [[]]
     workers = min(len(chunks), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             results = list(pool.map(partial(_draw_chunk, roots=roots), chunks))
     else:

@@ -147,7 +147,7 @@ def activate(cache_dir: Path) -> None:
     """
     if os.environ.get("PNP_FONTCONFIG_ACTIVE") == "1":
         return
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    (cache_dir / "fontconfig").mkdir(parents=True, exist_ok=True)
     conf = cache_dir / "fonts.conf"
     xml = shipped().fontconfig_xml(cache_dir / "fontconfig")
     if not conf.exists() or conf.read_text() != xml:
