@@ -33,7 +33,10 @@ def cli(ctx, root, verbose):
 
 
 def _root(ctx) -> Path:
-    return (ctx.obj or find_root(Path.cwd())).resolve()
+    root = (ctx.obj or find_root(Path.cwd())).resolve()
+    if not (root / "cards").is_dir():
+        raise InputError(f"{root} has no cards/ folder: is it a pnp project?")
+    return root
 
 
 @cli.command()

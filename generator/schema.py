@@ -66,7 +66,7 @@ def _explain(err) -> list[tuple[str, tuple]]:
         return [(f"unknown key '{k}' (accepted: {', '.join(accepted)})", (k,)) for k in extra]
     if v == "required":
         missing = [k for k in err.validator_value if k not in inst]
-        return [(f"missing required field '{k}'", ()) for k in missing]
+        return [(f"missing required field '{k}'", (k,)) for k in missing]
     if v == "type":
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         return [(f"expected {want}, got {_kind(inst)} {inst!r}", ())]

@@ -78,3 +78,20 @@ def olympians_build(tmp_path_factory):
     result = CliRunner().invoke(cli, ["--root", str(REPO), "build", "olympians", "--output", str(out)])
     assert result.exit_code == 0, result.output
     return out / "olympians"
+
+
+@pytest.fixture(scope="session")
+def all_builds(tmp_path_factory):
+    """Every shipped game built once (both papers): {game: its output folder}."""
+    from generator.load import list_games
+    out = tmp_path_factory.mktemp("all-out")
+    result = CliRunner().invoke(cli, ["--root", str(REPO), "build", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    return {game: out / game for game in list_games(REPO)}
+
+
+def all_pdfs():
+    """(game, file name) of every PDF a full build writes, for parametrised tests."""
+    from generator.load import list_games
+    return [(g, f"{g}-{kind}-{paper}.pdf") for g in list_games(REPO)
+            for kind in ("sheets", "rulebook") for paper in ("a4", "letter")]

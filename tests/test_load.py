@@ -27,7 +27,7 @@ def test_missing_field_names_file_line_card(mini):
         - {id: a, name: Alpha, text: ok}
         - {id: b, name: Beta}
     """)
-    assert problems_of(root) == ["cards/mini/deck.yaml:11: card b: missing required field 'text'"]
+    assert problems_of(root) == ["cards/mini/deck.yaml:11: card b: text: missing required field 'text'"]
 
 
 @pytest.mark.parametrize("cards, message", [
@@ -56,7 +56,7 @@ def test_all_problems_reported_together(mini):
     """)
     found = problems_of(root)
     assert len(found) == 2  # schema problems stop the deck before duplicate ids are looked at
-    assert any("card a: missing required field 'text'" in m for m in found)
+    assert any("card a: text: missing required field 'text'" in m for m in found)
     assert any(":11: card b: cost:" in m and "minimum" in m for m in found)
 
 

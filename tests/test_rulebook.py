@@ -7,9 +7,9 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from generator.load import load_game
+from generator.load import list_games, load_game
 from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
-from tests.conftest import REPO, edit, run
+from tests.conftest import REPO, all_pdfs, edit, run
 
 
 def text_of(path) -> str:
@@ -22,17 +22,16 @@ def words(s: str) -> str:
     return " ".join(s.replace("\u00ad", "").split())
 
 
-@pytest.fixture(scope="module")
-def olympians_blocks():
-    game = load_game(REPO, "olympians")
+def blocks_of(game_id):
+    game = load_game(REPO, game_id)
     return parse_blocks(render_markdown(game, rulebook_file(game)))
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
-def test_no_section_of_the_markdown_is_lost(olympians_build, olympians_blocks, paper):
-    text = words(text_of(olympians_build / f"olympians-rulebook-{paper}.pdf"))
+@pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-rulebook-" in p[1]])
+def test_no_section_of_the_markdown_is_lost(all_builds, game, name):
+    text = words(text_of(all_builds[game] / name))
     checked = 0
-    for block in olympians_blocks:
+    for block in blocks_of(game):
         pieces = [block.text] if block.kind in ("heading", "paragraph", "quote") else []
         pieces += [c for row in block.items if isinstance(row, list) for c in row]
         pieces += [i for i in block.items if isinstance(i, str)]
@@ -44,9 +43,10 @@ def test_no_section_of_the_markdown_is_lost(olympians_build, olympians_blocks, p
     assert checked > 100
 
 
-def test_outline_and_contents_match_the_headings(olympians_build, olympians_blocks):
-    path = olympians_build / "olympians-rulebook-a4.pdf"
-    headings = [words(b.text) for b in olympians_blocks if b.kind == "heading"]
+@pytest.mark.parametrize("game", list_games(REPO))
+def test_outline_and_contents_match_the_headings(all_builds, game):
+    path = all_builds[game] / f"{game}-rulebook-a4.pdf"
+    headings = [words(b.text) for b in blocks_of(game) if b.kind == "heading"]
     with pikepdf.open(path) as pdf, pdf.open_outline() as outline:
         titles = []
 
@@ -56,8 +56,9 @@ def test_outline_and_contents_match_the_headings(olympians_build, olympians_bloc
                 walk(item.children)
         walk(outline.root)
     assert [re.sub(r"^[\d.]+ ", "", t) for t in titles] == headings
-    assert titles[0] == "1 Overview"
-    contents = words(pdfium.PdfDocument(path)[1].get_textpage().get_text_range())
+    assert titles[0] == f"1 {headings[0]}"
+    doc = pdfium.PdfDocument(path)
+    contents = words(" ".join(doc[i].get_textpage().get_text_range() for i in range(1, 3)))
     assert "Contents" in contents
     contents = contents[contents.index("Contents"):]
     position = 0

@@ -8,9 +8,10 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
+from generator.fonts import shipped
 from generator.layout.grid import choose_grid
 from generator.units import PAPERS, PT_PER_MM
-from tests.conftest import REPO, run
+from tests.conftest import REPO, all_pdfs, run
 
 MM = PT_PER_MM
 
@@ -49,12 +50,12 @@ def drawn_faces(page):
     return out
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
-def test_placements_match_what_is_drawn(olympians_build, paper):
-    name = f"olympians-sheets-{paper}.pdf"
-    info = entry(olympians_build, name)
-    pdf = pikepdf.open(olympians_build / name)
-    assert info["pages"] == len(pdf.pages) == 8
+@pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
+def test_placements_match_what_is_drawn(all_builds, game, name):
+    folder = all_builds[game]
+    info = entry(folder, name)
+    pdf = pikepdf.open(folder / name)
+    assert info["pages"] == len(pdf.pages)
     bleed = 3.0
     by_page = {}
     for p in info["placements"]:
@@ -68,6 +69,7 @@ def test_placements_match_what_is_drawn(olympians_build, paper):
             assert abs(x + bleed - p["x_mm"]) < 0.1 and abs(y + bleed - p["y_mm"]) < 0.1
             assert abs(w - 2 * bleed - p["w_mm"]) < 0.1 and abs(h - 2 * bleed - p["h_mm"]) < 0.1
             assert (p["w_mm"], p["h_mm"]) == (63, 88)
+    assert sum(len(v) for v in by_page.values()) == 2 * sum(c["count"] for c in info["components"])
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -82,13 +84,13 @@ def test_trim_boxes_follow_the_grid_and_stay_on_paper(olympians_build, paper):
         assert p["y_mm"] - 3 >= 4 and p["y_mm"] + 88 + 3 <= page_h - 4
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
-def test_every_back_lands_behind_its_front_after_a_long_edge_flip(olympians_build, paper):
-    info = entry(olympians_build, f"olympians-sheets-{paper}.pdf")
-    page_w = PAPERS[paper][0]
+@pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
+def test_every_back_lands_behind_its_front_after_a_long_edge_flip(all_builds, game, name):
+    info = entry(all_builds[game], name)
+    page_w = PAPERS["a4" if name.endswith("-a4.pdf") else "letter"][0]
     fronts = [p for p in info["placements"] if p["side"] == "front"]
     backs = [p for p in info["placements"] if p["side"] == "back"]
-    assert len(fronts) == len(backs) == 36
+    assert len(fronts) == len(backs) == sum(c["count"] for c in info["components"])
     for f, b in zip(fronts, backs):
         assert b["id"] == f["id"] and b["page"] == f["page"] + 1
         # flipping over the vertical (long) edge maps x to page_w - x - w; y is unchanged
@@ -148,9 +150,9 @@ def _fonts(pdf):
     return list(found.values())
 
 
-@pytest.mark.parametrize("name", ["olympians-sheets-a4.pdf", "olympians-sheets-letter.pdf"])
-def test_every_font_is_embedded_and_shipped(olympians_build, name):
-    pdf = pikepdf.open(olympians_build / name)
+@pytest.mark.parametrize("game, name", all_pdfs())
+def test_every_font_is_embedded_and_shipped(all_builds, game, name):
+    pdf = pikepdf.open(all_builds[game] / name)
     fonts = _fonts(pdf)
     assert fonts
     names = set()
@@ -162,13 +164,12 @@ def test_every_font_is_embedded_and_shipped(olympians_build, name):
         assert desc is not None, font
         assert any(k in desc for k in ("/FontFile", "/FontFile2", "/FontFile3")), font.BaseFont
         names.add(str(font.BaseFont).split("+")[-1])
-    assert names <= {"Lato-Regular", "Lato-Bold", "Lato-Italic", "Lato-BoldItalic", "Lato-Black",
-                     "EBGaramond12-Regular", "EBGaramond12-Italic"}, names
+    assert names <= {f.postscript_name for f in shipped().faces}, names
 
 
-@pytest.mark.parametrize("name", ["olympians-sheets-a4.pdf", "olympians-sheets-letter.pdf"])
-def test_pdf_syntax_is_clean(olympians_build, name):
-    assert pikepdf.open(olympians_build / name).check_pdf_syntax() == []
+@pytest.mark.parametrize("game, name", all_pdfs())
+def test_pdf_syntax_is_clean(all_builds, game, name):
+    assert pikepdf.open(all_builds[game] / name).check_pdf_syntax() == []
 
 
 def test_faces_are_stored_once(olympians_build):

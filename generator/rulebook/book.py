@@ -18,9 +18,10 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..units import PAPERS
 from .source import plain_text
-from .styles import ACCENT, HEAD_BG, RULE, STRIPE, styles
+from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
 
 MARGIN = 20 * mm
+SHORT_TABLE = 9  # rows; a table this short never splits across pages
 
 
 class Figure(Flowable):
@@ -66,7 +67,8 @@ class Rulebook(BaseDocTemplate):
         w, h = PAPERS[paper]
         super().__init__(buf, pagesize=(w * mm, h * mm), leftMargin=MARGIN, rightMargin=MARGIN,
                          topMargin=MARGIN + 4 * mm, bottomMargin=MARGIN, title=f"{game.title}: rules",
-                         author="pnp", creator="pnp", invariant=1)
+                         author="pnp", creator="pnp", invariant=1,
+                         initialFontName=fonts()["normal"])  # else reportlab names unembedded Helvetica
         self.game_title = game.title
         self.section = ""
         self.figures = []
@@ -132,6 +134,9 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces) -> tuple[byte
     st = doc.st
     story = _title(game, st, cover_faces)
     toc = TableOfContents(levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
+    toc.tableStyle = TableStyle([("FONT", (0, 0), (-1, -1), st["toc2"].fontName, 9),
+                                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                 ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
     story += [Paragraph("Contents", st["toc_title"]), toc, PageBreak()]
     story += _body(blocks, st, figure_faces, doc.width)
     doc.multiBuild(story)
@@ -157,6 +162,24 @@ def _title(game, st, cover_faces):
 
 
 def _body(blocks, st, figure_faces, width):
+    """Flowables for the Markdown blocks; a heading always travels with what follows it."""
+    story, heading = [], None
+    for flowable in _flowables(blocks, st, figure_faces, width):
+        if isinstance(flowable, Heading):
+            if heading is not None:
+                story.append(heading)
+            heading = flowable
+        elif heading is not None and not isinstance(flowable, CondPageBreak):
+            story.append(KeepTogether([heading, flowable]))
+            heading = None
+        else:
+            story.append(flowable)
+    if heading is not None:
+        story.append(heading)
+    return story
+
+
+def _flowables(blocks, st, figure_faces, width):
     story, counters = [], [0, 0, 0]
     for n, b in enumerate(blocks):
         if b.kind == "heading":
@@ -175,7 +198,8 @@ def _body(blocks, st, figure_faces, width):
         elif b.kind == "list":
             story.append(_list(b, st))
         elif b.kind == "table":
-            story.append(_table(b.items, st, width))
+            table = _table(b.items, st, width)
+            story.append(KeepTogether([table]) if len(b.items) <= SHORT_TABLE else table)
         elif b.kind == "rule":
             story.append(Spacer(1, 6))
         elif b.kind == "figure":
@@ -209,7 +233,8 @@ def _table(rows, st, width):
     natural = sum(weights) * 5.6
     total = min(width, natural)
     table = Table(data, colWidths=[total * w_ / sum(weights) for w_ in weights], repeatRows=1, hAlign="LEFT")
-    style = [("BACKGROUND", (0, 0), (-1, 0), HEAD_BG),
+    style = [("FONT", (0, 0), (-1, -1), st["cell"].fontName, st["cell"].fontSize),  # not Helvetica
+             ("BACKGROUND", (0, 0), (-1, 0), HEAD_BG),
              ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
              ("LINEBELOW", (0, -1), (-1, -1), 0.8, RULE),
              ("TOPPADDING", (0, 0), (-1, -1), 3.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),

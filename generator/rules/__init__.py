@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError, RulesFailed
-from .engine import Finding, load_rules, run_rules
+from .document import build_document
+from .engine import Finding, known_fields, load_rules, run_rules
 
 
 @dataclass(frozen=True)
@@ -54,5 +55,6 @@ class RulesReport:
 
 
 def check_game(game, strict: bool = False) -> RulesReport:
-    rules = load_rules(game)
-    return RulesReport(game.id, tuple(r.id for r in rules), tuple(run_rules(game, rules)), strict)
+    document = build_document(game)
+    rules = load_rules(game, known_fields(document.doc, game))
+    return RulesReport(game.id, tuple(r.id for r in rules), tuple(run_rules(game, rules, document)), strict)

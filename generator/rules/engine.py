@@ -65,8 +65,12 @@ def rules_path(game) -> Path | None:
     return path if path.is_file() else None
 
 
-def load_rules(game) -> list[Rule]:
-    """Parse and check a game's rules file; every problem is reported with its line."""
+def load_rules(game, known_fields: set[str] | None = None) -> list[Rule]:
+    """Parse and check a game's rules file; every problem is reported with its line.
+
+    :param known_fields: every key the game's data has; a rule naming any other field has a
+        typo (JMESPath would quietly read it as null and the rule would judge nothing).
+    """
     path = rules_path(game)
     if path is None:
         return []
@@ -81,13 +85,18 @@ def load_rules(game) -> list[Rule]:
             problems.append(Problem(shown, f"rule id '{spec['id']}' is used twice", line=line, field="id"))
         seen.add(spec["id"])
         compiled = {}
-        for key in EXPR_KEYS:
-            if key in spec:
-                compiled[key] = _compile(spec[key], shown, line_of(raw, ("rules", i, key)), spec["id"], key, problems)
-        for key in COMPARATORS:
-            if isinstance(spec.get(key), dict):
-                compiled[key] = _compile(spec[key]["expr"], shown, line_of(raw, ("rules", i, key)), spec["id"],
-                                         key, problems)
+        for key in EXPR_KEYS + COMPARATORS:
+            source = spec.get(key)
+            if isinstance(source, dict):
+                source = source.get("expr")
+            if not isinstance(source, str) or key in COMPARATORS and not isinstance(spec.get(key), dict):
+                continue
+            where = line_of(raw, ("rules", i, key))
+            compiled[key] = _compile(source, shown, where, spec["id"], key, problems)
+            if compiled[key] is not None and known_fields is not None:
+                for name in sorted(_fields_named(compiled[key].parsed) - known_fields - {"it"}):
+                    problems.append(Problem(shown, f"'{name}' in {key} is not a field of any card, deck or table "
+                                            "(a typo?)", line=where, field=f"rule {spec['id']}"))
         problems.extend(Problem(shown, message, line=line_of(raw, ("rules", i, key)), field=f"rule {spec['id']}")
                         for key, message in _shape_problems(spec))
         rules.append(Rule(spec["id"], spec, spec.get("severity", "error"), shown, line, compiled))
@@ -125,6 +134,32 @@ def _shape_problems(spec) -> list[tuple[str, str]]:
     return found
 
 
+def _fields_named(node) -> set[str]:
+    """Every field name a compiled JMESPath expression reads."""
+    names = set()
+    if isinstance(node, dict):
+        if node.get("type") == "field":
+            names.add(node["value"])
+        for child in node.get("children", []):
+            names |= _fields_named(child)
+    return names
+
+
+def known_fields(doc, game) -> set[str]:
+    """Every key anywhere in the rules' document, and every field a deck declares."""
+    keys, stack = set(), [doc]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            keys.update(k for k in value if isinstance(k, str))
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    for deck in game.decks:
+        keys.update((deck.raw.get("fields") or {}).keys())
+    return keys
+
+
 def _placeholders(message: str) -> list[str]:
     try:
         return [name for _, name, _, _ in string.Formatter().parse(message) if name is not None]
@@ -142,8 +177,8 @@ def _compile(source, file, line, rule_id, key, problems):
         return None
 
 
-def run_rules(game, rules: list[Rule]) -> list[Finding]:
-    gd = build_document(game)
+def run_rules(game, rules: list[Rule], gd: GameDocument | None = None) -> list[Finding]:
+    gd = gd or build_document(game)
     findings = []
     for rule in rules:
         try:
