@@ -39,7 +39,6 @@ class RenderedGame:
     cards: tuple[RenderedCard, ...]
     faces_pdfs: tuple      # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
-    svgs: dict             # face key -> SVG text (for previews and tests)
 
 
 def render_game(game: Game, guides: bool = False) -> RenderedGame:
@@ -85,7 +84,7 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
         card = owners[key].card
         problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
     collect("while drawing", _unique(problems), RenderError)
-    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, svgs)
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of)
 
 
 class CardTextError(Exception):
