@@ -1,5 +1,9 @@
 """Draw SVG faces with CairoSVG into vector PDF pages, shared fonts, in parallel chunks.
 
+CairoSVG draws each face straight onto the next page of one cairo PDF per chunk (its
+surface class is swapped for one that hands out that shared page), so each chunk embeds
+every font subset once and no face is recorded and replayed.
+
 In: face SVGs in order (key -> SVG text), the size each must have, and the folders its
 <image> elements may read. Out: `FacesPDF`: one or more cairo PDFs whose pages are the
 faces (each PDF embeds each font subset once), a map from face key to (document, page),
@@ -11,6 +15,7 @@ the same on every machine; on a machine with more cores they are simply drawn at
 """
 from __future__ import annotations
 
+import gc
 import io
 import math
 import multiprocessing
@@ -40,14 +45,25 @@ class FacesPDF:
     problems: tuple        # (face key, message)
 
 
-class _Recording(cairosvg.surface.PDFSurface):
-    """CairoSVG drawing into a vector recording, replayed onto a faces PDF page."""
+class _WrongSize(Exception):
+    """The SVG's own size is not the face size its deck needs."""
 
-    surface_class = staticmethod(
-        lambda output, w, h: cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, w, h)))
 
-    def finish(self):
-        pass
+def _page_drawer(deck: cairo.PDFSurface, expected_pt):
+    """A CairoSVG surface class that draws straight onto the next page of `deck` (one PDF
+    for many faces, so font subsets are shared), after checking the SVG's size."""
+
+    class Page(cairosvg.surface.PDFSurface):
+        def _create_surface(self, width, height):
+            if expected_pt and (abs(width - expected_pt[0]) > 0.15 or abs(height - expected_pt[1]) > 0.15):
+                raise _WrongSize(width, height)
+            deck.set_size(width, height)
+            return deck, width, height
+
+        def finish(self):  # the page is shown by the caller; the deck is finished once
+            pass
+
+    return Page
 
 
 _cairosvg_text = cairosvg.text.text
@@ -118,7 +134,6 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
-    ctx = cairo.Context(surface)
     keys, problems = [], []
     for key, svg, size_mm in items:
         try:
@@ -127,24 +142,21 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
             problems.append((key, f"template produced invalid SVG: {exc}"))
             continue
         problems.extend((key, m) for m in check_glyphs(tree, fonts))
+        expected = tuple(v * 72 / 25.4 for v in size_mm) if size_mm else None
         try:
-            recording = _Recording(tree, None, 96)
+            _page_drawer(surface, expected)(tree, None, 96)
+        except _WrongSize as exc:
+            w, h = (v * 25.4 / 72 for v in exc.args)
+            problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
+                                  f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
+                                  f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
+            continue
         except ImageNotFound as exc:
             problems.append((key, str(exc)))
             continue
         except ValueError as exc:  # 'The SVG size is undefined' and the like
             problems.append((key, f"cannot draw the face: {exc}"))
             continue
-        if size_mm is not None:
-            w, h = (v * 25.4 / 72 for v in (recording.width, recording.height))
-            if abs(w - size_mm[0]) > 0.05 or abs(h - size_mm[1]) > 0.05:
-                problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
-                                      f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
-                                      f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
-                continue
-        surface.set_size(recording.width, recording.height)
-        ctx.set_source_surface(recording.cairo, 0, 0)
-        ctx.paint()
         surface.show_page()
         keys.append(key)
     surface.finish()
@@ -170,8 +182,12 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     workers = min(len(chunks), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(partial(_draw_chunk, roots=roots), chunks))
+        gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(partial(_draw_chunk, roots=roots), chunks))
+        finally:
+            gc.unfreeze()
     else:
         results = [_draw_chunk(chunk, roots=roots) for chunk in chunks]
     page_of, problems = {}, []
