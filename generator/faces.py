@@ -151,8 +151,10 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
                                   f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
                                   f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
             continue
-        except ImageNotFound as exc:
+        except ImageNotFound as exc:  # met mid-drawing: close that page so the next face starts clean
             problems.append((key, str(exc)))
+            surface.show_page()
+            keys.append(None)
             continue
         except ValueError as exc:  # 'The SVG size is undefined' and the like
             problems.append((key, f"cannot draw the face: {exc}"))
@@ -192,6 +194,6 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
         results = [_draw_chunk(chunk, roots=roots) for chunk in chunks]
     page_of, problems = {}, []
     for doc, (_, keys, found) in enumerate(results):
-        page_of.update({k: (doc, page) for page, k in enumerate(keys)})
+        page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
         problems.extend(found)
     return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems))
