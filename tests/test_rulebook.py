@@ -122,3 +122,29 @@ def test_character_missing_from_the_font_is_an_error(project):
     assert result.exit_code == 2
     assert re.search(r"cards/olympians/rulebook.md:\d+: character '☃' \(U\+2603 SNOWMAN\) is not in font "
                      r"EBGaramond12-Regular", result.output)
+
+
+@pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-rulebook-" in p[1]])
+def test_no_heading_is_left_at_the_foot_of_a_page(all_builds, game, name):
+    """A heading travels with what follows it, and keeping it so never empties a page."""
+    with pikepdf.open(all_builds[game] / name) as pdf, pdf.open_outline() as outline:
+        titles = []
+
+        def walk(items):
+            for item in items:
+                titles.append(item.title)
+                walk(item.children)
+        walk(outline.root)
+    doc = pdfium.PdfDocument(all_builds[game] / name)
+    for i in range(2, len(doc) - 1):
+        page = doc[i]
+        tp = page.get_textpage()
+        text = tp.get_text_range()
+        if ". . . . ." in text:
+            continue  # a contents page
+        lines = [words(t) for t in text.splitlines() if words(t)]
+        body = [t for t in lines if not re.fullmatch(r"— \d+ —", t)]
+        assert body[-1] not in titles, f"page {i + 1} ends with the heading {body[-1]!r}"
+        lowest = min(tp.get_charbox(k)[1] for k in range(tp.count_chars()) if not tp.get_text_range(k, 1).isspace()
+                     and tp.get_charbox(k)[1] > 60)  # ignore the page number in the footer
+        assert lowest < page.get_height() * 0.45, f"page {i + 1} is less than half full"

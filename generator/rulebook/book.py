@@ -22,6 +22,7 @@ from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
 
 MARGIN = 20 * mm
 SHORT_TABLE = 9  # rows; a table this short never splits across pages
+START_HERE = 45 * mm  # a heading and the start of its long text or table stay on a page with this much left
 
 
 class Figure(Flowable):
@@ -170,7 +171,11 @@ def _body(blocks, st, figure_faces, width):
                 story.append(heading)
             heading = flowable
         elif heading is not None and not isinstance(flowable, CondPageBreak):
-            story.append(KeepTogether([heading, flowable]))
+            if isinstance(flowable, KeepTogether):  # a figure or short table: all of it moves along
+                # one flat group (a KeepTogether inside a KeepTogether always looks too tall to fit)
+                story.append(KeepTogether([heading, *flowable._content]))
+            else:  # text, a list, a long table: start here if a fair part of the page is left
+                story += [CondPageBreak(START_HERE), heading, flowable]
             heading = None
         else:
             story.append(flowable)
