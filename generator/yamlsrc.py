@@ -33,13 +33,13 @@ class LineList(list):
 
 class _Loader(_Base):
     def construct_mapping(self, node, deep=False):
-        self.flatten_mapping(node)  # `<<: *shared` merge keys, as designers use them
+        own = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
+        self.flatten_mapping(node)  # `<<: *shared` merge keys, exactly as PyYAML merges them
         result = LineDict()
         result.line = node.start_mark.line + 1
         result.lines = {}
-        merged = {id(k) for k, _ in getattr(node, "merged", ())}
-        from_merge = set()
-        for key_node, value_node in node.value:
+        seen_own = set()
+        for key_node, value_node in node.value:  # merged pairs first, later ones winning, then own keys
             key = self.construct_object(key_node, deep=True)
             try:
                 hash(key)
@@ -47,26 +47,14 @@ class _Loader(_Base):
                 raise yaml.constructor.ConstructorError(
                     None, None, "a key must be a plain word or number, not a list or mapping",
                     key_node.start_mark) from None
-            if id(key_node) in merged:
-                if key in result:
-                    continue  # the first merged mapping wins, as in YAML
-                from_merge.add(key)
-            elif key in result and key not in from_merge:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
-            if id(key_node) not in merged:
-                from_merge.discard(key)
+            if id(key_node) in own:
+                if key in seen_own:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark)
+                seen_own.add(key)
             result[key] = self.construct_object(value_node, deep=True)
             result.lines[key] = key_node.start_mark.line + 1
         return result
-
-    def flatten_mapping(self, node):
-        """Like PyYAML's, but remembers which keys came from a merge, so that a card's own
-        key may override a merged one while a key written twice is still an error."""
-        before = list(node.value)
-        super().flatten_mapping(node)
-        own = {id(k) for k, _ in before if k.tag != "tag:yaml.org,2002:merge"}
-        node.merged = [(k, v) for k, v in node.value if id(k) not in own]
 
     def construct_sequence(self, node, deep=False):
         result = LineList(self.construct_object(child, deep=True) for child in node.value)

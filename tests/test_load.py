@@ -117,3 +117,27 @@ def test_broken_schema_reference_is_a_clean_error(mini):
     deck.write_text(deck.read_text().replace("cost: {type: integer, minimum: 0}", "cost: {$ref: '#/nowhere'}"))
     found = problems_of(root)
     assert found and all("cannot be applied" in m or "nowhere" in m for m in found)
+
+
+def test_merge_keys_follow_yaml(tmp_path):
+    """Merges behave as in any YAML tool: later anchors in a list win, a nested anchor's own
+    keys beat what it merged, a mapping's own keys beat everything merged."""
+    import yaml
+
+    from generator.yamlsrc import read_yaml
+    text = """
+base: &base {x: base, y: base}
+a: &a {x: from_a}
+b: &b {x: from_b, z: from_b}
+mid: &mid {<<: *base, y: mid}
+list_merge: {<<: [*a, *b]}
+nested: {<<: *mid}
+own_wins: {<<: *base, x: own}
+"""
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    ours = read_yaml(path, "m.yaml")
+    assert ours == yaml.safe_load(text)
+    assert ours["list_merge"] == {"x": "from_a", "z": "from_b"}
+    assert ours["nested"] == {"x": "base", "y": "mid"}
+    assert ours["own_wins"]["x"] == "own" and ours["own_wins"].lines["x"] == 8
