@@ -111,9 +111,13 @@ def validate(ctx, games, fmt, strict, draw):
 def _with_drawing(root, game, report):
     """The report plus every card drawn in memory (problems raise RenderError)."""
     from . import fonts
+    from .errors import OutputError
     from .render import render_game
 
-    fonts.activate(root / "output" / ".cache")
+    try:
+        fonts.activate(root / "output" / ".cache")
+    except OSError as exc:
+        raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
     render_game(game)
     return report
 

@@ -24,9 +24,11 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from urllib.parse import unquote
 
 import cairocffi as cairo
 import cairosvg
+import cairosvg.helpers
 import cairosvg.surface
 import cairosvg.text
 
@@ -49,15 +51,17 @@ class _WrongSize(Exception):
     """The SVG's own size is not the face size its deck needs."""
 
 
-def _page_drawer(deck: cairo.PDFSurface, expected_pt):
+def _page_drawer(deck: cairo.PDFSurface, expected_pt, started: list):
     """A CairoSVG surface class that draws straight onto the next page of `deck` (one PDF
-    for many faces, so font subsets are shared), after checking the SVG's size."""
+    for many faces, so font subsets are shared), after checking the SVG's size. Appends to
+    `started` once drawing on the page has begun."""
 
     class Page(cairosvg.surface.PDFSurface):
         def _create_surface(self, width, height):
             if expected_pt and (abs(width - expected_pt[0]) > 0.15 or abs(height - expected_pt[1]) > 0.15):
                 raise _WrongSize(width, height)
             deck.set_size(width, height)
+            started.append(True)
             return deck, width, height
 
         def finish(self):  # the page is shown by the caller; the deck is finished once
@@ -74,8 +78,9 @@ def _text_once(surface, node, draw_as_text=False):
     it or to size a gradient) and once as real text. Skip the first pass when the text is
     neither stroked nor gradient-filled; the page is byte-for-byte the same, a third faster."""
     if (not draw_as_text and surface.stroke_and_fill  # False while drawing a clip path
-            and node.get("stroke") in (None, "none")
-            and not str(node.get("fill", "")).startswith("url(")):
+            and cairosvg.helpers.paint(node.get("stroke"))[1] in (None, "none")
+            and cairosvg.helpers.paint(node.get("stroke"))[0] is None
+            and cairosvg.helpers.paint(node.get("fill", "black"))[0] is None):  # no gradient or pattern
         return None
     return _cairosvg_text(surface, node, draw_as_text)
 
@@ -102,7 +107,13 @@ class ArtFetcher:
     def __call__(self, url: str, resource_type):
         if url.startswith("data:"):
             return cairosvg.url.fetch(url, resource_type)
-        path = os.path.realpath(url.removeprefix("file://"))
+        if not url.startswith("file://"):
+            raise ImageNotFound(f"image '{url}' is not a file in the game's templates folder "
+                                "(pnp never fetches from the network)")
+        # CairoSVG made the href absolute against the working folder; it is meant relative to
+        # the game's templates folder (no base URL is given: a '#' in a folder name would end it)
+        href = os.path.relpath(unquote(url[len("file://"):]), os.getcwd())
+        path = os.path.realpath(os.path.join(self.roots[0], href)) if self.roots else href
         shown = os.path.relpath(path, os.path.dirname(self.roots[0])) if self.roots else path
         if not any(path.startswith(os.path.realpath(r) + os.sep) for r in self.roots):
             raise ImageNotFound(f"image '{shown}' is outside the game's templates folder")
@@ -129,7 +140,6 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
     _use_text_drawer(fast_text)
     fonts = shipped()
     fetcher = ArtFetcher(roots)
-    base = roots[0] + os.sep if roots else None
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
@@ -137,30 +147,33 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
     keys, problems = [], []
     for key, svg, size_mm in items:
         try:
-            tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url=base, url_fetcher=fetcher)
+            tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url_fetcher=fetcher)
         except Exception as exc:  # the XML parser's own errors: a template produced bad SVG
             problems.append((key, f"template produced invalid SVG: {exc}"))
             continue
         problems.extend((key, m) for m in check_glyphs(tree, fonts))
         expected = tuple(v * 72 / 25.4 for v in size_mm) if size_mm else None
+        started: list = []
         try:
-            _page_drawer(surface, expected)(tree, None, 96)
+            _page_drawer(surface, expected, started)(tree, None, 96)
         except _WrongSize as exc:
             w, h = (v * 25.4 / 72 for v in exc.args)
             problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
                                   f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
                                   f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
-            continue
-        except ImageNotFound as exc:  # met mid-drawing: close that page so the next face starts clean
+        except ImageNotFound as exc:
             problems.append((key, str(exc)))
+        except RecursionError:
+            problems.append((key, "cannot draw the face: an element refers to itself (<use> loop?)"))
+        except Exception as exc:  # anything CairoSVG, cairo or Pillow refuse in what a template drew
+            problems.append((key, f"cannot draw the face: {type(exc).__name__}: {exc}"))
+        else:
+            surface.show_page()
+            keys.append(key)
+            continue
+        if started:  # the failure came mid-drawing: close that page so the next face starts clean
             surface.show_page()
             keys.append(None)
-            continue
-        except ValueError as exc:  # 'The SVG size is undefined' and the like
-            problems.append((key, f"cannot draw the face: {exc}"))
-            continue
-        surface.show_page()
-        keys.append(key)
     surface.finish()
     return out.getvalue(), keys, problems
 

@@ -249,3 +249,65 @@ def test_skipping_cairosvgs_outline_pass_changes_nothing():
     page = pdfium.PdfDocument(fast)[0].render(scale=2).to_pil().convert("RGB")
     red = [c for _, c in page.getcolors(1 << 22) if c[0] > 200 and c[1] < 60 and c[2] < 60]
     assert red  # the text clip path still cuts the red rectangle into letters
+
+
+def test_faces_that_cannot_be_drawn_are_named_and_the_rest_keep_their_pages(tmp_path):
+    from generator.faces import _draw_chunk
+    good = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
+            '<rect width="20" height="20" fill="#{c}"/></svg>')
+    art = tmp_path / "art"
+    art.mkdir()
+    (art / "broken.png").write_bytes(b"\x89PNG not really an image")
+    broken_image = good.format(c="f00").replace("</svg>", '<image href="art/broken.png" width="5" height="5"/></svg>')
+    loop = good.format(c="f00").replace("</svg>", '<g id="g"><use href="#g"/></g></svg>')
+    items = [("a", good.format(c="0f0"), None), ("b", broken_image, None), ("c", loop, None),
+             ("d", good.format(c="00f"), None)]
+    pdf, keys, problems = _draw_chunk(items, roots=(str(tmp_path),))
+    assert [k for k in keys if k] == ["a", "d"]
+    assert {k for k, _ in problems} == {"b", "c"}
+    assert all(m.startswith("cannot draw the face") for _, m in problems)
+    doc = pdfium.PdfDocument(pdf)
+    page_of_d = keys.index("d")
+    pixel = doc[page_of_d].render(scale=1).to_pil().convert("RGB").getpixel((10, 10))
+    assert pixel == (0, 0, 255)  # d's page shows d alone, nothing left over from b or c
+
+
+def test_gradient_text_survives_the_text_shortcut():
+    import cairosvg.surface
+
+    from generator.faces import _draw_chunk, _text_once
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="20mm" viewBox="0 0 60 20">'
+           '<defs><linearGradient id="g"><stop offset="0" stop-color="#c90"/><stop offset="1" stop-color="#960"/>'
+           '</linearGradient></defs><text x="2" y="14" font-family="Lato" font-size="10" fill="  url(#g)">'
+           'Gold title</text></svg>')
+    pdf = _draw_chunk([("k", svg, None)])[0]
+    assert cairosvg.surface.TAGS["text"] is _text_once  # the shortcut is what drew it
+    assert "Gold title" in pdfium.PdfDocument(pdf)[0].get_textpage().get_text_range()
+
+
+def test_images_resolve_from_a_project_folder_with_awkward_characters(tmp_path, mini):
+    import shutil
+
+    from PIL import Image
+    front = MINI_FRONT.replace("</svg>", '<image x="10" y="50" width="20" height="20" href="art/red%20dot.png"/></svg>')
+    root = mini("- {id: a, name: Alpha, text: ok}", front=front)
+    odd = tmp_path / "proj #2 (copy)"
+    shutil.move(str(root), str(odd))
+    (odd / "templates/mini/art").mkdir()
+    Image.new("RGB", (8, 8), (255, 0, 0)).save(odd / "templates/mini/art/red dot.png")
+    result = run(odd, "build", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+
+
+def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
+    """Chunks drawn by worker processes give the same PDFs as the same chunks drawn here."""
+    from generator import faces
+    svgs = {f"k{i}": ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
+                      f'<text x="2" y="10" font-family="Lato" font-size="4">Card {i}</text></svg>') for i in range(7)}
+    monkeypatch.setattr(faces, "FACES_PER_CHUNK", 2)
+    pooled = faces.draw_faces(svgs)
+    monkeypatch.setattr(faces.os, "cpu_count", lambda: 1)
+    serial = faces.draw_faces(svgs)
+    assert len(pooled.documents) == 4
+    assert pooled == serial
+    assert pooled.page_of["k6"] == (3, 0)

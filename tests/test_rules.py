@@ -396,3 +396,33 @@ def test_validate_render_catches_what_only_drawing_finds(project):
     assert GITHUB.match(result.output.strip().splitlines()[0])
     assert "title=olympians/render::" in result.output and "text does not fit" in result.output
     assert not (project / "output" / "olympians").exists()  # nothing printed
+
+
+def test_the_field_check_knows_made_keys_and_optional_table_fields(project):
+    schema = project / "cards/olympians/tables.schema.json"
+    schema.write_text(schema.read_text().replace('"deal": {', '"note": {"type": "string"}, "deal": {', 1))
+    add_rule(project, """
+  - id: pairs-unique
+    message: m
+    for_each: 'decks."playing-cards".cards[].{s: suit, r: rank}'
+    unique: "[it.s, it.r]"
+  - id: notes-short
+    message: m
+    for_each: data.tables.dealing[?note]
+    expect: length(it.note)
+    max: 40
+""")
+    report = check_game(load_game(project, "olympians"))
+    assert report.findings == () and {"pairs-unique", "notes-short"} <= set(report.rules)
+
+
+def test_check_arguments_are_checked_like_expressions(project):
+    add_rule(project, "\n  - {id: x, message: m, check: ranges_cover, "
+                      "args: {rows: data.tables.victroy, low: min, high: max, from: 0, to: 120}}\n")
+    result = run(project, "validate", "olympians")
+    assert result.exit_code == 2 and "'victroy' in args.rows is not a field" in result.output
+    shutil.copy(REPO / "cards/olympians/rules.yaml", project / "cards/olympians/rules.yaml")
+    add_rule(project, "\n  - {id: x, message: m, check: ranges_cover, "
+                      "args: {rows: data.decks, low: min, high: max, from: 0, to: 120}}\n")
+    result = run(project, "validate", "olympians")
+    assert result.exit_code == 2 and "'data.decks' selects nothing" in result.output

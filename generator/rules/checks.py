@@ -35,7 +35,7 @@ def ranges_cover(ctx, args) -> Iterable[Failure]:
 
     args: rows (JMESPath list), low, high (keys of a row), from, to (numbers or {expr}).
     """
-    rows = ctx.value(args["rows"]) or []
+    rows = ctx.value(args["rows"])
     lo_key, hi_key = args.get("low", "min"), args.get("high", "max")
     start, end = ctx.value(args["from"]), ctx.value(args["to"])
     expected = f"{start}..{end} covered once"

@@ -7,6 +7,7 @@ value found against the value expected.
 """
 from __future__ import annotations
 
+import json
 import math
 import string
 from collections import Counter, defaultdict
@@ -84,7 +85,7 @@ def load_rules(game, known_fields: set[str] | None = None) -> list[Rule]:
         if spec["id"] in seen:
             problems.append(Problem(shown, f"rule id '{spec['id']}' is used twice", line=line, field="id"))
         seen.add(spec["id"])
-        compiled = {}
+        compiled, sources = {}, []  # sources: (label, where, compiled) of every expression in the rule
         for key in EXPR_KEYS + COMPARATORS:
             source = spec.get(key)
             if isinstance(source, dict):
@@ -93,12 +94,22 @@ def load_rules(game, known_fields: set[str] | None = None) -> list[Rule]:
                 continue
             where = line_of(raw, ("rules", i, key))
             compiled[key] = _compile(source, shown, where, spec["id"], key, problems)
-            if compiled[key] is not None and known_fields is not None:
-                for name in sorted(_fields_named(compiled[key].parsed) - known_fields - {"it"}):
-                    problems.append(Problem(shown, f"'{name}' in {key} is not a field of any card, deck or table "
-                                            "(a typo?)", line=where, field=f"rule {spec['id']}"))
+            sources.append((key, where, compiled[key]))
+        for arg, value in (spec.get("args") or {}).items():  # a check's selections are JMESPath too
+            source = value.get("expr") if isinstance(value, dict) else value
+            if isinstance(source, str):
+                where = line_of(raw, ("rules", i, "args", arg))
+                sources.append((f"args.{arg}", where, _compile(source, shown, where, spec["id"], f"args.{arg}",
+                                                               problems)))
         problems.extend(Problem(shown, message, line=line_of(raw, ("rules", i, key)), field=f"rule {spec['id']}")
                         for key, message in _shape_problems(spec))
+        if known_fields is not None:
+            parsed = [(label, where, expr.parsed) for label, where, expr in sources if expr is not None]
+            made = set().union(*(_fields_in(p)[1] for _, _, p in parsed))  # keys the rule makes ({s: suit})
+            for label, where, tree in parsed:
+                for name in sorted(_fields_in(tree)[0] - known_fields - made - {"it"}):
+                    problems.append(Problem(shown, f"'{name}' in {label} is not a field of any card, deck or table "
+                                            "(a typo?)", line=where, field=f"rule {spec['id']}"))
         rules.append(Rule(spec["id"], spec, spec.get("severity", "error"), shown, line, compiled))
     collect(f"in {shown}", problems)
     return rules
@@ -134,15 +145,20 @@ def _shape_problems(spec) -> list[tuple[str, str]]:
     return found
 
 
-def _fields_named(node) -> set[str]:
-    """Every field name a compiled JMESPath expression reads."""
-    names = set()
-    if isinstance(node, dict):
-        if node.get("type") == "field":
-            names.add(node["value"])
-        for child in node.get("children", []):
-            names |= _fields_named(child)
-    return names
+def _fields_in(node) -> tuple[set[str], set[str]]:
+    """(field names a compiled JMESPath expression reads, keys it makes: `{s: suit}` makes `s`)."""
+    read, made = set(), set()
+
+    def walk(n):
+        if isinstance(n, dict):
+            if n.get("type") == "field":
+                read.add(n["value"])
+            elif n.get("type") == "key_val_pair":
+                made.add(n["value"])
+            for child in n.get("children", []):
+                walk(child)
+    walk(node)
+    return read, made
 
 
 def known_fields(doc, game) -> set[str]:
@@ -157,7 +173,24 @@ def known_fields(doc, game) -> set[str]:
             stack.extend(value)
     for deck in game.decks:
         keys.update((deck.raw.get("fields") or {}).keys())
+    for spec in (game.meta.get("data") or {}).values():  # optional fields a table's schema allows
+        try:
+            keys |= _schema_properties(json.loads((game.cards_dir / spec["schema"]).read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            pass  # the loader has already reported a schema it cannot read
     return keys
+
+
+def _schema_properties(schema) -> set[str]:
+    names = set()
+    if isinstance(schema, dict):
+        names.update(k for k in (schema.get("properties") or {}) if isinstance(k, str))
+        for value in schema.values():
+            names |= _schema_properties(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            names |= _schema_properties(value)
+    return names
 
 
 def _placeholders(message: str) -> list[str]:
@@ -205,11 +238,16 @@ class _Ctx:
         return search(compiled, {**self.gd.doc, "it": self.it if it is None else it})
 
     def value(self, literal_or_expr, it=None):
-        if isinstance(literal_or_expr, dict) and "expr" in literal_or_expr:
-            return search(compile_expr(literal_or_expr["expr"]), {**self.gd.doc, "it": self.it if it is None else it})
-        if isinstance(literal_or_expr, str) and self.rule.spec.get("check"):
-            return search(compile_expr(literal_or_expr), {**self.gd.doc, "it": self.it if it is None else it})
-        return literal_or_expr
+        """A check's argument: a JMESPath string or {expr: ...} evaluated, anything else as written.
+
+        A selection that comes out null means its path is wrong: the rule cannot run."""
+        source = literal_or_expr.get("expr") if isinstance(literal_or_expr, dict) else literal_or_expr
+        if not isinstance(source, str):
+            return literal_or_expr
+        found = search(compile_expr(source), {**self.gd.doc, "it": self.it if it is None else it})
+        if found is None:
+            raise _Unresolved(f"'{source}' selects nothing (null): check the names in it")
+        return found
 
 
 def _run(rule: Rule, game_id: str, gd: GameDocument):
