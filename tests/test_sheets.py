@@ -263,3 +263,11 @@ def test_every_cut_line_gets_printable_crop_marks_on_all_four_sides(paper, size)
         visible_x = min(hi_x, page_w - printable) - max(lo_x, printable)
         visible_y = min(hi_y, page_h - printable) - max(lo_y, printable)
         assert (visible_x >= 2 and lo_y == hi_y) or (visible_y >= 2 and lo_x == hi_x), (x1, y1, x2, y2)
+
+
+def test_face_forms_keep_the_pages_transparency_group(olympians_build):
+    """Faces are cairo pages with a transparency group; the forms made from them keep it,
+    so soft masks and opacity blend the same on the sheet as on the face."""
+    pdf = pikepdf.open(olympians_build / "olympians-sheets-a4.pdf")
+    forms = [x for name, x in pdf.pages[0].Resources.XObject.items() if name.startswith("/Face")]
+    assert forms and all(f.get("/Group", {}).get("/S") == "/Transparency" for f in forms)
