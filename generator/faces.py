@@ -28,7 +28,6 @@ from urllib.parse import unquote
 
 import cairocffi as cairo
 import cairosvg
-import cairosvg.helpers
 import cairosvg.surface
 import cairosvg.text
 
@@ -78,9 +77,8 @@ def _text_once(surface, node, draw_as_text=False):
     it or to size a gradient) and once as real text. Skip the first pass when the text is
     neither stroked nor gradient-filled; the page is byte-for-byte the same, a third faster."""
     if (not draw_as_text and surface.stroke_and_fill  # False while drawing a clip path
-            and cairosvg.helpers.paint(node.get("stroke"))[1] in (None, "none")
-            and cairosvg.helpers.paint(node.get("stroke"))[0] is None
-            and cairosvg.helpers.paint(node.get("fill", "black"))[0] is None):  # no gradient or pattern
+            and (node.get("stroke") or "none").strip() == "none"
+            and not (node.get("fill") or "").strip().startswith("url(")):  # no gradient or pattern
         return None
     return _cairosvg_text(surface, node, draw_as_text)
 
