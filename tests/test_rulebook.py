@@ -22,6 +22,19 @@ def words(s: str) -> str:
     return " ".join(s.replace("\u00ad", "").split())
 
 
+def outline_titles(path) -> list[str]:
+    """Every bookmark title of a PDF, depth first."""
+    titles = []
+
+    def walk(items):
+        for item in items:
+            titles.append(item.title)
+            walk(item.children)
+    with pikepdf.open(path) as pdf, pdf.open_outline() as outline:
+        walk(outline.root)
+    return titles
+
+
 def blocks_of(game_id):
     game = load_game(REPO, game_id)
     return parse_blocks(render_markdown(game, rulebook_file(game)))
@@ -47,14 +60,7 @@ def test_no_section_of_the_markdown_is_lost(all_builds, game, name):
 def test_outline_and_contents_match_the_headings(all_builds, game):
     path = all_builds[game] / f"{game}-rulebook-a4.pdf"
     headings = [words(b.text) for b in blocks_of(game) if b.kind == "heading"]
-    with pikepdf.open(path) as pdf, pdf.open_outline() as outline:
-        titles = []
-
-        def walk(items):
-            for item in items:
-                titles.append(item.title)
-                walk(item.children)
-        walk(outline.root)
+    titles = outline_titles(path)
     assert [re.sub(r"^[\d.]+ ", "", t) for t in titles] == headings
     assert titles[0] == f"1 {headings[0]}"
     doc = pdfium.PdfDocument(path)
@@ -127,14 +133,7 @@ def test_character_missing_from_the_font_is_an_error(project):
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-rulebook-" in p[1]])
 def test_no_heading_is_left_at_the_foot_of_a_page(all_builds, game, name):
     """A heading travels with what follows it, and keeping it so never empties a page."""
-    with pikepdf.open(all_builds[game] / name) as pdf, pdf.open_outline() as outline:
-        titles = []
-
-        def walk(items):
-            for item in items:
-                titles.append(item.title)
-                walk(item.children)
-        walk(outline.root)
+    titles = outline_titles(all_builds[game] / name)
     doc = pdfium.PdfDocument(all_builds[game] / name)
     for i in range(2, len(doc) - 1):
         page = doc[i]
