@@ -14,6 +14,7 @@ from . import units
 from .errors import InputError, Problem, collect
 from .model import Card, Deck, Game, Source
 from .schema import bundled, check, schema_problem
+from .shapes import hex_height
 from .yamlsrc import line_of, read_yaml
 
 CARD_KEYS = {
@@ -188,6 +189,7 @@ def _card_schema(raw, shown):
 
 
 def _geometry(raw, shown, problems):
+    kind = raw.get("kind", "cards")
     try:
         size = raw.get("size", "poker")
         w, h = units.CARD_SIZES[size] if isinstance(size, str) else (
@@ -198,8 +200,30 @@ def _geometry(raw, shown, problems):
     except (ValueError, KeyError) as exc:
         problems.append(Problem(shown, str(exc), line=line_of(raw, ("size",)), field="size"))
         return None
+    shape, orientation = raw.get("shape", "rect"), raw.get("hex", "pointy")
+    extra = {"shape": shape, "orientation": orientation}
+    where = lambda key: line_of(raw, (key,)) or line_of(raw, ("size",))  # noqa: E731
+    if shape == "circle" and abs(w - h) > 0.01:
+        problems.append(Problem(shown, f"a circle needs width = height (its diameter); got {w:g} x {h:g} mm",
+                                line=where("shape"), field="size"))
+        return None
+    if shape == "hex" and abs(hex_height(w, orientation) - h) > 0.05:
+        problems.append(Problem(
+            shown, f"a {orientation}-top hexagon {w:g} mm wide is {hex_height(w, orientation):.2f} mm tall; "
+                   f"got {h:g} mm (height = width x {'2/sqrt(3)' if orientation == 'pointy' else 'sqrt(3)/2'})",
+            line=where("shape"), field="size"))
+        return None
+    if "hex" in raw and shape != "hex":
+        problems.append(Problem(shown, "'hex' applies to shape: hex only", line=where("hex"), field="hex"))
+    for key, needs in (("overlap", "board"), ("sections", "board"), ("die", "dice"), ("edge", "dice")):
+        if key in raw and kind != needs:
+            problems.append(Problem(shown, f"'{key}' applies to kind: {needs} only", line=where(key), field=key))
+    if kind == "board":
+        extra["overlap"] = units.to_mm(raw.get("overlap", 10))
+        if "sections" in raw:
+            extra["sections"] = (raw["sections"]["cols"], raw["sections"]["rows"])
     if w <= 0 or h <= 0 or 2 * safe >= min(w, h):
         problems.append(Problem(shown, f"size {w:g} x {h:g} mm with safe margin {safe:g} mm leaves no room",
                                 line=line_of(raw, ("size",)), field="size"))
         return None
-    return {"trim_w": w, "trim_h": h, "bleed": bleed, "safe": safe, "corner": corner}
+    return {"trim_w": w, "trim_h": h, "bleed": bleed, "safe": safe, "corner": corner, **extra}

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .shapes import face_outline
+
 
 @dataclass(frozen=True)
 class Source:
@@ -50,6 +52,17 @@ class Deck:
     cards: tuple[Card, ...]
     source: Source
     raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    shape: str = "rect"            # rect, rounded, circle, hex: the cut outline
+    orientation: str = "pointy"    # hex: pointy- or flat-top
+    overlap: float = 10.0          # board: glue strip between panels, mm
+    sections: tuple[int, int] | None = None  # board: (cols, rows) sections printed exactly
+    die: str | None = None         # dice: d6, d8, d12
+    edge: float | None = None      # dice: edge length of a face, mm
+
+    @property
+    def layout(self) -> str:
+        """How the deck is laid out: sheet (cards, tiles, tokens), board, dice or standee."""
+        return self.kind if self.kind in ("board", "dice", "standee") else "sheet"
 
     @property
     def width(self) -> float:
@@ -71,6 +84,8 @@ class Deck:
             "trim": (b, b, self.trim_w, self.trim_h),
             "safe_box": (b + s, b + s, self.trim_w - 2 * s, self.trim_h - 2 * s),
             "designs": len(self.cards), "copies": sum(c.count for c in self.cards),
+            "shape": self.shape, "hex": self.orientation,
+            "outline": face_outline(self.shape, b, self.trim_w, self.trim_h, self.corner, self.orientation),
         }
 
 

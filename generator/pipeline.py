@@ -51,6 +51,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         fonts.activate(out_dir / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
     from .render import render_game
 
@@ -76,7 +77,11 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
             artifacts.append(Artifact(
                 path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
                 pages=sheets.pages, components=list(sheets.components),
-                placements=[p.__dict__ for p in sheets.placements]))
+                placements=list(sheets.placements)))
+            if not guides:
+                artifacts.append(Artifact(
+                    path=f"{game_id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
+                    paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
             if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
                 artifacts.extend(_rulebooks(game, rendered, paper))
         log.info("%s: step 5/5 export", game_id)

@@ -35,6 +35,22 @@ class FacePlacer:
         place = page.calc_form_xobject_placement(form, name, Rectangle(x, y, x + w, y + h))
         return b"q " + _clip_path(clip, radius) + b" W n " + place + b" Q"
 
+    def draw_at(self, page: pikepdf.Page, key: str, at, clip: bytes) -> bytes:
+        """Content that draws face `key` at its own size with its lower-left corner at `at`
+        (pt), clipped to the path `clip` (PDF path operators in pt)."""
+        name, form = self._form_for(page, key)
+        x, y = at
+        return b"q " + clip + b" W n 1 0 0 1 %.4f %.4f cm " % (x, y) + name.encode() + b" Do Q"
+
+    def _form_for(self, page: pikepdf.Page, key: str):
+        doc, number = self.page_of[key]
+        if (doc, number) not in self.forms:
+            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number])
+        form = self.forms[(doc, number)]
+        name = f"/Face{doc}_{number}"
+        page.add_resource(form, Name.XObject, name=Name(name), replace_existing=True)
+        return name, form
+
 
     def _form(self, face: pikepdf.Page) -> pikepdf.Object:
         """The face page as a Form XObject of the output, made from the page's own (still

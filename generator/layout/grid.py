@@ -76,18 +76,26 @@ class SheetGrid:
         y = self.y0 + (self.rows - 1 - row) * (self.trim_h + self.gutter)
         return x, y, self.trim_w, self.trim_h
 
-    def clip_box(self, slot: int, back: bool = False) -> tuple[float, float, float, float]:
+    def clip_box(self, slot: int, back: bool = False, filled: int | None = None) -> tuple[float, float, float, float]:
         """The part of the face that is printed: the trim box plus its bleed, except on
-        edges shared with a neighbour when there is no gutter."""
+        edges shared with a neighbour when there is no gutter. With `filled` (slots 0 to
+        filled - 1 hold a component), an edge whose neighbour slot is empty keeps its bleed."""
         x, y, w, h = self.trim_box(slot, back)
         col, row = self.cell(slot, back)
         b = self.bleed
         if self.gutter >= 2 * b:
             return x - b, y - b, w + 2 * b, h + 2 * b
-        left = b if col == 0 else self.gutter / 2
-        right = b if col == self.cols - 1 else self.gutter / 2
-        top = b if row == 0 else self.gutter / 2
-        bottom = b if row == self.rows - 1 else self.gutter / 2
+        filled = self.per_page if filled is None else filled
+
+        def side(edge: bool, neighbour: int) -> float:
+            return b if edge or neighbour >= filled else self.gutter / 2
+
+        here = slot % self.cols  # column of the slot as placed on fronts
+        step = -1 if back else 1  # on a back, the slot to the right on paper is the previous column
+        left = side(col == 0, slot - step if 0 <= here - step < self.cols else filled)
+        right = side(col == self.cols - 1, slot + step if 0 <= here + step < self.cols else filled)
+        top = side(row == 0, slot - self.cols)
+        bottom = side(row == self.rows - 1, slot + self.cols)
         return x - left, y - bottom, w + left + right, h + top + bottom
 
     def cut_lines(self) -> tuple[list[float], list[float]]:
@@ -123,24 +131,30 @@ def choose_grid(paper: str, trim_w: float, trim_h: float, bleed: float) -> Sheet
     return best
 
 
-def crop_marks(g: SheetGrid) -> list[tuple[float, float, float, float]]:
+def crop_marks(g: SheetGrid, filled: int | None = None, back: bool = False) -> list[tuple[float, float, float, float]]:
     """Crop mark segments (x1, y1, x2, y2 in mm) on every cut line, on all four sides.
 
     A mark starts just outside the trim of the outermost components, crosses their outer
     bleed (trimmed away, so a mark there never shows on a card) and runs into the margin:
     even where the margin is narrow (Letter) part of every mark lands on the printable area.
+    With `filled`, only the slots 0 to filled - 1 hold components: each cut line gets its
+    marks beyond the components that touch it, none run down empty rows.
     """
-    xs, ys = g.cut_lines()
-    bottom, top = g.y0, g.y0 + g.grid_h
-    left, right = g.x0, g.x0 + g.grid_w
+    boxes = [g.trim_box(s, back) for s in range(g.per_page if filled is None else filled)]
     reach = g.bleed + MARK_REACH
-    down, up = max(bottom - reach, 0.0), min(top + reach, g.page_h)
-    west, east = max(left - reach, 0.0), min(right + reach, g.page_w)
+    vertical, horizontal = {}, {}
+    for x, y, w, h in boxes:
+        for cx in (round(x, 4), round(x + w, 4)):
+            lo, hi = vertical.get(cx, (y, y + h))
+            vertical[cx] = (min(lo, y), max(hi, y + h))
+        for cy in (round(y, 4), round(y + h, 4)):
+            lo, hi = horizontal.get(cy, (x, x + w))
+            horizontal[cy] = (min(lo, x), max(hi, x + w))
     marks = []
-    for x in xs:
-        marks.append((x, bottom - MARK_START, x, down))
-        marks.append((x, top + MARK_START, x, up))
-    for y in ys:
-        marks.append((left - MARK_START, y, west, y))
-        marks.append((right + MARK_START, y, east, y))
+    for x, (bottom, top) in sorted(vertical.items()):
+        marks.append((x, bottom - MARK_START, x, max(bottom - reach, 0.0)))
+        marks.append((x, top + MARK_START, x, min(top + reach, g.page_h)))
+    for y, (left, right) in sorted(horizontal.items()):
+        marks.append((left - MARK_START, y, max(left - reach, 0.0), y))
+        marks.append((right + MARK_START, y, min(right + reach, g.page_w), y))
     return marks

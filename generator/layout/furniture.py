@@ -1,0 +1,173 @@
+"""The page furniture of a sheets PDF, drawn by reportlab over blank pages.
+
+In: `PagePlan`s and the game's title. Out: PDF bytes, one page per plan, holding
+everything that is not a face: crop marks, cut outlines of round and hexagonal tokens,
+glue strips and alignment ticks of board panels, a small assembly map, and the label.
+Faces are placed beneath this furniture afterwards (`forms.py`), so marks stay on top.
+"""
+from __future__ import annotations
+
+import io
+
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from ..units import pt
+from .pdfpage import label_font, new_canvas
+from .plan import PagePlan
+
+LABEL_SIZE = 6.5  # pt
+TICK = 4.0        # mm: length of an alignment tick
+
+
+def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> bytes:
+    buf = io.BytesIO()
+    first = pages[0]
+    canvas = new_canvas(buf, (pt(first.width), pt(first.height)), title)
+    sheets = sum(1 for p in pages if p.side == "front")
+    sheet = 0
+    for page in pages:
+        canvas.setPageSize((pt(page.width), pt(page.height)))
+        sheet += page.side == "front"
+        for x, y, w, h in page.glue:
+            _glue(canvas, x, y, w, h)
+        if crop_marks:
+            _lines(canvas, page.marks)
+        _outlines(canvas, page)
+        _ticks(canvas, page.ticks)
+        if page.board_map:
+            _board_map(canvas, page)
+        side = "fronts" if page.side == "front" else "backs (flip on the long edge)"
+        _label(canvas, page, f"{title} · {page.title} · sheet {sheet} of {sheets} · {side} · {paper.upper()} · "
+                             "print at 100 % (actual size)")
+        canvas.showPage()
+    canvas.save()
+    return buf.getvalue()
+
+
+def _lines(canvas, segments) -> None:
+    """Each line black on a white underlay, so it shows over dark bleed art too."""
+    for width, grey in ((1.0, 1), (0.3, 0)):
+        canvas.setLineWidth(width)
+        canvas.setStrokeGray(grey)
+        for x1, y1, x2, y2 in segments:
+            canvas.line(pt(x1), pt(y1), pt(x2), pt(y2))
+
+
+def _outlines(canvas, page: PagePlan) -> None:
+    """Thin cut lines along round and hexagonal tokens (white underlay, dark line)."""
+    if not page.outlines:
+        return
+    for width, grey in ((0.9, 1), (0.3, 0.15)):
+        canvas.setLineWidth(width)
+        canvas.setStrokeGray(grey)
+        for outline in page.outlines:
+            path = canvas.beginPath()
+            for seg in outline.segments():
+                kind, nums = seg[0], [pt(v) for v in seg[1:]]
+                if kind == "M":
+                    path.moveTo(*nums)
+                elif kind == "L":
+                    path.lineTo(*nums)
+                elif kind == "C":
+                    path.curveTo(*nums)
+                else:
+                    path.close()
+            canvas.drawPath(path, stroke=1, fill=0)
+
+
+def _glue(canvas, x, y, w, h) -> None:
+    """A glue strip: pale grey with diagonal hatching and the word GLUE (covered once assembled)."""
+    canvas.saveState()
+    canvas.setFillGray(0.93)
+    canvas.rect(pt(x), pt(y), pt(w), pt(h), stroke=0, fill=1)
+    path = canvas.beginPath()
+    path.rect(pt(x), pt(y), pt(w), pt(h))
+    canvas.clipPath(path, stroke=0, fill=0)
+    canvas.setStrokeGray(0.7)
+    canvas.setLineWidth(0.5)
+    step = 3.0
+    k = -h
+    while k < w:
+        canvas.line(pt(x + k), pt(y), pt(x + k + h), pt(y + h))
+        k += step
+    canvas.setFillGray(0.35)
+    canvas.setFont(label_font(), 7)
+    if w >= h:
+        canvas.drawCentredString(pt(x + w / 2), pt(y + h / 2 - 1), "GLUE UNDER THE NEXT PANEL")
+    else:
+        canvas.translate(pt(x + w / 2 + 1), pt(y + h / 2))
+        canvas.rotate(90)
+        canvas.drawCentredString(0, 0, "GLUE UNDER THE NEXT PANEL")
+    canvas.restoreState()
+
+
+def _ticks(canvas, ticks) -> None:
+    """Alignment ticks: a line across the join with a small triangle pointing at it."""
+    if not ticks:
+        return
+    canvas.saveState()
+    canvas.setStrokeColorRGB(0.85, 0.0, 0.3)
+    canvas.setFillColorRGB(0.85, 0.0, 0.3)
+    canvas.setLineWidth(0.6)
+    for x, y, side in ticks:
+        vertical_join = side in ("under-v", "edge-left")
+        if vertical_join:  # the join runs up the page: the tick is horizontal across it
+            canvas.line(pt(x - TICK / 2), pt(y), pt(x + TICK / 2), pt(y))
+            inward = 1 if side == "edge-left" else -1
+            tri = [(x, y), (x + inward * 2.0, y + 1.2), (x + inward * 2.0, y - 1.2)]
+        else:
+            canvas.line(pt(x), pt(y - TICK / 2), pt(x), pt(y + TICK / 2))
+            inward = -1 if side == "edge-top" else 1
+            tri = [(x, y), (x - 1.2, y + inward * 2.0), (x + 1.2, y + inward * 2.0)]
+        path = canvas.beginPath()
+        path.moveTo(pt(tri[0][0]), pt(tri[0][1]))
+        for px, py in tri[1:]:
+            path.lineTo(pt(px), pt(py))
+        path.close()
+        canvas.drawPath(path, stroke=0, fill=1)
+    canvas.restoreState()
+
+
+def _board_map(canvas, page: PagePlan) -> None:
+    """Which panel goes where: a small grid in the corner with this panel filled."""
+    cols, rows, col, row = page.board_map
+    cell = min(5.0, 22.0 / max(cols, rows))
+    x0 = page.width - 8.5 - cols * cell
+    y0 = 4.5
+    canvas.saveState()
+    canvas.setLineWidth(0.4)
+    canvas.setStrokeGray(0.3)
+    canvas.setFont(label_font(), min(5.5, cell * 0.9))
+    for r in range(rows):
+        for c in range(cols):
+            x, y = x0 + c * cell, y0 + (rows - 1 - r) * cell
+            here = (c, r) == (col, row)
+            canvas.setFillGray(0.25 if here else 1)
+            canvas.rect(pt(x), pt(y), pt(cell), pt(cell), stroke=1, fill=1)
+            canvas.setFillGray(1 if here else 0.3)
+            canvas.drawCentredString(pt(x + cell / 2), pt(y + cell / 2 - 0.7), str(r * cols + c + 1))
+    canvas.restoreState()
+
+
+def _label(canvas, page: PagePlan, text: str) -> None:
+    label = page.label
+    if label is None:
+        return
+    font, size = label_font(), LABEL_SIZE
+    while stringWidth(text, font, size) > pt(label.room) and size > 4.5:
+        size -= 0.25
+    if stringWidth(text, font, size) > pt(label.room):
+        return  # no room anywhere: the sheet goes without its label
+    canvas.saveState()
+    canvas.setFillGray(0.35)
+    canvas.setFont(font, size)
+    canvas.translate(pt(label.x), pt(label.y))
+    canvas.rotate(label.angle)
+    if label.angle == 0 and page.note:  # boards: label and note from the left
+        canvas.drawString(0, 0, text)
+        canvas.drawString(0, -pt(3.2), page.note)
+    elif label.angle == 0 and label.x < page.width / 3:
+        canvas.drawString(0, 0, text)
+    else:
+        canvas.drawCentredString(0, 0, text)
+    canvas.restoreState()

@@ -1,0 +1,162 @@
+"""Every printed component turned into page plans, one planner per kind of layout.
+
+In: a `RenderedGame` and a paper. Out: `PagePlan`s in printing order. Cards, tiles and
+rectangular tokens go on grids with crop marks (`grid.py`); round and hexagonal tokens are
+packed with their own cut outlines (`packing.py`); boards print whole, in sections or in
+glued panels (`boards.py`). A page of fronts is followed by its page of backs, mirrored for
+a long-edge flip. Consecutive components of one geometry share pages.
+"""
+from __future__ import annotations
+
+from itertools import groupby
+
+from ..errors import InputError, Problem
+from ..shapes import Outline
+from ..units import PAPERS
+from ..yamlsrc import line_of
+from .boards import MIN_MARGIN as BOARD_MARGIN
+from .boards import plan_board
+from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid, crop_marks
+from .packing import pack
+from .plan import FaceOnPage, Label, PagePlan
+
+LABEL_ROOM = 5.0  # mm the page label needs below the crop marks
+MARK_START, MARK_LEN = 1.0, 5.0
+
+
+def plan_pages(rendered, paper: str) -> list[PagePlan]:
+    """Fronts and backs of every component, page by page."""
+    copies = [rc for rc in rendered.cards for _ in range(rc.card.count)]
+    if not copies:
+        game = rendered.game
+        raise InputError("nothing to print", [Problem(game.source.file, "every card has count 0: nothing to print",
+                                                      line=1)])
+    pages: list[PagePlan] = []
+    geometry = lambda rc: (rc.deck.layout, rc.deck.shape, rc.deck.orientation,  # noqa: E731
+                           rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed, rc.deck.corner)
+    for (layout, shape, *_), group in groupby(copies, key=geometry):
+        group = list(group)
+        deck = group[0].deck
+        try:
+            if layout == "board":
+                pages.extend(_board_pages(group, paper))
+            elif layout in ("dice", "standee"):
+                raise DoesNotFit(f"kind: {layout} cannot be printed yet")
+            elif shape in ("circle", "hex"):
+                pages.extend(_token_pages(group, paper))
+            else:
+                pages.extend(_grid_pages(group, paper))
+        except DoesNotFit as exc:
+            hint = "" if layout == "board" else "; use a smaller size, or kind: board to split it across pages"
+            raise InputError("1 problem in the layout", [Problem(
+                deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
+    return pages
+
+
+def _title(deck) -> str:
+    return deck.name
+
+
+def _grid_pages(group, paper) -> list[PagePlan]:
+    deck = group[0].deck
+    grid = choose_grid(paper, deck.trim_w, deck.trim_h, deck.bleed)
+    pages = []
+    for start in range(0, len(group), grid.per_page):
+        chunk = group[start:start + grid.per_page]
+        for side in ("front", "back"):
+            back = side == "back"
+            if back and not any(rc.back for rc in chunk):
+                continue
+            faces = []
+            for slot, rc in enumerate(chunk):
+                key = rc.back if back else rc.front
+                if key is None:
+                    continue
+                x, y, w, h = grid.trim_box(slot, back)
+                cut = Outline(deck.shape, x, y, w, h, deck.corner if deck.shape == "rounded" else 0.0)
+                clip = Outline("rect", *grid.clip_box(slot, back, filled=len(chunk)))
+                faces.append(FaceOnPage(key, rc.card.id, side, (x - deck.bleed, y - deck.bleed), clip, cut))
+            pages.append(PagePlan(grid.page_w, grid.page_h, side, _title(deck), tuple(faces),
+                                  marks=tuple(crop_marks(grid, len(chunk), back)), label=_grid_label(grid)))
+    return pages
+
+
+def _grid_label(g: SheetGrid) -> Label | None:
+    """Under the grid when the margin allows, else up the left margin between two cut lines
+    of the middle row (Letter), never over a crop mark."""
+    below = g.y0 - g.bleed - MARK_REACH
+    if below >= LABEL_ROOM:
+        return Label(g.page_w / 2, below - 3.2, 0, g.page_w - 20)
+    if g.margin_x < 6:
+        return None
+    row = g.rows // 2
+    middle = g.y0 + (g.rows - 1 - row) * (g.trim_h + g.gutter) + g.trim_h / 2
+    return Label(g.x0 - g.bleed - 1.6, middle, 90, g.trim_h - 4)
+
+
+def _token_pages(group, paper) -> list[PagePlan]:
+    deck = group[0].deck
+    packing = pack(paper, PAPERS[paper], deck.shape, deck.trim_w, deck.trim_h, deck.bleed, deck.orientation)
+    pages = []
+    for start in range(0, len(group), packing.per_page):
+        chunk = group[start:start + packing.per_page]
+        lowest = min(y for _, y in packing.boxes[:len(chunk)]) - deck.bleed
+        label = Label(packing.page_w / 2, lowest - 4.0, 0, packing.page_w - 20) if lowest >= 7.5 else None
+        for side in ("front", "back"):
+            back = side == "back"
+            if back and not any(rc.back for rc in chunk):
+                continue
+            faces, outlines = [], []
+            for slot, rc in enumerate(chunk):
+                key = rc.back if back else rc.front
+                cut = packing.outline(slot, back)
+                outlines.append(cut)
+                if key is not None:
+                    faces.append(FaceOnPage(key, rc.card.id, side, (cut.x - deck.bleed, cut.y - deck.bleed),
+                                            cut.grown(deck.bleed), cut))
+            pages.append(PagePlan(packing.page_w, packing.page_h, side, _title(deck), tuple(faces),
+                                  outlines=tuple(outlines) if not back else (), label=label))
+    return pages
+
+
+def _board_pages(group, paper) -> list[PagePlan]:
+    pages = []
+    for rc in group:
+        deck = rc.deck
+        if rc.back is not None:
+            raise DoesNotFit("a board prints one side only: give its deck `back: null`")
+        plan = plan_board(paper, PAPERS[paper], deck.trim_w, deck.trim_h, deck.bleed, deck.overlap, deck.sections)
+        total = len(plan.panels)
+        for panel in plan.panels:
+            x, y, w, h = panel.cut_box
+            cut = Outline("rect", x, y, w, h)
+            extra = {"panel": panel.number, "panels": total,
+                     "board_x_mm": panel.region[0], "board_y_mm": panel.region[1]}
+            face = FaceOnPage(rc.front, rc.card.id, "front", panel.to_page(-deck.bleed, -deck.bleed),
+                              cut.grown(deck.bleed), cut, extra)
+            if plan.mode == "whole":
+                title, note = deck.name, ""
+            else:
+                part = "section" if plan.mode == "sections" else "panel"
+                title = f"{rc.card.name} · {part} {panel.number} of {total}"
+                note = ("sections butt together edge to edge: cut on the marks" if plan.mode == "sections" else
+                        f"cut on the marks; glue the shaded strips under the next panel ({plan.overlap:g} mm "
+                        "overlap), edge on the ticks")
+            pages.append(PagePlan(
+                panel.page_w, panel.page_h, "front", title, (face,), marks=tuple(_box_marks(cut, deck.bleed, panel)),
+                label=Label(BOARD_MARGIN + 4, BOARD_MARGIN + 6.5, 0, panel.page_w * 0.6), glue=panel.glue,
+                ticks=panel.ticks, board_map=None if total == 1 else (plan.cols, plan.rows, panel.col, panel.row),
+                note=note))
+    return pages
+
+
+def _box_marks(cut: Outline, bleed: float, panel) -> list:
+    """Crop marks at the four corners of one cut box, outside its bleed."""
+    x0, y0, x1, y1 = cut.x, cut.y, cut.x + cut.w, cut.y + cut.h
+    reach = bleed + MARK_LEN
+    marks = []
+    for x in (x0, x1):
+        marks += [(x, y0 - MARK_START, x, max(y0 - reach, 0.0)), (x, y1 + MARK_START, x, min(y1 + reach, panel.page_h))]
+    for y in (y0, y1):
+        marks += [(x0 - MARK_START, y, max(x0 - reach, 0.0), y), (x1 + MARK_START, y, min(x1 + reach, panel.page_w), y)]
+    return marks

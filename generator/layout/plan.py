@@ -1,0 +1,55 @@
+"""What a page of a sheets PDF holds, before anything is drawn: plain values.
+
+In: nothing (the vocabulary of layout). Out: `PagePlan`s made by the per-kind planners in
+`pages.py` and read by `sheets.py` (which draws them) and `cutfile.py`. Lengths are
+millimetres from the page's lower-left corner, y up.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..shapes import Outline
+
+
+@dataclass(frozen=True)
+class FaceOnPage:
+    """One rendered face drawn on a page."""
+
+    key: str                         # the face (render stage)
+    card: str                        # card id
+    side: str                        # front or back
+    at: tuple[float, float]          # where the face's lower-left (bleed) corner lands
+    clip: Outline                    # the part of the face that is printed
+    cut: Outline                     # its trim outline: the cut
+    extra: dict = field(default_factory=dict)  # more manifest fields (panel, board region...)
+
+    def placement(self, page: int) -> dict:
+        c = self.cut
+        return {"page": page, "id": self.card, "side": self.side, "x_mm": round(c.x, 3), "y_mm": round(c.y, 3),
+                "w_mm": round(c.w, 3), "h_mm": round(c.h, 3), **c.manifest(), **self.extra}
+
+
+@dataclass(frozen=True)
+class Label:
+    """The page's label: where it goes and how long it may be."""
+
+    x: float
+    y: float
+    angle: int           # 0 along the bottom, 90 up the left margin
+    room: float          # mm of line it may take
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    width: float
+    height: float
+    side: str                                   # front or back
+    title: str                                  # what the label says first (deck, panel...)
+    faces: tuple[FaceOnPage, ...]
+    marks: tuple[tuple[float, float, float, float], ...] = ()   # crop mark segments
+    outlines: tuple[Outline, ...] = ()          # cut lines drawn on the page (circles, hexes)
+    label: Label | None = None
+    glue: tuple[tuple[float, float, float, float], ...] = ()   # glue strips (x, y, w, h)
+    ticks: tuple[tuple[float, float, str], ...] = ()           # alignment ticks on joins
+    board_map: tuple | None = None              # (cols, rows, this panel's col, row)
+    note: str = ""                              # a second line for the label (how to assemble)
