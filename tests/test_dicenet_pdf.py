@@ -96,7 +96,7 @@ def test_nets_rendered_land_inside_the_paper(tmp_path):
     for page in pdf:
         img = page.render(scale=1).to_pil().convert("L")
         w, h = img.size
-        m = int(MARGIN * K) - 2
+        m = int(MARGIN * K) - 3  # a stroke's half width and anti-aliasing
         ink = img.point(lambda v: 255 if v < 250 else 0).getbbox()
         assert ink is not None
         assert ink[0] >= m and ink[1] >= m and ink[2] <= w - m and ink[3] <= h - m

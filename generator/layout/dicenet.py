@@ -210,24 +210,6 @@ def _tab(a: Point, b: Point, slant: float) -> list[Point]:
             (b[0] - ux * inset + nx * depth, b[1] - uy * inset + ny * depth)]
 
 
-def _grow(poly: list[Point], push: list[float]) -> list[Point]:
-    """A convex counter-clockwise polygon with edge i moved outwards by push[i]."""
-    n = len(poly)
-    lines = []
-    for i in range(n):
-        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
-        length = math.dist(poly[i], poly[(i + 1) % n])
-        nx, ny = (y2 - y1) / length, (x1 - x2) / length
-        lines.append(((x1 + nx * push[i], y1 + ny * push[i]), (x2 - x1, y2 - y1)))
-    out = []
-    for i in range(n):
-        (px, py), (dx, dy) = lines[i - 1]
-        (qx, qy), (ex, ey) = lines[i]
-        t = ((qx - px) * ey - (qy - py) * ex) / (dx * ey - dy * ex)
-        out.append((px + t * dx, py + t * dy))
-    return out
-
-
 def _free_edge_pairs(polys: dict[int, list[Point]], tree, fold_angle: float):
     """Fold in space; return the solid and the pairs of free (face, edge) that meet."""
     folded = fold_faces(polys, tree, fold_angle)
@@ -288,13 +270,15 @@ def net(die: str, edge: float, bleed: float = 0.0) -> DieNet:
     polys = {f: mv(p) for f, p in polys.items()}
     tabs = [replace(t, polygon=mv(t.polygon), edge=tuple(mv(t.edge))) for t in tabs]
     tree = [(a, b, tuple(mv(s))) for a, b, s in tree]
-    _, _, outline = face_box(die, edge, bleed)
+    fw, fh, outline = face_box(die, edge, bleed)
     cut_edges = _cut_edges(polys, tree, tabs)
     faces = []
     for f in sorted(polys):
         others = [p for g, p in polys.items() if g != f] + [t.polygon for t in tabs]
-        faces.append(NetFace(f, polys[f], _face_transform(outline, polys[f]),
-                             _bleed_clip(polys[f], cut_edges[f], bleed, others)))
+        t = _face_transform(outline, polys[f])
+        box = [plane.apply(t, p) for p in [(0, 0), (fw, 0), (fw, fh), (0, fh)]][::-1]
+        faces.append(NetFace(f, polys[f], t,
+                             _bleed_clip(polys[f], cut_edges[f], bleed, others, box)))
     cut = plane.outline_of(list(polys.values()) + [t.polygon for t in tabs])
     return DieNet(die, edge, bleed, faces, tree, tabs, cut, x1 - x0, y1 - y0)
 
@@ -337,9 +321,10 @@ def _cut_edges(polys, tree, tabs) -> dict[int, list[bool]]:
     return out
 
 
-def _bleed_clip(poly, cut, bleed, others):
+def _bleed_clip(poly, cut, bleed, others, box):
     """The face grown by `bleed` on its cut edges, one edge at a time in order, leaving out an
-    edge whose bleed would run onto another face or a tab (so clipping never paints them)."""
+    edge whose bleed would run onto another face or a tab (so clipping never paints them);
+    sharp corners are cut back to the face's bleed `box`, where the art ends."""
     push = [0.0] * len(poly)
     if bleed == 0:
         return list(poly)
@@ -347,10 +332,10 @@ def _bleed_clip(poly, cut, bleed, others):
         if not is_cut:
             continue
         trial = push[:i] + [bleed] + push[i + 1:]
-        grown = _grow(poly, trial)
+        grown = plane.clip_convex(plane.grow(poly, trial), box)
         if all(plane.convex_overlap(grown, q) == 0 for q in others):
             push = trial
-    return _grow(poly, push)
+    return plane.clip_convex(plane.grow(poly, push), box)
 
 
 def fold(dn: DieNet) -> Solid:

@@ -113,6 +113,42 @@ def convex_overlap(p: list[Point], q: list[Point], tol: float = 1e-6) -> float:
     return depth
 
 
+def grow(poly: list[Point], push: list[float]) -> list[Point]:
+    """A convex counter-clockwise polygon with edge i moved outwards by push[i]."""
+    n = len(poly)
+    lines = []
+    for i in range(n):
+        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
+        length = math.dist(poly[i], poly[(i + 1) % n])
+        nx, ny = (y2 - y1) / length, (x1 - x2) / length
+        lines.append(((x1 + nx * push[i], y1 + ny * push[i]), (x2 - x1, y2 - y1)))
+    out = []
+    for i in range(n):
+        (px, py), (dx, dy) = lines[i - 1]
+        (qx, qy), (ex, ey) = lines[i]
+        t = ((qx - px) * ey - (qy - py) * ex) / (dx * ey - dy * ex)
+        out.append((px + t * dx, py + t * dy))
+    return out
+
+
+def clip_convex(subject: list[Point], window: list[Point]) -> list[Point]:
+    """The part of a convex polygon inside a convex counter-clockwise window
+    (Sutherland-Hodgman), counter-clockwise."""
+    out = list(subject)
+    for (x1, y1), (x2, y2) in zip(window, window[1:] + window[:1]):
+        def side(p):
+            return (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1)
+        pts, out = out, []
+        for p, q in zip(pts, pts[1:] + pts[:1]):
+            sp, sq = side(p), side(q)
+            if sp >= 0:
+                out.append(p)
+            if (sp >= 0) != (sq >= 0):
+                t = sp / (sp - sq)
+                out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    return out
+
+
 def point_in_polygon(pt: Point, poly: list[Point]) -> bool:
     """Even-odd test; points on the outline may go either way."""
     x, y = pt
