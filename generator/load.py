@@ -188,6 +188,33 @@ def _card_schema(raw, shown):
     return schema, problems
 
 
+def _dice_geometry(raw, shown, bleed, problems):
+    """A die's face box from its solid and edge: (w, h, die, edge, outline) or None."""
+    from .layout.dicenet import DIES, face_box
+
+    line = line_of(raw, ("kind",))
+    if "die" not in raw or "edge" not in raw or "size" in raw:
+        problems.append(Problem(shown, "kind: dice takes `die` (d6, d8, d12) and `edge` (a face's edge length), "
+                                       "not `size`", line=line, field="die"))
+        return None
+    edge = units.to_mm(raw["edge"])
+    if not 5 <= edge <= 60:
+        problems.append(Problem(shown, f"edge {edge:g} mm: a printable die face has an edge of 5 to 60 mm",
+                                line=line_of(raw, ("edge",)), field="edge"))
+        return None
+    box_w, box_h, outline = face_box(raw["die"], edge, bleed)
+    sides = DIES[raw["die"]].faces
+    for i, c in enumerate(raw["cards"]):
+        faces = c.get("faces") if isinstance(c, dict) else None
+        if not isinstance(faces, list) or len(faces) != sides:
+            found = f"{len(faces)} faces" if isinstance(faces, list) else "no `faces` list"
+            problems.append(Problem(shown, f"a {raw['die']} has {sides} faces; the card has {found}",
+                                    line=line_of(raw, ("cards", i)), card=c.get("id") if isinstance(c, dict) else None,
+                                    field="faces"))
+    return (box_w - 2 * bleed, box_h - 2 * bleed, raw["die"], edge,
+            tuple((round(x, 4), round(y, 4)) for x, y in outline))
+
+
 def _geometry(raw, shown, problems):
     kind = raw.get("kind", "cards")
     try:
@@ -218,6 +245,12 @@ def _geometry(raw, shown, problems):
     for key, needs in (("overlap", "board"), ("sections", "board"), ("die", "dice"), ("edge", "dice")):
         if key in raw and kind != needs:
             problems.append(Problem(shown, f"'{key}' applies to kind: {needs} only", line=where(key), field=key))
+    if kind == "dice":
+        dice = _dice_geometry(raw, shown, bleed, problems)
+        if dice is None:
+            return None
+        w, h, extra["die"], extra["edge"], extra["face_outline"] = dice
+        corner = 0.0
     if kind == "board":
         extra["overlap"] = units.to_mm(raw.get("overlap", 10))
         if "sections" in raw:

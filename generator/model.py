@@ -58,6 +58,7 @@ class Deck:
     sections: tuple[int, int] | None = None  # board: (cols, rows) sections printed exactly
     die: str | None = None         # dice: d6, d8, d12
     edge: float | None = None      # dice: edge length of a face, mm
+    face_outline: tuple = ()       # dice: the face polygon in face coordinates (mm, y down)
 
     @property
     def layout(self) -> str:
@@ -85,7 +86,9 @@ class Deck:
             "safe_box": (b + s, b + s, self.trim_w - 2 * s, self.trim_h - 2 * s),
             "designs": len(self.cards), "copies": sum(c.count for c in self.cards),
             "shape": self.shape, "hex": self.orientation,
-            "outline": face_outline(self.shape, b, self.trim_w, self.trim_h, self.corner, self.orientation),
+            "outline": list(self.face_outline) or face_outline(self.shape, b, self.trim_w, self.trim_h, self.corner,
+                                                               self.orientation),
+            "die": self.die, "edge": self.edge,
         }
 
 

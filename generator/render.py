@@ -31,6 +31,7 @@ class RenderedCard:
     deck: Deck
     front: str            # face key
     back: str | None      # face key, None when the deck prints no back
+    faces: tuple = ()     # dice: the key of every face, in the order of the card's `faces`
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,14 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
         deck_context = deck.context()
         for card in deck.cards:
             keys = []
-            for side, template in (("front", card.front), ("back", card.back)):
+            sides = [("front", card.front, {}), ("back", card.back, {})]
+            if deck.layout == "dice":  # the front template draws each face of the die in turn
+                sides = [("front", card.front, {"face": face, "face_number": n})
+                         for n, face in enumerate(card.fields.get("faces") or (), start=1)]
+            for side, template, extra in sides:
                 svg = None
                 if template is not None:
-                    svg = _render_face(env, game, game_context, deck_context, card, side, template, problems)
+                    svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
                 if svg is None:
                     keys.append(None)
                     continue
@@ -72,13 +77,16 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 svgs.setdefault(key, svg)
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
-            rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
+            if deck.layout == "dice":
+                rendered.append(RenderedCard(card, deck, keys[0] if keys else None, None, tuple(keys)))
+            else:
+                rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     collect("while rendering", _unique(problems), RenderError)
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     faces = draw_faces(svgs, sizes, roots)
     owners = {}
     for rc in rendered:
-        for key in (rc.front, rc.back):
+        for key in (rc.front, rc.back, *rc.faces):
             owners.setdefault(key, rc)
     for key, message in faces.problems:
         card = owners[key].card
@@ -141,11 +149,11 @@ def _icon(icons: dict[str, Icon]):
     return icon
 
 
-def _render_face(env, game, game_context, deck_context, card, side, template, problems) -> str | None:
+def _render_face(env, game, game_context, deck_context, card, side, template, problems, extra=None) -> str | None:
     where = f"templates/{game.id}/{template}"
     try:
         return env.get_template(template).render(
-            card=card.context(), deck=deck_context, game=game_context, side=side)
+            card=card.context(), deck=deck_context, game=game_context, side=side, **(extra or {}))
     except jinja2.TemplateSyntaxError as exc:
         problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.message}",
                                 line=exc.lineno, card=card.id))

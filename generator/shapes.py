@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-SHAPES = ("rect", "rounded", "circle", "hex")
+SHAPES = ("rect", "rounded", "circle", "hex", "polygon")
 KAPPA = 0.5522847498  # Bezier handle length of a quarter circle, as a fraction of the radius
 SQRT3 = math.sqrt(3)
 
@@ -27,6 +27,14 @@ class Outline:
     h: float
     corner: float = 0.0          # rounded: corner radius
     orientation: str = "pointy"  # hex: pointy- or flat-top
+    points: tuple = ()           # polygon: its corners (die nets, standees)
+
+    @classmethod
+    def of_polygon(cls, points) -> "Outline":
+        """Any polygon (a die net, a standee), with its bounding box as x, y, w, h."""
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        return cls("polygon", min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys),
+                   points=tuple((round(x, 4), round(y, 4)) for x, y in points))
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -43,12 +51,11 @@ class Outline:
         corner = self.corner + d if self.shape == "rounded" else 0.0
         return Outline(self.shape, self.x - d, self.y - d, self.w + 2 * d, self.h + 2 * d, corner, self.orientation)
 
-    def moved(self, dx: float, dy: float) -> "Outline":
-        return Outline(self.shape, self.x + dx, self.y + dy, self.w, self.h, self.corner, self.orientation)
-
     def polygon(self) -> list[tuple[float, float]]:
         """Corner points of a rect or hex, counter-clockwise from the lowest-left one."""
         x, y, w, h = self.x, self.y, self.w, self.h
+        if self.shape == "polygon":
+            return list(self.points)
         if self.shape == "hex":
             cx, cy = self.centre
             if self.orientation == "pointy":
@@ -94,6 +101,8 @@ class Outline:
             extra["corner_mm"] = round(self.corner, 3)
         if self.shape == "hex":
             extra["orientation"] = self.orientation
+        if self.shape == "polygon":
+            extra["points"] = [[round(x, 3), round(y, 3)] for x, y in self.points]
         return extra
 
 

@@ -46,14 +46,15 @@ def _outline(p) -> Outline:
                    p.get("orientation", "pointy"))
 
 
-def _drawn(page):
-    """(x, y) in mm of every face form placed on the page, in drawing order."""
+def _drawn(page, full=False):
+    """(x, y) in mm of every face form placed on the page, in drawing order (or its whole
+    `cm` matrix in pt with `full`)."""
     out, matrix = [], None
     for operands, op in pikepdf.parse_content_stream(page):
         if str(op) == "cm":
             matrix = [float(v) for v in operands]
         elif str(op) == "Do" and str(operands[0]).startswith("/Face"):
-            out.append((matrix[4] / PT_PER_MM, matrix[5] / PT_PER_MM))
+            out.append(tuple(matrix) if full else (matrix[4] / PT_PER_MM, matrix[5] / PT_PER_MM))
     return out
 
 
@@ -63,7 +64,13 @@ def test_manifest_carries_every_shape_and_counts(shapes_root, paper):
     fronts = [p for p in info["placements"] if p["side"] == "front"]
     shapes = {p["id"]: (p["shape"], p.get("orientation"), p.get("corner_mm")) for p in fronts}
     assert shapes == {"card": ("rounded", None, 3.0), "orb": ("circle", None, None), "hx": ("hex", "pointy", None),
-                      "fx": ("hex", "flat", None), "big": ("rect", None, None), "quart": ("rect", None, None)}
+                      "fx": ("hex", "flat", None), "big": ("rect", None, None), "quart": ("rect", None, None),
+                      "d12-red": ("polygon", None, None), "d6-blue": ("polygon", None, None),
+                      "d8-like": ("polygon", None, None), "d8-green": ("polygon", None, None),
+                      "hero-a": ("rect", None, None), "hero-b": ("rect", None, None)}
+    faces = {i: sorted(p["face"] for p in fronts if p["id"] == i) for i in ("d12-red", "d6-blue", "d8-green")}
+    assert faces == {"d12-red": list(range(1, 13)), "d6-blue": list(range(1, 7)), "d8-green": list(range(1, 9))}
+    assert sorted(p["standee"] for p in fronts if p["id"] == "hero-a") == ["back", "front"]
     counts = {c["id"]: c["count"] for c in info["components"]}
     for card in ("card", "orb", "hx", "fx"):
         assert sum(1 for p in fronts if p["id"] == card) == counts[card]
@@ -82,6 +89,8 @@ def test_placements_match_the_drawn_forms(shapes_root, paper):
         drawn = _drawn(page)
         assert len(drawn) == len(placed)
         for (x, y), p in zip(drawn, placed):
+            if "die" in p or "standee" in p:
+                continue  # turned onto their polygons: test_die_faces_are_drawn_onto_their_net_polygons
             # a face's lower-left corner is its trim corner less the bleed (a board: its region's origin)
             fx = p["x_mm"] - p.get("board_x_mm", 0) - BLEED[p["id"]]
             fy = p["y_mm"] - p.get("board_y_mm", 0) - BLEED[p["id"]]
@@ -112,12 +121,16 @@ def test_cut_file_holds_exactly_the_placement_map(shapes_root, paper):
     ns = {"s": "http://www.w3.org/2000/svg"}
     layers = tree.getroot().findall("s:g", ns)
     front_pages = sorted({p["page"] for p in info["placements"] if p["side"] == "front"})
+    kits = {p["page"] for p in info["placements"] if "die" in p or "standee" in p}
     assert [int(g.get("id").split("-")[1]) for g in layers] == front_pages
     assert cut["pages"] == len(layers)
     for layer in layers:
         number = int(layer.get("id").split("-")[1])
         fronts = [p for p in info["placements"] if p["page"] == number and p["side"] == "front"]
         paths = layer.findall("s:path", ns)
+        if number in kits:  # one cut path around each die net or standee, enclosing its faces
+            assert [p.get("data-id") for p in paths] == list(dict.fromkeys(p["id"] for p in fronts))
+            continue
         assert [p.get("data-id") for p in paths] == [p["id"] for p in fronts]
         height = _page_height(shapes_root, paper, number)
         for path, p in zip(paths, fronts):
@@ -233,3 +246,57 @@ def test_shape_mistakes_are_clear_errors(tmp_path, file, old, new, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def _apply(m, x, y):
+    a, b, c, d, e, f = m
+    return a * x + c * y + e, b * x + d * y + f
+
+
+def test_die_faces_are_drawn_onto_their_net_polygons(shapes_root):
+    """Each die face form, drawn through its matrix, lands exactly on the polygon the manifest
+    gives for that face, and prints that face's data: the printed die matches its data."""
+    from generator.layout.dicenet import face_box
+    name = "shapes-sheets-a4.pdf"
+    info = _entry(shapes_root, name)
+    pdf = pikepdf.open(shapes_root / "output" / "shapes" / name)
+    doc = pdfium.PdfDocument(shapes_root / "output" / "shapes" / name)
+    checked = 0
+    for die, edge in (("d12", 16), ("d6", 18), ("d8", 24)):
+        w, h, outline = face_box(die, edge, 1.0)
+        for p in [p for p in info["placements"] if p.get("die") == die]:
+            page = pdf.pages[p["page"] - 1]
+            placed = [q for q in info["placements"] if q["page"] == p["page"]]
+            m = _drawn(page, full=True)[placed.index(p)]
+            # face coordinates (mm, y down) -> form points (y up) -> page points -> mm
+            got = [_apply(m, x * PT_PER_MM, (h - y) * PT_PER_MM) for x, y in outline]
+            got = [(x / PT_PER_MM, y / PT_PER_MM) for x, y in got]
+            for gx, gy in got:  # every corner of the drawn face is a corner of the face's polygon
+                assert min(abs(gx - x) + abs(gy - y) for x, y in p["points"]) < 0.01, p
+            assert len(p["points"]) == len(outline)
+            # the face's text is the die's data for that face, inside its polygon
+            text = doc[p["page"] - 1].get_textpage()
+            cx = sum(x for x, _ in p["points"]) / len(p["points"]) * PT_PER_MM
+            cy = sum(y for _, y in p["points"]) / len(p["points"]) * PT_PER_MM
+            inradius = {"d6": 0.5, "d8": 0.2887, "d12": 0.6882}[die] * edge
+            r = 0.8 * inradius * PT_PER_MM
+            inside = text.get_text_bounded(cx - r, cy - r, cx + r, cy + r).strip()
+            data = {"d12-red": [str(i) for i in range(1, 13)], "d6-blue": [str(i) for i in range(1, 7)],
+                    "d8-like": list("ABCDEF"), "d8-green": [str(i) for i in range(1, 9)]}[p["id"]]
+            assert inside == data[p["face"] - 1], (p["id"], p["face"], inside)
+            checked += 1
+    assert checked == 12 + 6 + 6 + 8
+
+
+def test_standee_back_is_the_front_turned_about_the_fold(shapes_root):
+    info = _entry(shapes_root, "shapes-sheets-a4.pdf")
+    for hero in ("hero-a", "hero-b"):
+        front, back = (next(p for p in info["placements"] if p["id"] == hero and p["standee"] == s)
+                       for s in ("front", "back"))
+        assert front["page"] == back["page"] and (front["w_mm"], front["h_mm"]) == (back["w_mm"], back["h_mm"])
+        # the two arts touch along the fold line (heads together), side by side or one above the other
+        touching_x = abs(front["x_mm"] + front["w_mm"] - back["x_mm"]) < 0.01 or \
+            abs(back["x_mm"] + back["w_mm"] - front["x_mm"]) < 0.01
+        touching_y = abs(front["y_mm"] - back["y_mm"] - back["h_mm"]) < 0.01 or \
+            abs(back["y_mm"] - front["y_mm"] - front["h_mm"]) < 0.01
+        assert touching_x or touching_y

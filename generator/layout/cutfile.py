@@ -30,9 +30,9 @@ def cut_svg(plans: list[PagePlan] | tuple, title: str) -> bytes:
         name = f"sheet {sheet} (page {number})"
         out.append(f'<g id="page-{number}" inkscape:groupmode="layer" inkscape:label={quoteattr(name)} '
                    'fill="none" stroke="#ff0000" stroke-width="0.1">\n')
-        for face in plan.faces:
-            out.append(f'  <path data-id={quoteattr(face.card)} data-shape="{face.cut.shape}" '
-                       f'd="{face.cut.svg_path(plan.height)}"/>\n')
+        for card, cut in plan.cut_paths():
+            out.append(f'  <path data-id={quoteattr(card)} data-shape="{cut.shape}" '
+                       f'd="{cut.svg_path(plan.height)}"/>\n')
         out.append("</g>\n")
     out.append("</svg>\n")
     return "".join(out).encode()

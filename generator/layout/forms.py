@@ -35,12 +35,13 @@ class FacePlacer:
         place = page.calc_form_xobject_placement(form, name, Rectangle(x, y, x + w, y + h))
         return b"q " + _clip_path(clip, radius) + b" W n " + place + b" Q"
 
-    def draw_at(self, page: pikepdf.Page, key: str, at, clip: bytes) -> bytes:
-        """Content that draws face `key` at its own size with its lower-left corner at `at`
-        (pt), clipped to the path `clip` (PDF path operators in pt)."""
-        name, form = self._form_for(page, key)
-        x, y = at
-        return b"q " + clip + b" W n 1 0 0 1 %.4f %.4f cm " % (x, y) + name.encode() + b" Do Q"
+    def draw_at(self, page: pikepdf.Page, key: str, matrix, clip: bytes) -> bytes:
+        """Content that draws face `key` at its own size through `matrix` (a `cm` in pt: a
+        plain move, or a turn for die faces and standees), clipped to the path `clip` (PDF
+        path operators in pt)."""
+        name, _ = self._form_for(page, key)
+        cm = " ".join(_num(v) for v in matrix).encode()
+        return b"q " + clip + b" W n " + cm + b" cm " + name.encode() + b" Do Q"
 
     def _form_for(self, page: pikepdf.Page, key: str):
         doc, number = self.page_of[key]
@@ -81,6 +82,12 @@ class FacePlacer:
         if isinstance(obj, pikepdf.Array):
             return pikepdf.Array([self._copy(v) for v in obj])
         return obj
+
+
+def _num(v: float) -> str:
+    """A number for a content stream: fixed decimals, no '-0'."""
+    text = f"{v:.5f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def add_under(page: pikepdf.Page, out: pikepdf.Pdf, snippets: list[bytes]) -> None:

@@ -30,9 +30,11 @@ def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bo
         sheet += page.side == "front"
         for x, y, w, h in page.glue:
             _glue(canvas, x, y, w, h)
+        _fills(canvas, page.fills)
         if crop_marks:
             _lines(canvas, page.marks)
         _outlines(canvas, page)
+        _dashed(canvas, page.dashed)
         _ticks(canvas, page.ticks)
         if page.board_map:
             _board_map(canvas, page)
@@ -53,6 +55,45 @@ def _lines(canvas, segments) -> None:
             canvas.line(pt(x1), pt(y1), pt(x2), pt(y2))
 
 
+def _path(canvas, outline):
+    path = canvas.beginPath()
+    for seg in outline.segments():
+        kind, nums = seg[0], [pt(v) for v in seg[1:]]
+        if kind == "M":
+            path.moveTo(*nums)
+        elif kind == "L":
+            path.lineTo(*nums)
+        elif kind == "C":
+            path.curveTo(*nums)
+        else:
+            path.close()
+    return path
+
+
+def _fills(canvas, outlines) -> None:
+    """Glue tabs and base flaps: light grey with the word GLUE or nothing."""
+    if not outlines:
+        return
+    canvas.saveState()
+    canvas.setFillGray(0.86)
+    for outline in outlines:
+        canvas.drawPath(_path(canvas, outline), stroke=0, fill=1)
+    canvas.restoreState()
+
+
+def _dashed(canvas, segments) -> None:
+    """Fold lines: dashed, dark grey, thin."""
+    if not segments:
+        return
+    canvas.saveState()
+    canvas.setLineWidth(0.35)
+    canvas.setStrokeGray(0.25)
+    canvas.setDash(2, 1.5)
+    for x1, y1, x2, y2 in segments:
+        canvas.line(pt(x1), pt(y1), pt(x2), pt(y2))
+    canvas.restoreState()
+
+
 def _outlines(canvas, page: PagePlan) -> None:
     """Thin cut lines along round and hexagonal tokens (white underlay, dark line)."""
     if not page.outlines:
@@ -61,18 +102,7 @@ def _outlines(canvas, page: PagePlan) -> None:
         canvas.setLineWidth(width)
         canvas.setStrokeGray(grey)
         for outline in page.outlines:
-            path = canvas.beginPath()
-            for seg in outline.segments():
-                kind, nums = seg[0], [pt(v) for v in seg[1:]]
-                if kind == "M":
-                    path.moveTo(*nums)
-                elif kind == "L":
-                    path.lineTo(*nums)
-                elif kind == "C":
-                    path.curveTo(*nums)
-                else:
-                    path.close()
-            canvas.drawPath(path, stroke=1, fill=0)
+            canvas.drawPath(_path(canvas, outline), stroke=1, fill=0)
 
 
 def _glue(canvas, x, y, w, h) -> None:

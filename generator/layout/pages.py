@@ -17,6 +17,7 @@ from ..yamlsrc import line_of
 from .boards import MIN_MARGIN as BOARD_MARGIN
 from .boards import plan_board
 from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid, crop_marks
+from .kits import dice_pages, standee_pages
 from .packing import pack
 from .plan import FaceOnPage, Label, PagePlan
 
@@ -40,14 +41,16 @@ def plan_pages(rendered, paper: str) -> list[PagePlan]:
         try:
             if layout == "board":
                 pages.extend(_board_pages(group, paper))
-            elif layout in ("dice", "standee"):
-                raise DoesNotFit(f"kind: {layout} cannot be printed yet")
+            elif layout == "dice":
+                pages.extend(dice_pages(group, paper))
+            elif layout == "standee":
+                pages.extend(standee_pages(group, paper))
             elif shape in ("circle", "hex"):
                 pages.extend(_token_pages(group, paper))
             else:
                 pages.extend(_grid_pages(group, paper))
         except DoesNotFit as exc:
-            hint = "" if layout == "board" else "; use a smaller size, or kind: board to split it across pages"
+            hint = "" if layout != "sheet" else "; use a smaller size, or kind: board to split it across pages"
             raise InputError("1 problem in the layout", [Problem(
                 deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
     return pages

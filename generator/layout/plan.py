@@ -22,6 +22,7 @@ class FaceOnPage:
     clip: Outline                    # the part of the face that is printed
     cut: Outline                     # its trim outline: the cut
     extra: dict = field(default_factory=dict)  # more manifest fields (panel, board region...)
+    matrix: tuple | None = None      # pt: turns and places the face (die faces, standees) instead of `at`
 
     def placement(self, page: int) -> dict:
         c = self.cut
@@ -53,3 +54,12 @@ class PagePlan:
     ticks: tuple[tuple[float, float, str], ...] = ()           # alignment ticks on joins
     board_map: tuple | None = None              # (cols, rows, this panel's col, row)
     note: str = ""                              # a second line for the label (how to assemble)
+    fills: tuple[Outline, ...] = ()             # grey areas: glue tabs, standee base flaps
+    dashed: tuple[tuple[float, float, float, float], ...] = ()  # fold lines
+    cuts: tuple[tuple[str, Outline], ...] | None = None  # (card, cut path) when not one per face
+
+    def cut_paths(self) -> list[tuple[str, Outline]]:
+        """What a cutter follows on this page: each face's outline, or the page's own cuts."""
+        if self.cuts is not None:
+            return list(self.cuts)
+        return [(f.card, f.cut) for f in self.faces]

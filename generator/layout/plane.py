@@ -16,8 +16,7 @@ IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 EPS = 1e-7  # mm: below this two things touch rather than overlap
 
 
-class DoesNotFit(ValueError):
-    """A net or standee is larger than the area it must be packed into."""
+from .grid import DoesNotFit  # noqa: E402,F401  (a net or standee larger than its area: one error for layout)
 
 
 def apply(m: Affine, p: Point) -> Point:

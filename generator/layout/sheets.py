@@ -42,8 +42,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True) -> SheetsPDF:
     for number, (plan, pdf_page) in enumerate(zip(plans, out.pages), start=1):
         snippets = []
         for face in plan.faces:
-            snippets.append(placer.draw_at(pdf_page, face.key, (pt(face.at[0]), pt(face.at[1])),
-                                           face.clip.pdf_path(pt(1))))
+            matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
+            snippets.append(placer.draw_at(pdf_page, face.key, matrix, face.clip.pdf_path(pt(1))))
             placements.append(face.placement(number))
         add_under(pdf_page, out, snippets)
     components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)

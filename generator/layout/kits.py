@@ -1,0 +1,76 @@
+"""Page plans for components that are cut, folded and glued: die nets and standees.
+
+In: the rendered copies of one dice or standee deck and a paper. Out: `PagePlan`s (all
+fronts: these print on one side). Each die is a net from `dicenet.py` with every face drawn
+from the die's data, rotated onto its polygon and clipped to it, grey glue tabs, dashed
+folds and one solid cut path; each standee is a fold-over from `standee.py` with its front
+art turned about the fold and its back art upright, base flaps, dashed folds and a cut
+path. Nets and standees are shelf-packed, turned a quarter where that fits more.
+"""
+from __future__ import annotations
+
+from ..shapes import Outline
+from ..units import PAPERS
+from .dicenet import net, pack_nets
+from .grid import MIN_MARGIN
+from .plan import FaceOnPage, Label, PagePlan
+from .plane import form_cm
+from .standee import pack_standees, standee
+
+MARGIN = MIN_MARGIN + 2.0   # mm from the paper edge to a net or standee
+FOOT = 9.0                  # mm kept under them for the label
+GAP = 4.0                   # mm between two cut paths
+DICE_NOTE = "cut along the solid lines, fold every dashed line, glue the grey tabs inside"
+STANDEE_NOTE = "cut along the solid line, fold the dashed lines: the figure at the top, the base flaps outwards"
+
+
+def dice_pages(group, paper: str) -> list[PagePlan]:
+    deck = group[0].deck
+    page_w, page_h = PAPERS[paper]
+    nets = [net(deck.die, deck.edge, deck.bleed) for _ in group]
+    spots = pack_nets(nets, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
+    pages = []
+    for page in range(max(s.page for s in spots) + 1):
+        faces, fills, dashed, cuts = [], [], [], []
+        for rc, die, spot in zip(group, nets, spots):
+            if spot.page != page:
+                continue
+            placed = die.placed(MARGIN + spot.x, MARGIN + FOOT + spot.y, spot.rotated)
+            for face in placed.faces:
+                key = rc.faces[face.number - 1]
+                faces.append(FaceOnPage(key, rc.card.id, "front", None, Outline.of_polygon(face.clip),
+                                        Outline.of_polygon(face.polygon), {"die": deck.die, "face": face.number},
+                                        matrix=form_cm(face.transform, deck.height)))
+            fills += [Outline.of_polygon(t.polygon) for t in placed.tabs]
+            dashed += [(a[0], a[1], b[0], b[1]) for a, b in placed.fold_edges]
+            cuts.append((rc.card.id, Outline.of_polygon(placed.cut_path)))
+        pages.append(PagePlan(page_w, page_h, "front", f"{deck.name} ({deck.die} nets)", tuple(faces),
+                              outlines=tuple(c for _, c in cuts), label=Label(MARGIN, MARGIN + 4.0, 0, page_w * 0.7),
+                              note=DICE_NOTE, fills=tuple(fills), dashed=tuple(dashed), cuts=tuple(cuts)))
+    return pages
+
+
+def standee_pages(group, paper: str) -> list[PagePlan]:
+    deck = group[0].deck
+    page_w, page_h = PAPERS[paper]
+    kits = [standee(deck.trim_w, deck.trim_h, deck.bleed) for _ in group]
+    spots = pack_standees(kits, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
+    pages = []
+    for page in range(max(s.page for s in spots) + 1):
+        faces, fills, dashed, cuts = [], [], [], []
+        for rc, kit, spot in zip(group, kits, spots):
+            if spot.page != page:
+                continue
+            placed = kit.placed(MARGIN + spot.x, MARGIN + FOOT + spot.y, spot.rotated)
+            # a standee without a back template shows its front art on both sides
+            for art, side, key in (("front", placed.front, rc.front), ("back", placed.back, rc.back or rc.front)):
+                faces.append(FaceOnPage(key, rc.card.id, "front", None, Outline("rect", *side.clip),
+                                        Outline("rect", *side.trim), {"standee": art},
+                                        matrix=form_cm(side.transform, deck.height)))
+            fills += [Outline.of_polygon(f) for f in placed.flaps]
+            dashed += [(a[0], a[1], b[0], b[1]) for a, b in [placed.fold_line, *placed.flap_folds]]
+            cuts.append((rc.card.id, Outline.of_polygon(placed.cut_path)))
+        pages.append(PagePlan(page_w, page_h, "front", f"{deck.name} (standees)", tuple(faces),
+                              outlines=tuple(c for _, c in cuts), label=Label(MARGIN, MARGIN + 4.0, 0, page_w * 0.7),
+                              note=STANDEE_NOTE, fills=tuple(fills), dashed=tuple(dashed), cuts=tuple(cuts)))
+    return pages
