@@ -23,8 +23,9 @@ class FacePlacer:
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
 
-    def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0) -> bytes:
-        """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`."""
+    def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
+        """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
+        (or to `clip_path`, path operators in pt, for round and hexagonal components)."""
         doc, number = self.page_of[key]
         if (doc, number) not in self.forms:
             self.forms[(doc, number)] = self._form(self.faces[doc].pages[number])
@@ -33,7 +34,7 @@ class FacePlacer:
         page.add_resource(form, Name.XObject, name=name, replace_existing=True)
         x, y, w, h = box
         place = page.calc_form_xobject_placement(form, name, Rectangle(x, y, x + w, y + h))
-        return b"q " + _clip_path(clip, radius) + b" W n " + place + b" Q"
+        return b"q " + (clip_path or _clip_path(clip, radius)) + b" W n " + place + b" Q"
 
     def draw_at(self, page: pikepdf.Page, key: str, matrix, clip: bytes) -> bytes:
         """Content that draws face `key` at its own size through `matrix` (a `cm` in pt: a

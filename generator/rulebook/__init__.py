@@ -21,6 +21,7 @@ from ..fonts import shipped
 from ..glyphs import missing_message
 from ..layout.forms import FacePlacer, add_under
 from ..layout.pdfpage import save_pdf
+from ..shapes import Outline
 from .book import build_pdf
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
 
@@ -67,10 +68,12 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
     per_page: dict[int, list] = {}
     placements = []
     for page, face, (x, y, w, h) in figures:
-        key, card_id, trim_w, trim_h, bleed, corner = face
+        key, card_id, trim_w, trim_h, bleed, corner, shape, orientation = face
         s = w / trim_w  # points per mm of card
         box = (x - bleed * s, y - bleed * s, w + 2 * bleed * s, h + 2 * bleed * s)
-        per_page.setdefault(page, []).append(placer.draw(out.pages[page - 1], key, box, (x, y, w, h), corner * s))
+        cut = Outline(shape if shape in ("circle", "hex") else "rounded", x, y, w, h, corner * s, orientation)
+        per_page.setdefault(page, []).append(placer.draw(out.pages[page - 1], key, box, (x, y, w, h),
+                                                         clip_path=cut.pdf_path(1)))
         placements.append({"page": page, "id": card_id, "side": "front", "x_mm": round(x / 72 * 25.4, 3),
                            "y_mm": round(y / 72 * 25.4, 3), "w_mm": round(w / 72 * 25.4, 3),
                            "h_mm": round(h / 72 * 25.4, 3)})
@@ -83,7 +86,7 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
 
 def _face(rc):
     d = rc.deck
-    return (rc.front, rc.card.id, d.trim_w, d.trim_h, d.bleed, d.corner)
+    return (rc.front, rc.card.id, d.trim_w, d.trim_h, d.bleed, d.corner, d.shape, d.orientation)
 
 
 def _cover(rendered):
