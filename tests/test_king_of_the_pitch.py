@@ -11,7 +11,6 @@ import yaml
 
 from generator.load import load_game
 from generator.rules import check_game
-import test_rules  # the module object pytest itself collects (tests/ is on sys.path)
 from tests.conftest import REPO, edit, run
 
 GAME = "king-of-the-pitch"
@@ -92,10 +91,13 @@ MUTATIONS = {
     "a-crown-per-win": {"edits": [(T, "wins_needed: 5 ", "wins_needed: 6 ")], "also": {"wins-needed"}},
     "a-board-per-team": ("team-boards.yaml", "name: Orange team board, team: orange}", "name: Orange team board, team: red}"),
     "supporters-boards": ("supporters.yaml", "team: neutral, count: 2}", "team: neutral, count: 1}"),
+    "d6-per-team": ("dice.yaml", "faces: [1, 2, 3, 4, 5, 6], count: 4}\n  - {id: d6-green", "faces: [1, 2, 3, 4, 5, 6], count: 3}\n  - {id: d6-green"),
+    "d8-per-team": ("dice-d8.yaml", "name: Red d8,    team: red,", "name: Red d8,    team: blue,"),
+    "d6-faces": ("dice.yaml", "team: red,    faces: [1, 2, 3, 4, 5, 6]", "team: red,    faces: [1, 2, 3, 4, 6, 6]"),
+    "d8-faces": ("dice-d8.yaml", "team: green,  faces: [1, 2, 3, 4, 5, 6, 7, 8]", "team: green,  faces: [1, 2, 3, 4, 5, 6, 8, 7]"),
 }
 
-# tests/test_rules.py checks that every rule of every game has a mutation; ours live here.
-test_rules.MUTATIONS.setdefault(GAME, MUTATIONS)
+# tests/test_rules.py checks that every rule of every game has a mutation: ours live here.
 
 
 def rule_ids():
@@ -146,11 +148,12 @@ def test_manifest_counts_equal_the_data(all_builds):
             if p["side"] == "front":
                 fronts[p["id"]] = fronts.get(p["id"], 0) + 1
         boards = {c.id for d in game.decks if d.kind == "board" for c in d.cards}
+        sides = {c.id: len(c.fields["faces"]) for d in game.decks if d.kind == "dice" for c in d.cards}
         for cid, n in expected.items():
-            if cid not in boards:  # a board split into panels is placed once per panel
-                assert fronts[cid] == n, cid
+            if cid not in boards:  # a board split into panels is placed once per panel; a die once per face
+                assert fronts[cid] == n * sides.get(cid, 1), cid
     cards = sum(n for cid, n in expected.items() if not cid.startswith(("cube-", "chip-", "crown-", "team-board",
-                                                                           "supporters-", "pitch")))
+                                                                           "supporters-", "pitch", "d6-", "d8-")))
     assert cards == 108
 
 

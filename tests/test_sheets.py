@@ -45,8 +45,8 @@ def drawn_faces(page):
             form = forms[str(operands[0])]
             x0, y0, x1, y1 = [float(v) for v in form.BBox]
             a, b, c, d, e, f = matrix
-            assert b == 0 and c == 0, "faces are placed unrotated"
-            out.append((str(operands[0]), (e + a * x0) / MM, (f + d * y0) / MM, a * (x1 - x0) / MM, d * (y1 - y0) / MM))
+            out.append((str(operands[0]), (e + a * x0) / MM, (f + d * y0) / MM, a * (x1 - x0) / MM, d * (y1 - y0) / MM,
+                        (b, c)))
     return out
 
 
@@ -70,9 +70,10 @@ def test_placements_match_what_is_drawn(all_builds, game, name):
         drawn = drawn_faces(page)
         placed = by_page.get(number, [])
         assert len(drawn) == len(placed)
-        for (_, x, y, w, h), p in zip(drawn, placed):
+        for (_, x, y, w, h, turn), p in zip(drawn, placed):
             if "die" in p or "standee" in p:
                 continue  # faces turned onto polygons: tests/test_shapes.py checks their matrices
+            assert turn == (0, 0), "cards, tokens and boards are placed unrotated"
             bleed = bleeds[p["id"]]
             # the face is the trim box plus its bleed on every side (a board panel: the whole board,
             # placed so that the panel's region lands in its cut box)

@@ -39,7 +39,9 @@ def plan_pages(rendered, paper: str) -> list[PagePlan]:
         group = list(group)
         deck = group[0].deck
         try:
-            if layout == "board":
+            if layout == "board" and _boards_share_pages(deck, paper):
+                pages.extend(_grid_pages(group, paper))
+            elif layout == "board":
                 pages.extend(_board_pages(group, paper))
             elif layout == "dice":
                 pages.extend(dice_pages(group, paper))
@@ -54,6 +56,16 @@ def plan_pages(rendered, paper: str) -> list[PagePlan]:
             raise InputError("1 problem in the layout", [Problem(
                 deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
     return pages
+
+
+def _boards_share_pages(deck, paper) -> bool:
+    """Small boards (two or more to a page) are laid out like cards, with crop marks."""
+    if deck.sections:
+        return False
+    try:
+        return choose_grid(paper, deck.trim_w, deck.trim_h, deck.bleed).per_page >= 2
+    except DoesNotFit:
+        return False
 
 
 def _title(deck) -> str:
