@@ -147,9 +147,22 @@ def list_cmd(ctx):
         click.echo(f"{game_id}: {game.title} ({total} components)")
         for d in game.decks:
             copies = sum(c.count for c in d.cards)
-            click.echo(f"  {d.id}: {d.name}, {copies} x {d.trim_w:g} x {d.trim_h:g} mm "
-                       f"({len(d.cards)} designs, {d.kind})")
+            click.echo(f"  {d.id}: {d.name}, {copies} x {_shape(d)} ({len(d.cards)} designs, {d.kind})")
     ctx.exit(2 if failed else 0)
+
+
+def _shape(deck) -> str:
+    """A deck's size and cut shape as a designer says it: '25 mm circle', '63 x 88 mm rect'."""
+    if deck.shape == "circle":
+        return f"{deck.trim_w:g} mm circle"
+    size = f"{deck.trim_w:g} x {deck.trim_h:g} mm"
+    if deck.shape == "hex":
+        return f"{size} hex ({deck.orientation}-top)"
+    if deck.shape == "rounded":
+        return f"{size} rounded ({deck.corner:g} mm corners)"
+    if deck.layout == "board" and deck.sections:
+        return f"{size} board in {deck.sections[0]} x {deck.sections[1]} sections"
+    return f"{size} {'board' if deck.layout == 'board' else 'rect'}"
 
 
 def main(argv=None):

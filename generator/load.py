@@ -205,13 +205,13 @@ def _geometry(raw, shown, problems):
     where = lambda key: line_of(raw, (key,)) or line_of(raw, ("size",))  # noqa: E731
     if shape == "circle" and abs(w - h) > 0.01:
         problems.append(Problem(shown, f"a circle needs width = height (its diameter); got {w:g} x {h:g} mm",
-                                line=where("shape"), field="size"))
+                                line=where("size"), field="size"))
         return None
     if shape == "hex" and abs(hex_height(w, orientation) - h) > 0.05:
         problems.append(Problem(
             shown, f"a {orientation}-top hexagon {w:g} mm wide is {hex_height(w, orientation):.2f} mm tall; "
                    f"got {h:g} mm (height = width x {'2/sqrt(3)' if orientation == 'pointy' else 'sqrt(3)/2'})",
-            line=where("shape"), field="size"))
+            line=where("size"), field="size"))
         return None
     if "hex" in raw and shape != "hex":
         problems.append(Problem(shown, "'hex' applies to shape: hex only", line=where("hex"), field="hex"))

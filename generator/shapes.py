@@ -68,6 +68,8 @@ class Outline:
 
     def pdf_path(self, scale: float) -> bytes:
         """Path operators for a PDF content stream, coordinates multiplied by `scale`."""
+        if self.shape == "rect":
+            return b"%.4f %.4f %.4f %.4f re" % tuple(v * scale for v in (self.x, self.y, self.w, self.h))
         ops = []
         for seg in self.segments():
             kind, nums = seg[0], [v * scale for v in seg[1:]]

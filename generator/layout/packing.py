@@ -63,7 +63,8 @@ def pack(paper: str, page: tuple[float, float], shape: str, trim_w: float, trim_
     """The packing that fits the most tokens on the page, centred."""
     page_w, page_h = page
     gap = max(2 * bleed, MIN_GAP)
-    ext_w, ext_h = trim_w + 2 * bleed, trim_h + 2 * bleed  # the printed area's bounding box
+    printed = Outline(shape, 0, 0, trim_w, trim_h, orientation=orientation).grown(bleed)
+    ext_w, ext_h = printed.w, printed.h  # the printed area's bounding box (a hexagon's corners reach further)
     usable_w = page_w - 2 * MIN_MARGIN
     usable_h = page_h - 2 * MIN_MARGIN - LABEL_ROOM
     candidates = [(False, _rows(usable_w, usable_h, ext_w, ext_h, trim_w + gap, trim_h + gap, False))]
@@ -87,5 +88,6 @@ def pack(paper: str, page: tuple[float, float], shape: str, trim_w: float, trim_
     used_h = max(y for _, y in spots) + ext_h
     left = (page_w - used_w) / 2
     top = page_h - (page_h - used_h + LABEL_ROOM) / 2  # centred, the label's room below
-    boxes = tuple((round(left + x + bleed, 4), round(top - y - ext_h + bleed, 4)) for x, y in spots)
+    inset_x, inset_y = (ext_w - trim_w) / 2, (ext_h - trim_h) / 2
+    boxes = tuple((round(left + x + inset_x, 4), round(top - y - ext_h + inset_y, 4)) for x, y in spots)
     return Packing(paper, page_w, page_h, shape, orientation, trim_w, trim_h, bleed, boxes, offset)
