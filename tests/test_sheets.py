@@ -10,6 +10,7 @@ import pytest
 
 from generator.fonts import shipped
 from generator.layout.grid import choose_grid
+from generator.load import load_game
 from generator.units import PAPERS, PT_PER_MM
 from tests.conftest import REPO, all_pdfs, run
 
@@ -50,26 +51,45 @@ def drawn_faces(page):
     return out
 
 
+def decks_by_card(game):
+    """{card id: its deck} for a shipped game."""
+    return {card.id: deck for deck in load_game(REPO, game).decks for card in deck.cards}
+
+
+def with_back(game) -> set[str]:
+    """The ids of a game's cards that print a back."""
+    return {card.id for deck in load_game(REPO, game).decks for card in deck.cards if card.back is not None}
+
+
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
 def test_placements_match_what_is_drawn(all_builds, game, name):
     folder = all_builds[game]
     info = entry(folder, name)
     pdf = pikepdf.open(folder / name)
     assert info["pages"] == len(pdf.pages)
-    bleed = 3.0
+    deck_of = decks_by_card(game)
     by_page = {}
     for p in info["placements"]:
         by_page.setdefault(p["page"], []).append(p)
     for number, page in enumerate(pdf.pages, start=1):
-        drawn = drawn_faces(page)
+        drawn = [f for f in drawn_faces(page) if f[0].startswith("/Face")]
         placed = by_page.get(number, [])
         assert len(drawn) == len(placed)
         for (_, x, y, w, h), p in zip(drawn, placed):
-            # the face is the trim box plus its bleed on every side
-            assert abs(x + bleed - p["x_mm"]) < 0.1 and abs(y + bleed - p["y_mm"]) < 0.1
-            assert abs(w - 2 * bleed - p["w_mm"]) < 0.1 and abs(h - 2 * bleed - p["h_mm"]) < 0.1
-            assert (p["w_mm"], p["h_mm"]) == (63, 88)
-    assert sum(len(v) for v in by_page.values()) == 2 * sum(c["count"] for c in info["components"])
+            deck = deck_of[p["id"]]
+            bleed = deck.bleed
+            # the face is the trim box plus its bleed on every side; a board section shows its
+            # region of the whole board's face
+            assert abs(x + bleed + p.get("board_x_mm", 0) - p["x_mm"]) < 0.1
+            assert abs(y + bleed + p.get("board_y_mm", 0) - p["y_mm"]) < 0.1
+            assert abs(w - 2 * bleed - deck.trim_w) < 0.1 and abs(h - 2 * bleed - deck.trim_h) < 0.1
+            if "panel" not in p:
+                assert (p["w_mm"], p["h_mm"]) == (deck.trim_w, deck.trim_h)
+    for c in info["components"]:
+        fronts = [p for p in info["placements"] if p["id"] == c["id"] and p["side"] == "front"]
+        backs = [p for p in info["placements"] if p["id"] == c["id"] and p["side"] == "back"]
+        assert len(fronts) == c["count"] * (fronts[0].get("panels", 1) if fronts else 1)
+        assert len(backs) == (len(fronts) if c["id"] in with_back(game) else 0)
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
@@ -88,9 +108,10 @@ def test_trim_boxes_follow_the_grid_and_stay_on_paper(olympians_build, paper):
 def test_every_back_lands_behind_its_front_after_a_long_edge_flip(all_builds, game, name):
     info = entry(all_builds[game], name)
     page_w = PAPERS["a4" if name.endswith("-a4.pdf") else "letter"][0]
-    fronts = [p for p in info["placements"] if p["side"] == "front"]
+    backed = with_back(game)
+    fronts = [p for p in info["placements"] if p["side"] == "front" and p["id"] in backed]
     backs = [p for p in info["placements"] if p["side"] == "back"]
-    assert len(fronts) == len(backs) == sum(c["count"] for c in info["components"])
+    assert len(fronts) == len(backs) == sum(c["count"] for c in info["components"] if c["id"] in backed)
     for f, b in zip(fronts, backs):
         assert b["id"] == f["id"] and b["page"] == f["page"] + 1
         # flipping over the vertical (long) edge maps x to page_w - x - w; y is unchanged
