@@ -19,7 +19,7 @@ from generator.cli import cli
 from generator.load import load_game
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
-from generator.rules.checks import assemble_board, rotation_symmetry
+from generator.rules.checks import _line_problem, assemble_board, rotation_symmetry
 from tests.conftest import REPO, edit
 
 GAME = "metikoro"
@@ -39,14 +39,19 @@ MUTATIONS = {
     "platform-slots": ("platforms.yaml", "defaults: {slots: 6}", "defaults: {slots: 7}"),
     "player-aids": ("reference.yaml", "count: 4}", "count: 3}"),
     # ---- track pieces
-    # a fixed Home curve that would join its edge to itself the wrong way: S to N is a straight
-    "track-lines-well-formed": ("tables.yaml", "lines: [[S, W, arc]]", "lines: [[S, N, arc]]"),
+    # a fixed Source stop listed twice
+    "track-lines-well-formed": ("tables.yaml", "lines: [[N, C, stop], [W, C, stop]]",
+                                "lines: [[N, C, stop], [W, C, stop], [N, C, stop]]"),
     # the Curve turned a quarter: well formed, same symmetry, but not the published piece
     "pieces-match-geometry": ("pieces.yaml", "lines: [[N, E, arc], [S, W, arc]]\n    symmetry: 2",
                               "lines: [[E, S, arc], [W, N, arc]]\n    symmetry: 2"),
     "piece-symmetry": ("pieces.yaml", "lines: [[N, E, arc], [S, W, arc]]\n    symmetry: 2",
                        "lines: [[N, E, arc], [S, W, arc]]\n    symmetry: 4"),
     # ---- board
+    # the Home curve turned round: it would run out of the Home into the Front Yard
+    "home-curves-lead-home": ("tables.yaml", "lines: [[S, W, arc]]", "lines: [[W, S, arc]]"),
+    # a Source stop facing its neighbouring Source field instead of the outside
+    "source-stops-face-out": ("tables.yaml", "lines: [[N, C, stop], [W, C, stop]]", "lines: [[E, C, stop], [W, C, stop]]"),
     "board-fields": ("tables.yaml", '  - "F...S"', '  - "....S"'),
     "orb-spots": ("tables.yaml", "  - {x: 0, y: 1}\n", ""),
     # the Homes hold as many spots as orbs win: both move together
@@ -144,6 +149,25 @@ def test_a_line_written_backwards_is_the_same_line_and_a_turn_moves_every_line()
     assert rotation_symmetry([["N", "S", "straight"]]) == 2
     assert rotation_symmetry([["N", "C", "stop"], ["S", "C", "stop"]]) == 2
     assert rotation_symmetry([["N", "N", "bounce"]]) == 4
+
+
+@pytest.mark.parametrize("line, needle", [
+    (["N", "E", "straight"], "neighbouring edges, so it is an arc"),
+    (["N", "S", "arc"], "opposite edges, so it is a straight"),
+    (["N", "N", "arc"], "two different edges"),
+    (["N", "S", "stop"], "runs to the centre"),
+    (["N", "S", "bounce"], "its own edge"),
+    (["C", "N", "stop"], "must start at an edge"),
+    (["N", "C", "loop"], "unknown kind"),
+])
+def test_malformed_lines_are_named(line, needle):
+    assert needle in _line_problem(line)
+
+
+@pytest.mark.parametrize("line", [["N", "S", "straight"], ["W", "E", "straight"], ["W", "N", "arc"],
+                                  ["S", "E", "arc"], ["E", "C", "stop"], ["S", "S", "bounce"]])
+def test_well_formed_lines_pass(line):
+    assert _line_problem(line) is None
 
 
 # ---- the art agrees with the data ------------------------------------------------------

@@ -232,3 +232,37 @@ def board_fields(ctx, args) -> Iterable[Failure]:
         got = _regions(board, symbol)
         if got != sorted(want, reverse=True):
             yield Failure(f"groups of '{symbol}' fields {got}", sorted(want, reverse=True), quarter)
+
+
+STEP = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
+
+
+@register("fixed_track_fields", required=("quarter", "pieces", "on", "enters"))
+def fixed_track_fields(ctx, args) -> Iterable[Failure]:
+    """Track built into the board joins the right fields: every line of a piece standing on a
+    field in `on` starts at an edge facing a field in `enters` and, unless it stops in the
+    centre, ends at an edge facing a field in `leaves`. Pieces sit at (x, y) of the quarter
+    as it lies in the board's top-left corner (N towards row 0).
+
+    args: quarter, pieces (JMESPath list of {x, y, lines}); on, enters, leaves (lists of field
+    symbols, written as lists so they are not read as JMESPath).
+    """
+    board = assemble_board(ctx.value(args["quarter"]))
+    on, enters, leaves = set(args["on"]), set(args["enters"]), set(args.get("leaves") or ())
+
+    def facing(x, y, edge):
+        dx, dy = STEP[edge]
+        nx, ny = x + dx, y + dy
+        return board[ny][nx] if 0 <= ny < len(board) and 0 <= nx < len(board) else "outside the board"
+
+    placed = [p for p in ctx.value(args["pieces"]) if board[p["y"]][p["x"]] in on]
+    if not placed:
+        yield Failure(f"no fixed piece on {sorted(on)}", "at least one", ctx.value(args["pieces"]))
+    for p in placed:
+        for a, b, kind in p["lines"]:
+            if facing(p["x"], p["y"], a) not in enters:
+                yield Failure(f"{a}-{b} {kind} at ({p['x']}, {p['y']}) comes from '{facing(p['x'], p['y'], a)}'",
+                              f"it comes from {sorted(enters)}", p)
+            if b in STEP and kind != "bounce" and facing(p["x"], p["y"], b) not in leaves:
+                yield Failure(f"{a}-{b} {kind} at ({p['x']}, {p['y']}) leads to '{facing(p['x'], p['y'], b)}'",
+                              f"it leads to {sorted(leaves)}", p)
