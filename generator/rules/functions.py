@@ -1,7 +1,7 @@
 r"""Arithmetic and set helpers added to JMESPath, which has neither.
 
 Rules files call them like any JMESPath function: `multiply(it.hands, it.cards)`,
-`combinations(it, \`4\`)`.
+`combinations(it, \`4\`)`, `lookup(data.tables.start, it.id)`.
 """
 from __future__ import annotations
 
@@ -55,6 +55,11 @@ class RuleFunctions(functions.Functions):
     def _func_repeat_each(self, values, k):
         """Each value repeated k times: [[v, v, ...], ...] (four of a kind, ...)."""
         return [[v] * int(k) for v in values]
+
+    @functions.signature({"types": ["object"]}, {"types": ["string"]})
+    def _func_lookup(self, obj, key):
+        """obj[key], or null when obj has no such key (JMESPath cannot index by a value)."""
+        return obj.get(key)
 
 
 OPTIONS = jmespath.Options(custom_functions=RuleFunctions())
