@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .shapes import face_outline
+from .yamlsrc import plain
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Card:
 
     def context(self) -> dict:
         """What templates see as `card`."""
-        return dict(self.fields, id=self.id, name=self.name, count=self.count)
+        return dict(plain(dict(self.fields)), id=self.id, name=self.name, count=self.count)
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class Game:
     def context(self) -> dict:
         """What templates and the rulebook see as `game`."""
         return {
-            **{k: v for k, v in self.meta.items() if k not in ("decks", "data")},
-            "id": self.id, "title": self.title, "data": self.data,
+            **{k: plain(v) for k, v in self.meta.items() if k not in ("decks", "data")},
+            "id": self.id, "title": self.title, "data": plain(self.data),
             "decks": {d.id: {**d.context(), "cards": [c.context() for c in d.cards]} for d in self.decks},
         }

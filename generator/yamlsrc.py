@@ -101,3 +101,13 @@ def line_of(data: Any, path: tuple | list) -> int | None:
             break
         best = getattr(node, "line", None) or best
     return best
+
+
+def plain(value: Any) -> Any:
+    """The same data as ordinary dicts and lists, for templates: Jinja's `row.line` looks for
+    an attribute first, so a field called `line` or `lines` must not meet the line numbers."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value

@@ -141,3 +141,18 @@ own_wins: {<<: *base, x: own}
     assert ours["list_merge"] == {"x": "from_a", "z": "from_b"}
     assert ours["nested"] == {"x": "base", "y": "mid"}
     assert ours["own_wins"]["x"] == "own" and ours["own_wins"].lines["x"] == 8
+
+
+def test_fields_named_line_or_lines_reach_templates_as_data(tmp_path):
+    """YAML mappings remember their line numbers as attributes; templates must still see a
+    field called `line` or `lines` (Jinja looks up attributes before keys)."""
+    import jinja2
+
+    from generator.model import Card, Source
+    from generator.yamlsrc import read_yaml
+    path = tmp_path / "x.yaml"
+    path.write_text("route: {line: 7, lines: [N, S]}\n")
+    card = Card(id="c", name="C", count=1, front="f.svg.j2", back=None, fields=read_yaml(path, "x.yaml"),
+                source=Source("x.yaml", 1), index=0)
+    text = jinja2.Environment().from_string("{{ card.route.line }} {{ card.route.lines | join('-') }}")
+    assert text.render(card=card.context()) == "7 N-S"

@@ -25,7 +25,7 @@ from ..shapes import Outline
 from .book import build_pdf
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
 
-SINGLE_MM, ROW_MM, COMPONENT_MM = 50.0, 44.0, 30.0
+SINGLE_MM, ROW_MM, COMPONENT_MM, BOARD_MM = 50.0, 44.0, 30.0, 150.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,9 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
                                     line=_source_line(source, kind + ":")))
         chosen = [_face(faces[i]) for i in ids if i in faces]
         width = SINGLE_MM if len(chosen) == 1 else (COMPONENT_MM if kind == "components" else ROW_MM)
+        if len(chosen) == 1 and faces[ids[0]].deck.layout == "board":  # a board gets the text's width
+            trim_w, trim_h = chosen[0][2], chosen[0][3]
+            width = BOARD_MM * min(1.0, trim_w / trim_h * 1.2)
         figure_faces[n] = (chosen, width)
     problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root))))
     if problems:
