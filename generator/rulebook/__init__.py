@@ -25,7 +25,7 @@ from ..shapes import Outline
 from .book import build_pdf
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
 
-SINGLE_MM, ROW_MM, COMPONENT_MM, BOARD_MM = 50.0, 44.0, 30.0, 150.0
+SINGLE_MM, ROW_MM, COMPONENT_MM, BOARD_MM = 50.0, 44.0, 30.0, 120.0
 
 
 @dataclass(frozen=True)
