@@ -105,6 +105,8 @@ MUTATIONS = {
                                  ("stage-tiles.yaml", "border: grey,  stage: 2,", "border: grey,  stage: 1,")],
     "every-action-on-a-tile": [("stage-tiles.yaml", "action: free-day,   border: white", "action: fundraise,  border: white"),
                                ("stage-tiles.yaml", "action: free-day,   border: grey", "action: fundraise,  border: grey")],
+    # ---- tokens
+    "token-counts": ("tokens.yaml", "token: popularity, count: 24", "token: popularity, count: 23"),
     # ---- the die
     # a fifth die (fewer would leave the four-dice Popularity tier short of dice)
     "four-dice": ("tables.yaml", "  - {id: die-basalt,", RUST.replace("rust", "spare").replace("Rust", "Spare")
