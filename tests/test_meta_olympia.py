@@ -13,12 +13,18 @@ import yaml
 from generator.load import load_game
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
-from tests.conftest import REPO, edit
+import test_rules  # the module object pytest itself collects (tests/ is on sys.path)
+from tests.conftest import REPO, edit, run
 
 GAME = "meta-olympia"
 CARDS = REPO / "cards" / GAME
-RUST = ('{id: die-rust,   name: Rust die,   colour: "#c1440e", '
-        'faces: [goal, counter, boost4, goal, special, counter, injury, goal, boost8, counter, boost4, special]}')
+RUST = '{id: die-rust,   name: Rust die,   colour: "#c1440e", faces: *faces}'
+FACES = "[goal, counter, boost4, goal, special, counter, injury, goal, boost8, counter, boost4, special]"
+
+
+def _rust(faces):
+    """The Rust die given faces of its own instead of the shared set."""
+    return ("dice.yaml", RUST, RUST.replace("*faces", faces))
 
 
 def _card(file, card_id):
@@ -108,12 +114,11 @@ MUTATIONS = {
     # ---- tokens
     "token-counts": ("tokens.yaml", "token: popularity, count: 24", "token: popularity, count: 23"),
     # ---- the die
-    # a fifth die (fewer would leave the four-dice Popularity tier short of dice)
-    "four-dice": ("tables.yaml", "  - {id: die-basalt,", RUST.replace("rust", "spare").replace("Rust", "Spare")
-                  .join(["  - ", "\n  - {id: die-basalt,"])),
-    "die-has-twelve-faces": ("tables.yaml", RUST, RUST.replace("faces: [goal,", "faces: [counter, goal,")),
-    "goal-on-three-faces": ("tables.yaml", RUST, RUST.replace("faces: [goal, counter,", "faces: [goal, goal,")),
-    "every-symbol-on-the-die": ("tables.yaml", RUST, RUST.replace("injury", "counter")),
+    "four-dice": ("dice.yaml", "  - {id: die-basalt,", "  - {id: die-spare, name: Spare die, colour: \"#ffffff\", faces: *faces}\n  - {id: die-basalt,"),
+    "dice-alike": _rust(FACES.replace("boost4, special]", "special, boost4]")),
+    # the shared set of faces, so the four dice stay alike
+    "goal-on-three-faces": ("dice.yaml", "faces: &faces " + FACES, "faces: &faces " + FACES.replace("[goal, counter,", "[goal, goal,")),
+    "every-symbol-on-the-die": ("dice.yaml", "faces: &faces " + FACES, "faces: &faces " + FACES.replace("injury", "counter")),
     "popularity-tiers": ("tables.yaml", "{tokens: 3, dice: 3}", "{tokens: 3, dice: 2}"),
     "popularity-dice-in-the-box": ("tables.yaml", "  - {tokens: 4, dice: 4}\n",
                                    "  - {tokens: 4, dice: 4}\n  - {tokens: 5, dice: 5}\n"),
@@ -132,6 +137,10 @@ MUTATIONS = {
     "starting-purse": ("tables.yaml", "  credits: 3\n  popularity: 1\n", "  credits: 4\n  popularity: 1\n"),
     "final-conversion": ("tables.yaml", "credits_per_prestige: 3", "credits_per_prestige: 4"),
 }
+
+
+# tests/test_rules.py checks that every rule of every game has a mutation; ours live here.
+test_rules.MUTATIONS.setdefault(GAME, MUTATIONS)
 
 
 def rule_ids():
@@ -191,7 +200,16 @@ def test_manifest_lists_every_component_with_its_count(all_builds, paper):
             expected[card["id"]] = card.get("count", 1)
     assert {c["id"]: c["count"] for c in sheets["components"]} == expected
     fronts = Counter(p["id"] for p in sheets["placements"] if p["side"] == "front")
-    assert fronts == Counter(expected)
+    boards = {"main-board", "arena-mat"}
+    dice = {c for c in expected if c.startswith("die-")}
+    figures = {c for c in expected if c.startswith("fig-")}
+    flat = {c: n for c, n in expected.items() if c not in boards | dice | figures}
+    assert {c: n for c, n in fronts.items() if c in flat} == flat  # every copy of every card, tile, token
+    assert all(fronts[c] == 12 * expected[c] for c in dice)        # twelve faces per die
+    assert all(fronts[c] == 2 * expected[c] for c in figures)      # a standee's two sides
+    for board in boards:                                            # panels that cover the whole board
+        panels = [p for p in sheets["placements"] if p["id"] == board]
+        assert len(panels) == panels[0]["panels"] > 1
 
 
 def test_components_print_at_their_true_size(all_builds):
@@ -202,6 +220,7 @@ def test_components_print_at_their_true_size(all_builds):
     for prefix in ("ath", "tac", "sp", "scr", "aid"):
         assert sizes[prefix] == {(63.0, 88.0)}, prefix
     assert sizes["tile"] == {(60.0, 60.0)}
+    assert sizes["token"] == {(25.0, 25.0)}
 
 
 def _text(path, pages=None):
@@ -215,7 +234,7 @@ def _pct(n, total):
 
 def test_rulebook_prints_odds_counted_from_the_die(all_builds):
     tables = yaml.safe_load((CARDS / "tables.yaml").read_text())
-    faces = tables["dice"][0]["faces"]
+    faces = yaml.safe_load((CARDS / "dice.yaml").read_text())["cards"][0]["faces"]
     text = " ".join(_text(all_builds[GAME] / f"{GAME}-rulebook-a4.pdf").split())
     for symbol in tables["symbols"]:
         n = faces.count(symbol["id"])
@@ -230,16 +249,19 @@ def test_rulebook_prints_odds_counted_from_the_die(all_builds):
 
 def test_rulebook_odds_follow_the_faces(project):
     """Change the die and the rulebook's table changes with it (nothing typed by hand)."""
-    edit(project / "cards" / GAME / "tables.yaml", RUST, RUST.replace("boost4, special]", "special, special]"))
-    for other in ("dust", "ice", "basalt"):
-        path = project / "cards" / GAME / "tables.yaml"
-        text = path.read_text()
-        line = next(l for l in text.splitlines() if f"id: die-{other}," in l)
-        path.write_text(text.replace(line, line.replace("boost4, special]", "special, special]")))
+    edit(project / "cards" / GAME / "dice.yaml", "faces: &faces " + FACES,
+         "faces: &faces " + FACES.replace("boost4, special]", "special, special]"))
     game = load_game(project, GAME)
     text = render_markdown(game, rulebook_file(game))
     assert "| **Special Ability** | " in text and "| 3 of 12 | 25.0 % |" in text
     assert "(3 of 12 faces, 25.0 %)" in text  # the injury cure
+
+
+def test_a_d12_with_thirteen_faces_is_refused(project):
+    """Faces summing to 12 is held by the engine: a thirteenth face is an input error."""
+    edit(project / "cards" / GAME / "dice.yaml", RUST, RUST.replace("*faces", FACES.replace("[goal,", "[goal, goal,")))
+    result = run(project, "validate", GAME)
+    assert result.exit_code == 2 and "a d12 has 12 faces; the card has 13 faces" in result.output
 
 
 def test_player_aids_carry_the_die_and_the_schedule(all_builds):
@@ -248,7 +270,7 @@ def test_player_aids_carry_the_die_and_the_schedule(all_builds):
                     and p["side"] == "front"})
     text = " ".join(_text(all_builds[GAME] / f"{GAME}-sheets-a4.pdf", pages).split())
     tables = yaml.safe_load((CARDS / "tables.yaml").read_text())
-    faces = tables["dice"][0]["faces"]
+    faces = yaml.safe_load((CARDS / "dice.yaml").read_text())["cards"][0]["faces"]
     assert f"{faces.count('goal')} in {len(faces)} · {round(100 * faces.count('goal') / len(faces))}%" in text
     for row in tables["round_robin"]:
         for a, b in row["matches"]:
