@@ -435,3 +435,13 @@ def test_check_arguments_are_checked_like_expressions(project):
                       "args: {rows: data.decks, low: min, high: max, from: 0, to: 120}}\n")
     result = run(project, "validate", "olympians")
     assert result.exit_code == 2 and "'data.decks' selects nothing" in result.output
+
+
+def test_list_fields_of_cards_are_arrays_to_rules():
+    """A card's list field (a die's faces) reaches JMESPath as an array, like data tables."""
+    from generator.rules.document import build_document
+    from generator.rules.functions import compile_expr, search
+    doc = build_document(load_game(REPO, "meta-olympia")).doc
+    assert search(compile_expr("decks.dice.cards[].length(faces)"), doc) == [12, 12, 12, 12]
+    assert sorted(search(compile_expr("unique(decks.dice.cards[0].faces)"), doc)) == sorted(
+        set(load_game(REPO, "meta-olympia").deck("dice").cards[0].fields["faces"]))
