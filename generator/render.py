@@ -8,6 +8,7 @@ lacks are collected and raised together, each naming the card and the template.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ class RenderedGame:
     cards: tuple[RenderedCard, ...]
     faces_pdfs: tuple      # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
+    warnings: tuple = ()   # Problems (severity warning): external references that were not followed
 
 
 def render_game(game: Game, guides: bool = False) -> RenderedGame:
@@ -85,7 +87,33 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
         card = owners[key].card
         problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
     collect("while drawing", _unique(problems), RenderError)
-    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of)
+    warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
+                        card=owners[key].card.id, severity="warning")
+                for key, svg in svgs.items() for message in external_references(svg)]
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings))
+
+
+_EXTERNAL = [
+    (re.compile(r"<!DOCTYPE[^>]*\b(SYSTEM|PUBLIC)\b", re.I), "an external DTD (<!DOCTYPE ... SYSTEM>)"),
+    (re.compile(r"<\?xml-stylesheet\b", re.I), "an <?xml-stylesheet?> link"),
+    (re.compile(r"@import\b", re.I), "a CSS @import"),
+    (re.compile(r"url\(\s*+['\"]?+(?!#|data:)([^)'\"]{0,60})", re.I), "url({0})"),
+    (re.compile(r"<(?!image\b)(\w+)[^>]*?\s(?:xlink:)?href\s*=\s*['\"](?![#'\"]|data:)([^'\"]{0,60})"),
+     "<{0} href=\"{1}\">"),
+]
+
+
+def external_references(svg: str) -> list[str]:
+    """Warnings for references to other files or the network in a face's SVG: CairoSVG never
+    follows them (pnp reads nothing from the network), so what they point at is missing."""
+    found = []
+    for pattern, what in _EXTERNAL:
+        for m in pattern.finditer(svg):
+            shown = what.format(*(g for g in m.groups() if g is not None)) if "{" in what else what
+            message = f"{shown} is not followed (pnp fetches nothing outside the SVG); what it refers to is missing"
+            if message not in found:
+                found.append(message)
+    return found
 
 
 class CardTextError(Exception):
