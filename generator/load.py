@@ -129,7 +129,7 @@ def _template_problem(templates_dir: Path, template: str) -> str | None:
     path = templates_dir / template
     if is_file_inside(root, path):
         return None
-    return missing_message(root, path, f"template '{template}'").replace("does not exist", f"not found in {templates_dir.name}/")
+    return missing_message(root, path, f"template '{shorten(template)}'").replace("does not exist", f"not found in {templates_dir.name}/")
 
 
 def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
