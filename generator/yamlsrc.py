@@ -66,12 +66,12 @@ class _Loader(_Base):
     def construct_object(self, node, deep=False):
         try:
             return super().construct_object(node, deep)
-        except (ValueError, KeyError, TypeError, OverflowError) as exc:  # `!!int abc`, `!!bool maybe`...
+        except (ValueError, LookupError, TypeError, OverflowError, AttributeError) as exc:  # `!!int abc`...
             if isinstance(exc, yaml.YAMLError):
                 raise
             raise yaml.constructor.ConstructorError(
-                None, None, f"{node.tag.rsplit(':', 1)[-1]} value {shorten(repr(node.value))} cannot be "
-                f"read ({shorten(str(exc))})", node.start_mark) from None
+                None, None, f"{shorten(repr(node.value))} is not a valid !!{node.tag.rsplit(':', 1)[-1]}",
+                node.start_mark) from None
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)

@@ -70,8 +70,8 @@ def test_deck_and_data_files_outside_the_project_are_refused(project, tmp_path_f
     ('count: 1.0e+20, ', "count: expected integer, got number 1e+20"),
     (f'count: {MAX_COUNT + 1}, ', f"count: {MAX_COUNT + 1} is too large: at most 10,000 copies of one card"),
     ('count: 1000000000, ', "at most 10,000 copies of one card"),
-    ('rank: !!int abc, ', "int value 'abc' cannot be read"),
-    ('hoplite: !!bool maybe, ', "bool value 'maybe' cannot be read"),
+    ('rank: !!int abc, ', "'abc' is not a valid !!int"),
+    ('hoplite: !!bool maybe, ', "'maybe' is not a valid !!bool"),
 ])
 def test_bad_values_are_clean_errors(project, card, needle):
     edit(project / DECK, "{id: arrows-1, ", "{id: arrows-1, " + card.replace("rank: !!int abc, ", ""))
