@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_COUNT = 10_000            # copies of one card
-MAX_COPIES = 100_000          # copies of every card of a game together
+MAX_COPIES = 20_000           # copies of every card of a game together
 MAX_SIZE_MM = 2000.0          # a component's width or height, and its bleed or safe margin (2 m)
 MAX_DEPTH = 64                # nesting of lists and mappings in a YAML file
 MAX_VALUES = 1_000_000        # values in a YAML file once its aliases are expanded

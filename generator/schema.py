@@ -40,8 +40,23 @@ def bundled(name: str) -> dict:
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+_CHECKED: dict[str, str | None] = {}  # schema as JSON -> its problem: checking against the metaschema is slow
+
+
 def schema_problem(schema: Any) -> str | None:
     """Why `schema` is not a valid JSON Schema, or None."""
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):  # keys of mixed types, nesting: check it uncached
+        return _schema_problem(schema)
+    if key not in _CHECKED:
+        if len(_CHECKED) > 4096:
+            _CHECKED.clear()
+        _CHECKED[key] = _schema_problem(schema)
+    return _CHECKED[key]
+
+
+def _schema_problem(schema: Any) -> str | None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:

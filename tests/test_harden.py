@@ -96,7 +96,7 @@ def test_total_copies_are_bounded(project):
         text = text.replace(f"{{id: {card}, ", f"{{id: {card}, count: 10000, ", 1)
     (project / DECK).write_text(text)
     result = validate(project)
-    assert result.exit_code == 2 and "pnp prints at most 100,000 per game" in result.output
+    assert result.exit_code == 2 and "pnp prints at most 20,000 per game" in result.output
 
 
 def test_deep_nesting_is_a_clean_error(project):
