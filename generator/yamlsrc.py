@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError, Problem
-from .guard import MAX_FILE_BYTES, data_bounds, shorten
+from .guard import MAX_DEPTH, MAX_FILE_BYTES, data_bounds, shorten
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -64,6 +64,12 @@ class _Loader(_Base):
         return result
 
     def construct_object(self, node, deep=False):
+        depth = getattr(self, "_depth", 0)
+        if depth >= MAX_DEPTH and node.id in ("mapping", "sequence"):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"lists and mappings are nested more than {MAX_DEPTH} levels deep (the most pnp "
+                "accepts)", node.start_mark)
+        self._depth = depth + (node.id in ("mapping", "sequence"))
         try:
             return super().construct_object(node, deep)
         except (ValueError, LookupError, TypeError, OverflowError, AttributeError) as exc:  # `!!int abc`...
@@ -72,6 +78,8 @@ class _Loader(_Base):
             raise yaml.constructor.ConstructorError(
                 None, None, f"{shorten(repr(node.value))} is not a valid !!{node.tag.rsplit(':', 1)[-1]}",
                 node.start_mark) from None
+        finally:
+            self._depth = depth
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)

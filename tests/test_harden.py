@@ -102,7 +102,8 @@ def test_total_copies_are_bounded(project):
 def test_deep_nesting_is_a_clean_error(project):
     edit(project / DECK, ARROWS_1, ARROWS_1[:-1] + ", " + "text: " + "[" * 1000 + "]" * 1000 + "}")
     result = validate(project)
-    assert result.exit_code == 2 and f"{DECK}: " in result.output and "nested too deeply" in result.output
+    assert result.exit_code == 2 and f"{DECK}:22: " in result.output
+    assert "nested more than 64 levels deep (the most pnp accepts)" in result.output
 
 
 @pytest.mark.parametrize("nesting", [70, 200])
