@@ -118,8 +118,13 @@ def _with_drawing(root, game, report):
         fonts.activate(root / "output" / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
-    render_game(game)
-    return report
+    from dataclasses import replace
+
+    from .rules.engine import Finding
+
+    warnings = tuple(Finding("render", game.id, "warning", p.message, p.file, p.line, (p.card,))
+                     for p in render_game(game).warnings)
+    return replace(report, findings=report.findings + warnings)
 
 
 def _problem_from(exc, game_id):

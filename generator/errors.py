@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import click
 
+from .guard import MESSAGE_CHARS, shorten
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -26,10 +28,10 @@ class Problem:
         where = self.file + (f":{self.line}" if self.line else "")
         parts = [where]
         if self.card:
-            parts.append(f"card {self.card}")
+            parts.append(f"card {shorten(str(self.card))}")
         if self.field:
-            parts.append(self.field)
-        parts.append(self.message)
+            parts.append(shorten(str(self.field)))
+        parts.append(shorten(self.message, MESSAGE_CHARS))
         return ": ".join(parts)
 
 

@@ -1,17 +1,36 @@
 """Export: the only stage that writes files.
 
-In: the finished artifacts of one game (bytes plus their manifest entries). Out: files
-in `output/<game>/` and its `manifest.json`. Every file is written to a temporary name
-and renamed into place, so a reader never sees half a PDF; since every artifact is
-complete in memory before the first write, a build that fails leaves the previous
-files untouched. Files an earlier build listed that this build no longer makes are removed.
+In: the finished artifacts of one game (bytes plus their manifest entries). Out: the
+folder `output/<game>/` with those files and its `manifest.json`, replaced as one set.
+
+The new set is written into `output/.<game>.new-<pid>/` (every file fsynced, the
+manifest last) and swapped in with one atomic exchange of the two folders (two renames
+where the system has no exchange), so whatever moment a build is killed, `output/<game>/`
+holds either the whole old set or the whole new set. The previous folder is removed
+after. A build holds `output/.<game>.lock` while it writes; a second build of the same
+game meanwhile stops with a clear message. Leftovers of killed builds are cleaned by the
+next build of the game. Files an earlier build listed that this build no longer makes
+are dropped; files pnp did not make are carried over.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import errno
 import json
 import os
+import re
+import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .errors import OutputError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None
 
 
 @dataclass(frozen=True)
@@ -30,6 +49,7 @@ class Artifact:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
+    """One file written under a temporary name, fsynced and renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -44,32 +64,158 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bool = False) -> list[Path]:
-    """Write a game's files and manifest; return the paths written.
+    """Replace a game's files and manifest as one set; return the paths written.
 
     :param merge: keep entries of the previous manifest that this build did not remake
-        (a build of one paper size keeps the other paper's files listed).
+        (a build of one paper size keeps the other paper's files listed, and their files).
+    :raises OutputError: when another build of the game holds the lock.
     """
     folder = out_dir / game_id
-    manifest_path = folder / "manifest.json"
-    old = _read_manifest(manifest_path)
-    written = []
-    for art in artifacts:
-        write_atomic(folder / art.path, art.data)
-        written.append(folder / art.path)
-    new_paths = {a.path for a in artifacts}
-    entries = [a.entry() for a in artifacts]
-    if merge:
-        entries = [e for e in old if e.get("path") not in new_paths] + entries
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with game_lock(out_dir, game_id):
+        clean_leftovers(out_dir, game_id)
+        old = _read_manifest(folder / "manifest.json")
+        new = out_dir / f".{game_id}.new-{os.getpid()}"
+        new.mkdir()
+        new_paths = {a.path for a in artifacts}
+        for art in artifacts:
+            _write_synced(new / art.path, art.data)
+        entries = [a.entry() for a in artifacts]
+        dropped = set() if merge else {e.get("path") for e in old} - new_paths
+        if merge:
+            entries = [e for e in old if e.get("path") not in new_paths] + entries
+        _carry_over(folder, new, skip=new_paths | dropped | {"manifest.json"})
+        entries.sort(key=lambda e: e["path"])
+        manifest = {"game": game_id, "files": entries}
+        _write_synced(new / "manifest.json", (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
+        _fsync_dir(new)
+        _swap_in(new, folder, out_dir / f".{game_id}.old-{os.getpid()}")
+    return [folder / a.path for a in artifacts] + [folder / "manifest.json"]
+
+
+LOCK_MESSAGE = ("another pnp build of '{game}' is writing {out} right now (it holds {lock}); "
+                "wait for it to finish, then build again")
+
+
+@contextmanager
+def game_lock(out_dir: Path, game_id: str):
+    """Hold `output/.<game>.lock` (an OS lock, released even when the build is killed)."""
+    lock = out_dir / f".{game_id}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                raise OutputError(LOCK_MESSAGE.format(game=game_id, out=out_dir / game_id, lock=lock)) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock; the file itself stays, empty
+
+
+def clean_leftovers(out_dir: Path, game_id: str) -> list[Path]:
+    """Remove what killed builds of the game left behind (call it holding the lock).
+
+    A build killed between the two renames of a swap (systems without an atomic exchange)
+    left no game folder: its previous folder is put back first.
+    """
+    folder = out_dir / game_id
+    own = re.compile(rf"^\.{re.escape(game_id)}\.(new|old)-\d+$")
+    found = sorted(p for p in out_dir.iterdir() if own.match(p.name)) if out_dir.is_dir() else []
+    if not folder.exists():
+        previous = [p for p in found if ".old-" in p.name]
+        if previous:
+            os.rename(previous[0], folder)
+            found.remove(previous[0])
+    if folder.is_dir():  # temporary files of the one-file-at-a-time writer of earlier versions
+        found += [p for p in folder.iterdir() if re.match(r"^\..+\.\d+\.tmp$", p.name)]
+    for p in found:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+    return found
+
+
+def _carry_over(folder: Path, new: Path, skip: set) -> None:
+    """Files of the previous set this build keeps (other papers, files pnp did not make)."""
+    if not folder.is_dir():
+        return
+    for src in folder.rglob("*"):
+        rel = src.relative_to(folder).as_posix()
+        if rel in skip or not src.is_file() or src.is_symlink() or src.name.endswith(".tmp"):
+            continue
+        dst = new / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, dst)  # the same bytes, already on disk: nothing to copy or sync
+        except OSError:
+            shutil.copyfile(src, dst)
+            with open(dst, "rb+") as fh:
+                os.fsync(fh.fileno())
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a folder; the renames are still atomic
+    finally:
+        os.close(fd)
+
+
+_RENAME_EXCHANGE = 2
+_libc = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            _libc.renameat2  # noqa: B018 - glibc 2.28 and later
+        except (OSError, AttributeError):
+            _libc = False
+    if not _libc:
+        return False
+    at_fdcwd = -100
+    if _libc.renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _swap_in(new: Path, folder: Path, old: Path) -> None:
+    """Put `new` at `folder` as one step; the previous folder is removed after."""
+    if folder.is_dir() and not folder.is_symlink():
+        if not _exchange(new, folder):
+            os.rename(folder, old)  # a reader misses the folder only until the next rename
+            os.rename(new, folder)
+            new = old
+        _fsync_dir(folder.parent)
+        shutil.rmtree(new, ignore_errors=True)  # after the exchange, `new` holds the previous set
     else:
-        for e in old:
-            stale = e.get("path")
-            if stale and stale not in new_paths and "/" not in stale and (folder / stale).is_file():
-                (folder / stale).unlink()
-    entries.sort(key=lambda e: e["path"])
-    manifest = {"game": game_id, "files": entries}
-    write_atomic(manifest_path, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
-    written.append(manifest_path)
-    return written
+        if folder.is_symlink() or folder.exists():
+            folder.unlink()
+        os.rename(new, folder)
+        _fsync_dir(folder.parent)
 
 
 def _read_manifest(path: Path) -> list[dict]:

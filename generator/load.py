@@ -8,23 +8,28 @@ problems are collected and raised together as one `InputError`.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from . import units
 from .errors import InputError, Problem, collect
+from .guard import (MAX_COPIES, MAX_COUNT, MAX_SIZE_MM, OutsideProject, is_file_inside, missing_message,
+                    read_text_inside, shorten)
 from .model import Card, Deck, Game, Source
-from .schema import bundled, check, schema_problem
+from .schema import NOT_BLANK, bundled, check, schema_problem
 from .shapes import hex_height
 from .yamlsrc import line_of, read_yaml
 
 CARD_KEYS = {
     "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
-    "name": {"type": "string", "minLength": 1},
-    "count": {"type": "integer", "minimum": 0},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK},
+    "count": {"type": "integer", "minimum": 0, "maximum": MAX_COUNT,
+              "description": f"at most {MAX_COUNT:,} copies of one card"},
     "front": {"type": "string"},
     "back": {"type": ["string", "null"]},
 }
 DEFAULT_BLEED, DEFAULT_SAFE = 3.0, 3.0
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
 def list_games(root: Path) -> list[str]:
@@ -44,17 +49,19 @@ def load_game(root: Path, game_id: str) -> Game:
         known = ", ".join(list_games(root)) or "none"
         raise InputError(f"no game '{game_id}' (games: {known})")
     rel = lambda p: str(p.relative_to(root))  # noqa: E731
+    if not is_file_inside(root, game_file):
+        raise InputError(missing_message(root, game_file, rel(game_file)))
     meta = read_yaml(game_file, rel(game_file))
     problems = check(meta, bundled("game"), rel(game_file))
     collect(f"in {rel(game_file)}", problems)
 
     templates_dir = root / "templates" / game_id
-    data, data_sources = _load_data(meta, cards_dir, rel, problems)
+    data, data_sources = _load_data(meta, cards_dir, rel, problems, root)
     decks, seen_ids = [], {}
     for i, name in enumerate(meta["decks"]):
         path = cards_dir / name
-        if not path.is_file():
-            problems.append(Problem(rel(game_file), f"deck file '{name}' does not exist",
+        if not is_file_inside(root, path):
+            problems.append(Problem(rel(game_file), missing_message(root, path, f"deck file '{name}'"),
                                     line=line_of(meta, ("decks", i)), field="decks"))
             continue
         deck = _load_deck(path, rel(path), templates_dir, problems)
@@ -67,6 +74,10 @@ def load_game(root: Path, game_id: str) -> Game:
                                         field="id"))
             seen_ids[card.id] = f"{card.source.file}:{card.source.line}"
         decks.append(deck)
+    copies = sum(c.count for d in decks for c in d.cards)
+    if copies > MAX_COPIES:
+        problems.append(Problem(rel(game_file), f"the game prints {copies:,} components; pnp prints at most "
+                                f"{MAX_COPIES:,} per game (lower some counts)", field="decks"))
     deck_ids = [d.id for d in decks]
     for d in decks:
         if deck_ids.count(d.id) > 1:
@@ -78,19 +89,22 @@ def load_game(root: Path, game_id: str) -> Game:
                 data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1))
 
 
-def _load_data(meta, cards_dir, rel, problems):
+def _load_data(meta, cards_dir, rel, problems, root):
     data, sources = {}, {}
     for name, spec in (meta.get("data") or {}).items():
         path, schema_path = cards_dir / spec["file"], cards_dir / spec["schema"]
         where = Problem(rel(cards_dir / "game.yaml"), "", line=line_of(meta, ("data", name)), field=f"data.{name}")
-        if not path.is_file() or not schema_path.is_file():
-            missing = spec["file"] if not path.is_file() else spec["schema"]
-            problems.append(_with(where, f"file '{missing}' does not exist"))
+        if not is_file_inside(root, path) or not is_file_inside(root, schema_path):
+            missing = (path, spec["file"]) if not is_file_inside(root, path) else (schema_path, spec["schema"])
+            problems.append(_with(where, missing_message(root, missing[0], f"file '{missing[1]}'")))
             continue
         try:
-            schema = json.loads(schema_path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            problems.append(Problem(rel(schema_path), f"not valid JSON: {exc}"))
+            schema = json.loads(read_text_inside(root, schema_path, rel(schema_path)))
+        except OutsideProject as exc:
+            problems.append(Problem(rel(schema_path), str(exc)))
+            continue
+        except (ValueError, RecursionError) as exc:
+            problems.append(Problem(rel(schema_path), f"not valid JSON: {shorten(str(exc), 200)}"))
             continue
         bad = schema_problem(schema)
         if bad:
@@ -108,6 +122,33 @@ def _load_data(meta, cards_dir, rel, problems):
 
 def _with(p: Problem, message: str) -> Problem:
     return Problem(p.file, message, line=p.line, card=p.card, field=p.field)
+
+
+def _template_problem(templates_dir: Path, template: str) -> str | None:
+    """Why a template name cannot be used (outside the project, missing), or None."""
+    root = templates_dir.parent.parent
+    path = templates_dir / template
+    if is_file_inside(root, path):
+        return None
+    return missing_message(root, path, f"template '{shorten(template)}'").replace("does not exist", f"not found in {templates_dir.name}/")
+
+
+def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
+    """Control characters in a card's text: SVG cannot hold them (a tab or newline is fine)."""
+    found, stack = [], [((k,), v) for k, v in card.items()]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(((*path, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*path, n), v) for n, v in enumerate(value))
+        elif isinstance(value, str):
+            bad = next((ch for ch in value if _CONTROL.match(ch)), None)
+            if bad is not None:
+                found.append(Problem(shown, f"control character U+{ord(bad):04X} cannot be printed (in "
+                                     f"{shorten(value)!r})", line=line_of(raw, ("cards", i, *path)),
+                                     card=str(card.get("id")), field=".".join(map(str, path))))
+    return found
 
 
 def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> Deck | None:
@@ -128,7 +169,8 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
     def card_of(p):
         if len(p) >= 2 and p[0] == "cards" and isinstance(p[1], int):
             c = raw["cards"][p[1]]
-            return (c.get("id") if isinstance(c, dict) else None) or f"#{p[1] + 1}", 2
+            card = c.get("id") if isinstance(c, dict) else None
+            return shorten(str(card)) if card not in (None, "") else f"#{p[1] + 1}", 2
         return None, 0
 
     wrapped = {"type": "object", "properties": {"cards": {"type": "array", "items": card_schema}}}
@@ -138,19 +180,22 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
     defaults = raw.get("defaults") or {}
     front, back = raw["front"], raw.get("back")
     for key, template in (("front", front), ("back", back)):
-        if template is not None and not (templates_dir / template).is_file():
-            problems.append(Problem(shown, f"template '{template}' not found in {templates_dir.name}/",
-                                    line=line_of(raw, (key,)), field=key))
-    if found or geometry is None:
+        why = _template_problem(templates_dir, template) if template is not None else None
+        if why:
+            problems.append(Problem(shown, why, line=line_of(raw, (key,)), field=key))
+    unprintable = [p for i, c in enumerate(raw["cards"]) if isinstance(c, dict)
+                   for p in _text_problems(c, shown, raw, i)]
+    problems.extend(unprintable)
+    if found or unprintable or geometry is None:
         return None
     cards = []
     for i, c in enumerate(raw["cards"]):
         line = line_of(raw, ("cards", i))
         for key in ("front", "back"):
             t = c.get(key)
-            if t and not (templates_dir / t).is_file():
-                problems.append(Problem(shown, f"template '{t}' not found", line=line_of(raw, ("cards", i, key)),
-                                        card=c["id"], field=key))
+            why = _template_problem(templates_dir, t) if t else None
+            if why:
+                problems.append(Problem(shown, why, line=line_of(raw, ("cards", i, key)), card=c["id"], field=key))
         fields = {**defaults, **{k: v for k, v in c.items() if k not in ("front", "back")}}
         cards.append(Card(id=c["id"], name=c["name"], count=c.get("count", 1),
                           front=c.get("front", front), back=c.get("back", back),
@@ -226,6 +271,11 @@ def _geometry(raw, shown, problems):
         corner = units.to_mm(raw.get("corner", 3.0 if w < 150 else 0.0))
     except (ValueError, KeyError) as exc:
         problems.append(Problem(shown, str(exc), line=line_of(raw, ("size",)), field="size"))
+        return None
+    if not all(0 <= v <= MAX_SIZE_MM for v in (w, h, bleed, safe, corner)):  # also inf and nan
+        problems.append(Problem(shown, f"size {w:g} x {h:g} mm, bleed {bleed:g}, safe {safe:g}, corner {corner:g}: "
+                                f"each must be 0 to {MAX_SIZE_MM:g} mm (2 m)", line=line_of(raw, ("size",)),
+                                field="size"))
         return None
     shape, orientation = raw.get("shape", "rect"), raw.get("hex", "pointy")
     extra = {"shape": shape, "orientation": orientation}

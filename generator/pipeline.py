@@ -69,6 +69,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
             warnings = _validate(game, strict)
         log.info("%s: step 3/5 render", game_id)
         rendered = render_game(game, guides=guides)
+        warnings = [*warnings, *rendered.warnings]  # external references not followed
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
         for paper in game_papers:

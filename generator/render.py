@@ -8,6 +8,7 @@ lacks are collected and raised together, each naming the card and the template.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from markupsafe import Markup
 from .errors import Problem, RenderError, collect
 from .faces import draw_faces
 from .fonts import shipped
+from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
 from .textfit import Icon, TextError, TextSetter, read_icon
@@ -40,6 +42,7 @@ class RenderedGame:
     cards: tuple[RenderedCard, ...]
     faces_pdfs: tuple      # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
+    warnings: tuple = ()   # Problems (severity warning): external references that were not followed
 
 
 def render_game(game: Game, guides: bool = False) -> RenderedGame:
@@ -92,7 +95,33 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
         card = owners[key].card
         problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
     collect("while drawing", _unique(problems), RenderError)
-    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of)
+    warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
+                        card=owners[key].card.id, severity="warning")
+                for key, svg in svgs.items() for message in external_references(svg)]
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings))
+
+
+_EXTERNAL = [
+    (re.compile(r"<!DOCTYPE[^>]*\b(SYSTEM|PUBLIC)\b", re.I), "an external DTD (<!DOCTYPE ... SYSTEM>)"),
+    (re.compile(r"<\?xml-stylesheet\b", re.I), "an <?xml-stylesheet?> link"),
+    (re.compile(r"@import\b", re.I), "a CSS @import"),
+    (re.compile(r"url\(\s*+['\"]?+(?!#|data:)([^)'\"]{0,60})", re.I), "url({0})"),
+    (re.compile(r"<(?!image\b)(\w+)[^>]*?\s(?:xlink:)?href\s*=\s*['\"](?![#'\"]|data:)([^'\"]{0,60})"),
+     "<{0} href=\"{1}\">"),
+]
+
+
+def external_references(svg: str) -> list[str]:
+    """Warnings for references to other files or the network in a face's SVG: CairoSVG never
+    follows them (pnp reads nothing from the network), so what they point at is missing."""
+    found = []
+    for pattern, what in _EXTERNAL:
+        for m in pattern.finditer(svg):
+            shown = what.format(*(g for g in m.groups() if g is not None)) if "{" in what else what
+            message = f"{shown} is not followed (pnp fetches nothing outside the SVG); what it refers to is missing"
+            if message not in found:
+                found.append(message)
+    return found
 
 
 class CardTextError(Exception):
@@ -103,7 +132,7 @@ def make_env(game: Game) -> jinja2.Environment:
     """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names."""
     shared = game.root / "templates" / SHARED
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(game.templates_dir), str(shared)]),
+        loader=ProjectLoader(game.root, [str(game.templates_dir), str(shared)]),
         autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["fmt"] = lambda v, spec="g": format(v, spec)
@@ -123,15 +152,37 @@ def make_env(game: Game) -> jinja2.Environment:
     return env
 
 
+class ProjectLoader(jinja2.FileSystemLoader):
+    """Templates and `{% include %}`s from the template folders, refusing any file that a
+    symlink leads outside the project (a folder `sys -> /etc` would print /etc on the cards)."""
+
+    def __init__(self, root: Path, searchpath):
+        super().__init__(searchpath)
+        self.root = root
+
+    def get_source(self, environment, template):
+        source, filename, uptodate = super().get_source(environment, template)
+        try:
+            inside(self.root, filename, f"template '{template}'")
+        except OutsideProject as exc:
+            raise TemplateOutside(str(exc)) from None
+        return source, filename, uptodate
+
+
+class TemplateOutside(jinja2.TemplateError):
+    """A template or include that a symlink leads outside the project."""
+
+
 def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
     """Icons from templates/_shared/icons/ and templates/<game>/icons/ (the game's win)."""
     icons, problems = {}, []
     for folder in (game.root / "templates" / SHARED / "icons", game.templates_dir / "icons"):
         for path in sorted(folder.glob("*.svg")) if folder.is_dir() else []:
+            shown = str(path.relative_to(game.root))
             try:
-                icons[path.stem] = read_icon(path.stem, path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                problems.append(Problem(str(path.relative_to(game.root)), str(exc)))
+                icons[path.stem] = read_icon(path.stem, read_text_inside(game.root, path, f"icon {shown}"))
+            except (ValueError, OutsideProject) as exc:
+                problems.append(Problem(shown, str(exc)))
     return icons, problems
 
 
@@ -159,6 +210,9 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
                                 line=exc.lineno, card=card.id))
     except jinja2.TemplateNotFound as exc:
         problems.append(Problem(where, f"template '{exc.name}' not found", card=card.id, field=side))
+    except TemplateOutside as exc:
+        file, line = template_line(exc, lambda f: f.endswith((".j2", ".svg", ".jinja")))
+        problems.append(Problem(_template_path(game, file, where), str(exc), line=line, card=card.id))
     except (TextError, CardTextError) as exc:
         problems.append(Problem(card.source.file, f"{side} ({template}): {exc}", line=card.source.line,
                                 card=card.id))

@@ -10,13 +10,28 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 
 from .errors import Problem
+from .guard import short_repr, shorten
 from .yamlsrc import line_of
 
+# `integer` means a whole number as written: 1.0 is a number, not an integer (a count of 1.0 is a typo)
+_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool))
+Validator = validators.extend(Draft202012Validator, type_checker=_TYPES)
+
+_ONE = {"additionalProperties", "contains", "if", "then", "else", "items", "not", "propertyNames",
+        "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+_MANY = {"allOf", "anyOf", "oneOf", "prefixItems"}
+_NAMED = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+KEYWORDS = set(Draft202012Validator.VALIDATORS) | _ONE | _MANY | _NAMED | {
+    "$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "title", "description",
+    "default", "examples", "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType"}
+
 SCHEMA_DIR = Path(__file__).parent / "schema"
+NOT_BLANK = r"\S"  # a pattern for names: at least one visible character
 
 
 @lru_cache(maxsize=None)
@@ -25,12 +40,47 @@ def bundled(name: str) -> dict:
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+_CHECKED: dict[str, str | None] = {}  # schema as JSON -> its problem: checking against the metaschema is slow
+
+
 def schema_problem(schema: Any) -> str | None:
     """Why `schema` is not a valid JSON Schema, or None."""
     try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):  # keys of mixed types, nesting: check it uncached
+        return _schema_problem(schema)
+    if key not in _CHECKED:
+        if len(_CHECKED) > 4096:
+            _CHECKED.clear()
+        _CHECKED[key] = _schema_problem(schema)
+    return _CHECKED[key]
+
+
+def _schema_problem(schema: Any) -> str | None:
+    try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        return exc.message
+        return shorten(exc.message, 200)
+    except RecursionError:
+        return "the schema is nested too deeply"
+    return _unknown_keyword(schema, ())
+
+
+def _unknown_keyword(schema: Any, where: tuple) -> str | None:
+    """A key JSON Schema does not know (`minimun: 1` would silently check nothing)."""
+    if not isinstance(schema, dict):
+        return None
+    for key, value in schema.items():
+        if key not in KEYWORDS:
+            where_shown = f" in {shorten('.'.join(map(str, where)))}" if where else ""
+            return f"unknown keyword '{shorten(str(key))}'{where_shown} (not JSON Schema; a typo?)"
+        subs = ([value] if key in _ONE else value if key in _MANY and isinstance(value, list)
+                else list(value.values()) if key in _NAMED and isinstance(value, dict) else [])
+        for i, sub in enumerate(subs):
+            name = list(value)[i] if key in _NAMED else (i if key in _MANY else None)
+            found = _unknown_keyword(sub, (*where, key) + (() if name is None else (name,)))
+            if found:
+                return found
     return None
 
 
@@ -42,11 +92,13 @@ def check(data: Any, schema: dict, file: str,
         that problems inside a card name the card and the field within it.
     """
     problems = []
-    validator = Draft202012Validator(schema)
+    validator = Validator(schema)
     try:
         errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    except RecursionError:
+        return [Problem(file, "the data or its schema is nested too deeply to check")]
     except Exception as exc:  # referencing's Unresolvable and kin: the schema itself is broken
-        return [Problem(file, f"its schema cannot be applied: {exc}")]
+        return [Problem(file, f"its schema cannot be applied: {shorten(str(exc), 200)}")]
     for err in errors:
         path = tuple(err.absolute_path)
         card, prefix = card_of(path) if card_of else (None, 0)
@@ -63,21 +115,26 @@ def _explain(err) -> list[tuple[str, tuple]]:
     if v == "additionalProperties" and isinstance(inst, dict):
         accepted = sorted(sch.get("properties", {}))
         extra = [k for k in inst if k not in sch.get("properties", {})]
-        return [(f"unknown key '{k}' (accepted: {', '.join(accepted)})", (k,)) for k in extra]
+        return [(f"unknown key '{shorten(str(k))}' (accepted: {', '.join(accepted)})", (k,)) for k in extra]
     if v == "required":
         missing = [k for k in err.validator_value if k not in inst]
         return [(f"missing required field '{k}'", (k,)) for k in missing]
     if v == "type":
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
-        return [(f"expected {want}, got {_kind(inst)} {inst!r}", ())]
+        return [(f"expected {want}, got {_kind(inst)} {short_repr(inst)}", ())]
     if v == "enum":
-        return [(f"{inst!r} is not one of {', '.join(map(repr, err.validator_value))}", ())]
+        return [(f"{short_repr(inst)} is not one of {', '.join(map(short_repr, err.validator_value))}", ())]
+    if v == "pattern" and err.validator_value == NOT_BLANK:
+        return [(f"{short_repr(inst)} must have a visible character, not only spaces", ())]
+    if v in ("maximum", "exclusiveMaximum", "maxLength", "maxItems") and sch.get("description", "").startswith("at most"):
+        return [(f"{short_repr(inst)} is too large: {sch['description']}", ())]
     if v in ("anyOf", "oneOf") and err.context:
         best = min(err.context, key=lambda e: len(list(e.absolute_path)))
         if sch.get("description"):
-            return [(f"{inst!r} is not valid here: {sch['description']}", ())]
+            return [(f"{short_repr(inst)} is not valid here: {sch['description']}", ())]
         return _explain(best)
-    return [(err.message, ())]
+    text = repr(inst)
+    return [(err.message.replace(text, short_repr(inst)) if len(text) > 80 else err.message, ())]
 
 
 def _kind(value: Any) -> str:

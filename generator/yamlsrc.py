@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError, Problem
+from .guard import MAX_DEPTH, MAX_FILE_BYTES, data_bounds, shorten
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -50,7 +51,7 @@ class _Loader(_Base):
             if id(key_node) in own:
                 if key in seen_own:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key!r}", key_node.start_mark)
+                        None, None, f"duplicate key {shorten(repr(key))}", key_node.start_mark)
                 seen_own.add(key)
             result[key] = self.construct_object(value_node, deep=True)
             result.lines[key] = key_node.start_mark.line + 1
@@ -62,6 +63,24 @@ class _Loader(_Base):
         result.lines = [child.start_mark.line + 1 for child in node.value]
         return result
 
+    def construct_object(self, node, deep=False):
+        depth = getattr(self, "_depth", 0)
+        if depth >= MAX_DEPTH and node.id in ("mapping", "sequence"):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"lists and mappings are nested more than {MAX_DEPTH} levels deep (the most pnp "
+                "accepts)", node.start_mark)
+        self._depth = depth + (node.id in ("mapping", "sequence"))
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, LookupError, TypeError, OverflowError, AttributeError) as exc:  # `!!int abc`...
+            if isinstance(exc, yaml.YAMLError):
+                raise
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{shorten(repr(node.value))} is not a valid !!{node.tag.rsplit(':', 1)[-1]}",
+                node.start_mark) from None
+        finally:
+            self._depth = depth
+
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
@@ -70,11 +89,18 @@ _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
 def read_yaml(path: Path, shown_as: str) -> Any:
     """Parse one YAML file; a syntax error becomes an InputError naming file and line."""
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError("1 problem reading input", [Problem(
+                shown_as, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB, the most pnp reads")])
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {exc}")]) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or shorten(str(exc))
+        raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {reason}")]) from None
     try:
-        return yaml.load(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_Loader)
+    except RecursionError:
+        raise InputError("1 problem in YAML", [Problem(
+            shown_as, "lists and mappings are nested too deeply to read")]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -82,7 +108,12 @@ def read_yaml(path: Path, shown_as: str) -> Any:
         raise InputError("1 problem in YAML syntax", [Problem(shown_as, f"YAML syntax error: {what}",
                                                                line=line)]) from None
     except yaml.YAMLError as exc:
-        raise InputError("1 problem in YAML syntax", [Problem(shown_as, f"YAML syntax error: {exc}")]) from None
+        raise InputError("1 problem in YAML syntax", [Problem(
+            shown_as, f"YAML syntax error: {shorten(str(exc), 300)}")]) from None
+    too_big = data_bounds(data)
+    if too_big:
+        raise InputError("1 problem in YAML", [Problem(shown_as, too_big)])
+    return data
 
 
 def line_of(data: Any, path: tuple | list) -> int | None:

@@ -32,8 +32,8 @@ def test_build_writes_only_inside_output(project):
     assert snapshot(project) == before
     written = sorted(p.relative_to(project / "output").as_posix()
                      for p in (project / "output").rglob("*") if p.is_file() and ".cache" not in p.parts)
-    assert written == ["olympians/manifest.json", "olympians/olympians-cut-a4.svg", "olympians/olympians-cut-letter.svg",
-                       "olympians/olympians-rulebook-a4.pdf",
+    assert written == [".olympians.lock", "olympians/manifest.json", "olympians/olympians-cut-a4.svg",
+                       "olympians/olympians-cut-letter.svg", "olympians/olympians-rulebook-a4.pdf",
                        "olympians/olympians-rulebook-letter.pdf", "olympians/olympians-sheets-a4.pdf",
                        "olympians/olympians-sheets-letter.pdf"]
 

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 
 from ..errors import InputError, Problem
 from ..jinja_errors import plain_message, template_line
+from ..guard import is_file_inside, missing_message
 from ..yamlsrc import line_of
 
 
@@ -36,11 +37,12 @@ def rulebook_file(game):
     """The game's rulebook source, or None when it has none; naming a missing file is an error."""
     name = game.meta.get("rulebook")
     path = game.cards_dir / (name or "rulebook.md")
-    if name and not path.is_file():
+    found = is_file_inside(game.root, path)
+    if name and not found:
         raise InputError("1 problem in game.yaml", [Problem(
-            game.source.file, f"rulebook file '{name}' does not exist", line=line_of(game.meta, ("rulebook",)),
-            field="rulebook")])
-    return path if path.is_file() else None
+            game.source.file, missing_message(game.root, path, f"rulebook file '{name}'"),
+            line=line_of(game.meta, ("rulebook",)), field="rulebook")])
+    return path if found else None
 
 
 def render_markdown(game, path) -> str:

@@ -19,6 +19,7 @@ from jmespath.exceptions import JMESPathError
 
 from ..errors import InputError, Problem, collect
 from ..schema import bundled, check
+from ..guard import is_file_inside, missing_message
 from ..yamlsrc import line_of, read_yaml
 from .checks import CHECKS, Failure
 from .document import GameDocument, Location, build_document
@@ -60,10 +61,11 @@ class Rule:
 def rules_path(game) -> Path | None:
     name = game.meta.get("rules")
     path = game.cards_dir / (name or "rules.yaml")
-    if name and not path.is_file():
-        raise InputError("missing rules file", [Problem(game.source.file, f"rules file '{name}' does not exist",
-                                                        line=line_of(game.meta, ("rules",)), field="rules")])
-    return path if path.is_file() else None
+    found = is_file_inside(game.root, path)
+    if name and not found:
+        raise InputError("missing rules file", [Problem(game.source.file, missing_message(
+            game.root, path, f"rules file '{name}'"), line=line_of(game.meta, ("rules",)), field="rules")])
+    return path if found else None
 
 
 def load_rules(game, known_fields: set[str] | None = None) -> list[Rule]:
@@ -176,7 +178,7 @@ def known_fields(doc, game) -> set[str]:
     for spec in (game.meta.get("data") or {}).values():  # optional fields a table's schema allows
         try:
             keys |= _schema_properties(json.loads((game.cards_dir / spec["schema"]).read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             pass  # the loader has already reported a schema it cannot read
     return keys
 

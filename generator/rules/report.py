@@ -8,6 +8,7 @@ import json
 import xml.etree.ElementTree as ET
 
 from ..errors import Problem
+from ..guard import MESSAGE_CHARS, shorten
 from .engine import Finding
 
 FORMATS = ("text", "json", "github", "junit")
@@ -23,9 +24,10 @@ def text_line(f: Finding) -> str:
     where = f.file + (f":{f.line}" if f.line else "")
     cards = ""
     if f.cards:
-        shown = ", ".join(f.cards[:8]) + (f" (+{len(f.cards) - 8} more)" if len(f.cards) > 8 else "")
+        shown = ", ".join(shorten(str(c)) for c in f.cards[:8]) + (
+            f" (+{len(f.cards) - 8} more)" if len(f.cards) > 8 else "")
         cards = f" [cards: {shown}]"
-    return f"{where}: {f.severity}: {f.game}/{f.rule}: {f.message}{cards}"
+    return f"{where}: {f.severity}: {f.game}/{f.rule}: {shorten(f.message, MESSAGE_CHARS)}{cards}"
 
 
 def render(reports: list, fmt: str) -> str:

@@ -1,0 +1,175 @@
+"""A build replaces a game's outputs as one set, whenever it is killed; two builds never mix."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run
+from generator import export
+from generator.errors import OutputError
+from generator.export import Artifact, clean_leftovers, game_lock, write_game
+
+CARDS = """
+- {id: a, name: Alpha, text: "First card.", cost: 1}
+- {id: b, name: Beta, text: "Second card.", cost: 2, count: 3}
+"""
+
+
+def state(folder: Path) -> dict:
+    """Every file of a game folder with the hash of its bytes."""
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def complete(folder: Path, own: set = frozenset()) -> bool:
+    """The folder holds a whole set: its manifest lists exactly the files there (plus `own`)."""
+    files = state(folder)
+    listed = {e["path"] for e in json.loads((folder / "manifest.json").read_text())["files"]}
+    return set(files) == listed | {"manifest.json"} | set(own)
+
+
+def arts(tag: str) -> list[Artifact]:
+    return [Artifact(path=f"g-{kind}-{paper}.pdf", data=f"{tag} {kind} {paper}".encode() * 1000, kind=kind,
+                     paper=paper, pages=1) for kind in ("sheets", "rulebook") for paper in ("a4", "letter")]
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing after it runs, no `finally` cleans anything up on its behalf."""
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
+def test_a_build_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_path, monkeypatch, exchange):
+    out = tmp_path / "output"
+    write_game(out, "g", arts("old"))
+    old = state(out / "g")
+    write_game(out, "g", arts("new"))
+    new = state(out / "g")
+    write_game(out, "g", arts("old"))
+    assert old != new and state(out / "g") == old
+    if not exchange:
+        monkeypatch.setattr(export, "_exchange", lambda a, b: False)
+    real = {name: getattr(os, name) for name in ("fsync", "rename", "link", "mkdir")}
+    step_results = set()
+    for stop_at in range(1, 60):
+        calls = [0]
+
+        def counted(name):
+            def op(*args, **kwargs):
+                calls[0] += 1
+                if calls[0] == stop_at:
+                    raise Killed(name)
+                return real[name](*args, **kwargs)
+            return op
+
+        for name in real:
+            monkeypatch.setattr(os, name, counted(name))
+        current = state(out / "g") if (out / "g").exists() else None
+        target = arts("new" if current == old else "old")
+        try:
+            write_game(out, "g", target)
+            finished = True
+        except Killed:
+            finished = False
+        finally:
+            for name, fn in real.items():
+                monkeypatch.setattr(os, name, fn)
+        if (out / "g").exists():
+            seen = state(out / "g")
+            assert seen in (old, new), f"mixed set after stopping at step {stop_at}"
+            step_results.add("old" if seen == old else "new")
+        else:  # only without an atomic exchange, between its two renames: the next build restores
+            assert not exchange
+            step_results.add("missing")
+        clean_leftovers(out, "g")
+        assert (out / "g").exists() and state(out / "g") in (old, new)
+        assert sorted(p.name for p in out.iterdir()) == [".g.lock", "g"], "leftovers not cleaned"
+        if finished:
+            break
+    else:
+        pytest.fail("the build never finished")
+    assert {"old", "new"} <= step_results
+
+
+def test_leftovers_of_killed_builds_are_removed_by_the_next_build(tmp_path):
+    out = tmp_path / "output"
+    write_game(out, "g", arts("old"))
+    (out / ".g.new-99999").mkdir()
+    (out / ".g.new-99999" / "half.pdf").write_bytes(b"%PDF-half")
+    (out / ".g.old-99998").mkdir()
+    (out / "g" / ".g-sheets-a4.pdf.4242.tmp").write_bytes(b"partial")
+    (out / ".other.new-1").mkdir()  # another game's: not ours to touch
+    write_game(out, "g", arts("new"))
+    assert sorted(p.name for p in out.iterdir()) == [".g.lock", ".other.new-1", "g"]
+    assert complete(out / "g") and not any(p.name.endswith(".tmp") for p in (out / "g").iterdir())
+
+
+def test_merge_keeps_the_other_papers_files_and_drops_stale_ones(tmp_path):
+    out = tmp_path / "output"
+    write_game(out, "g", arts("old"))
+    (out / "g" / "notes.txt").write_text("mine")  # a file pnp did not make is carried over
+    a4_only = [a for a in arts("new") if a.paper == "a4"]
+    write_game(out, "g", a4_only, merge=True)
+    assert complete(out / "g", {"notes.txt"}) and (out / "g" / "g-sheets-letter.pdf").read_bytes().startswith(b"old")
+    assert (out / "g" / "g-sheets-a4.pdf").read_bytes().startswith(b"new")
+    write_game(out, "g", a4_only)  # a full build of A4 only: the letter files are no longer the game's
+    assert sorted(state(out / "g")) == ["g-rulebook-a4.pdf", "g-sheets-a4.pdf", "manifest.json", "notes.txt"]
+
+
+def test_a_second_build_of_the_same_game_stops_with_a_clear_message(mini, tmp_path):
+    root = mini(CARDS)
+    out = root / "output"
+    out.mkdir()
+    with game_lock(out, "mini"):
+        with pytest.raises(OutputError, match="another pnp build of 'mini' is writing"):
+            write_game(out, "mini", arts("x"))
+        result = run(root, "build", "mini")
+    assert result.exit_code == 2 and "another pnp build of 'mini'" in result.output
+    assert "Traceback" not in result.output and not (out / "mini").exists()
+    assert run(root, "build", "mini").exit_code == 0  # the lock is free again
+
+
+def test_killed_builds_leave_the_old_or_the_new_set_and_the_next_build_cleans_up(mini):
+    """Real builds in a subprocess, SIGKILLed at moments spread over the whole build."""
+    root = mini(CARDS)
+    deck = root / "cards" / "mini" / "deck.yaml"
+    text = deck.read_text()
+    variants = [text, text.replace("First card.", "First card, changed.")]
+    cmd = [sys.executable, "-m", "generator", "--root", str(root), "build", "mini"]
+
+    def build(variant: int) -> dict:
+        deck.write_text(variants[variant])
+        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+        return state(root / "output" / "mini")
+
+    a, b = build(0), build(1)
+    assert a != b
+    current = 1
+    # one kill mid-build, then kills at moments spread over the export step itself
+    for after_export, delay in [(False, 0.8), (True, 0.0), (True, 0.002), (True, 0.006), (True, 0.012),
+                                (True, 0.018), (True, 0.024), (True, 0.05)]:
+        deck.write_text(variants[1 - current])
+        proc = subprocess.Popen([*cmd[:3], "-v", *cmd[3:]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        if after_export:
+            assert any("step 5/5 export" in line for line in proc.stderr), "the build did not reach export"
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        proc.stderr.close()
+        folder = root / "output" / "mini"
+        now = state(folder)
+        assert now in (a, b), f"mixed outputs after a kill {delay * 1000:g} ms into {'export' if after_export else 'the build'}"
+        assert complete(folder)
+        current = 0 if now == a else 1
+    deck.write_text(variants[0])
+    subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    assert state(root / "output" / "mini") == a
+    assert sorted(p.name for p in (root / "output").iterdir() if p.name != ".cache") == [".mini.lock", "mini"]
