@@ -245,11 +245,32 @@ def _template_path(game: Game, filename: str | None, fallback: str) -> str:
 
 
 def _with_guides(svg: str, deck: Deck) -> str:
+    """The face with its cut line (red) and safe area (blue) drawn on top, in the deck's shape."""
     b, s = deck.bleed, deck.safe
-    overlay = (
-        f'<g fill="none" stroke-width="0.25"><rect x="{b}" y="{b}" width="{deck.trim_w}" height="{deck.trim_h}" '
-        f'rx="{deck.corner}" stroke="#e0004d" stroke-dasharray="1.5 1"/>'
-        f'<rect x="{b + s}" y="{b + s}" width="{deck.trim_w - 2 * s}" height="{deck.trim_h - 2 * s}" '
-        f'stroke="#0077cc" stroke-dasharray="0.6 0.8"/></g>')
+    cx, cy = b + deck.trim_w / 2, b + deck.trim_h / 2
+    trim_style, safe_style = 'stroke="#e0004d" stroke-dasharray="1.5 1"', 'stroke="#0077cc" stroke-dasharray="0.6 0.8"'
+    outline = deck.context()["outline"]
+    if deck.shape == "circle":
+        trim = f'<circle cx="{cx}" cy="{cy}" r="{deck.trim_w / 2}" {trim_style}/>'
+        safe = f'<circle cx="{cx}" cy="{cy}" r="{deck.trim_w / 2 - s}" {safe_style}/>'
+    elif deck.shape == "hex" or deck.layout == "dice":
+        def ring(shrink):
+            pts = []
+            for x, y in outline:
+                dx, dy = x - cx, y - cy
+                d = (dx * dx + dy * dy) ** 0.5 or 1.0
+                pts.append(f"{x - dx / d * shrink:.3f},{y - dy / d * shrink:.3f}")
+            return " ".join(pts)
+        if deck.layout == "dice":  # the polygon's own centre
+            cx = sum(x for x, _ in outline) / len(outline)
+            cy = sum(y for _, y in outline) / len(outline)
+        trim = f'<polygon points="{ring(0)}" {trim_style}/>'
+        safe = f'<polygon points="{ring(s)}" {safe_style}/>'
+    else:
+        trim = (f'<rect x="{b}" y="{b}" width="{deck.trim_w}" height="{deck.trim_h}" rx="{deck.corner}" '
+                f'{trim_style}/>')
+        safe = (f'<rect x="{b + s}" y="{b + s}" width="{deck.trim_w - 2 * s}" height="{deck.trim_h - 2 * s}" '
+                f'{safe_style}/>')
+    overlay = f'<g fill="none" stroke-width="0.25">{trim}{safe}</g>'
     end = svg.rstrip().rfind("</svg>")
     return svg[:end] + overlay + svg[end:]
