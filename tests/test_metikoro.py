@@ -85,32 +85,14 @@ HHHFFFFHHH
 """
 
 
-def rule_ids():
-    return [r["id"] for r in yaml.safe_load((CARDS / "rules.yaml").read_text())["rules"]]
-
-
 def tables():
     return yaml.safe_load((CARDS / "tables.yaml").read_text())
 
 
-def test_real_data_passes_and_every_rule_has_a_mutation():
+def test_real_data_passes_every_rule_strictly():
     report = check_game(load_game(REPO, GAME), strict=True)
     assert report.findings == ()
-    assert sorted(rule_ids()) == sorted(MUTATIONS)
-
-
-@pytest.mark.parametrize("rule", sorted(MUTATIONS))
-def test_each_rule_catches_its_mutation(project, rule):
-    spec, also = MUTATIONS[rule], set()
-    if isinstance(spec, dict):
-        spec, also = spec["edits"], set(spec.get("also", ()))
-    for file, old, new in spec if isinstance(spec, list) else [spec]:
-        edit(project / "cards" / GAME / file, old, new)
-    report = check_game(load_game(project, GAME), strict=True)
-    assert {f.rule for f in report.findings} == {rule} | also, [str(f) for f in report.findings]
-    for f in report.findings:
-        assert f.file.startswith(f"cards/{GAME}/") and f.line, f
-        assert f.message and not re.search(r"\{\w+\}", f.message), f.message
+    assert len(report.rules) == len(MUTATIONS)  # tests/test_rules.py runs each mutation
 
 
 # ---- geometry --------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def turn(m: Motion, v: Vec) -> Vec:
 
 def then(outer: Motion, inner: Motion) -> Motion:
     """The motion that does `inner` first, then `outer`."""
-    (ro, to), (ri, ti) = outer, inner
+    (ro, _), (ri, ti) = outer, inner
     cols = list(zip(*ri))
     r = tuple(tuple(dot(ro[i], cols[j]) for j in range(3)) for i in range(3))
     return r, move(outer, ti)

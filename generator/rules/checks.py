@@ -158,7 +158,7 @@ def track_lines_match(ctx, args) -> Iterable[Failure]:
     ids = {i["id"] for i in items}
     for piece, row in by_piece.items():
         if piece not in ids:
-            yield Failure(f"no piece {piece}", f"a piece for every row of the table", row)
+            yield Failure(f"no piece {piece}", "a piece for every row of the table", row)
 
 
 @register("track_symmetry", required=("items",))
