@@ -128,6 +128,40 @@ def _problem_from(exc, game_id):
     return Problem(f"cards/{game_id}", exc.message)
 
 
+@cli.command("export")
+@click.argument("args", nargs=-1, metavar="png|tts [GAMES]...")
+@click.option("--profile", type=click.Choice(["tgc", "mpc", "dtc"], case_sensitive=False),
+              help="Files a print shop accepts as is: tgc (The Game Crafter), mpc (MakePlayingCards), "
+                   "dtc (DriveThruCards). Then every argument is a game.")
+@click.option("--dpi", type=click.IntRange(30, 1200), default=300, show_default=True,
+              help="Resolution of PNG images and TTS sheets.")
+@click.option("--bleed/--no-bleed", default=True, show_default=True, help="PNG images keep the bleed, or show the trim.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")
+@click.pass_context
+def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
+    """Export GAMES (default: every game) into output/<game>/exports/<target>/.
+
+    \b
+    pnp export png [GAMES]      one PNG per face, named by card id
+    pnp export tts [GAMES]      Tabletop Simulator deck sheets and a saved object
+    pnp export --profile tgc|mpc|dtc [GAMES]   print-shop files
+    """
+    from .exports.run import run_exports
+
+    if profile:
+        target, games = profile.lower(), args
+    elif args and args[0] in ("png", "tts"):
+        target, games = args[0], args[1:]
+    else:
+        raise click.UsageError("say what to export: `pnp export png`, `pnp export tts` or "
+                               "`pnp export --profile tgc|mpc|dtc`")
+    for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate):
+        folder = r.files[-1].parent
+        click.echo(f"{r.game}: {len(r.files)} files in {folder} ({r.seconds:.2f} s)")
+
+
 @cli.command("list")
 @click.pass_context
 def list_cmd(ctx):
