@@ -159,6 +159,8 @@ def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
                                "`pnp export --profile tgc|mpc|dtc`")
     for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate):
         folder = r.files[-1].parent
+        for w in r.warnings:
+            click.echo(f"warning: skipped: {w}", err=True)
         click.echo(f"{r.game}: {len(r.files)} files in {folder} ({r.seconds:.2f} s)")
 
 

@@ -25,6 +25,7 @@ class ExportResult:
     target: str
     files: list[Path]
     seconds: float
+    warnings: list
 
 
 def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = True,
@@ -49,7 +50,8 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
         except OSError as exc:
             raise OutputError(f"cannot write {game_id}'s {target} export to {out_dir}: "
                               f"{exc.strerror or exc}") from None
-        results.append(ExportResult(game_id, target, written, time.perf_counter() - started))
+        results.append(ExportResult(game_id, target, written, time.perf_counter() - started,
+                                    list(summary.get("skipped", []))))
     return results
 
 
