@@ -9,7 +9,41 @@ import click
 
 from .errors import InputError, PnpError
 
-PAPER = click.Choice(["a4", "letter"], case_sensitive=False)
+MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only"], case_sensitive=False)
+
+
+class PaperType(click.ParamType):
+    """a4, letter, a3, a5, legal, tabloid, or WxH with a unit (300x400mm, 11x17in)."""
+
+    name = "paper"
+
+    def convert(self, value, param, ctx):
+        from .units import paper_name
+
+        try:
+            return paper_name(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class OffsetType(click.ParamType):
+    """X,Y in mm, e.g. 0.5,-0.3."""
+
+    name = "x,y"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            x, y = (float(v) for v in str(value).split(","))
+        except ValueError:
+            self.fail(f"{value!r} is not X,Y in mm (e.g. 0.5,-0.3)", param, ctx)
+        if max(abs(x), abs(y)) > 20:
+            self.fail(f"{value!r}: an offset over 20 mm is not a printer's misregistration", param, ctx)
+        return x, y
+
+
+PAPER = PaperType()
 
 
 def find_root(start: Path) -> Path:
@@ -42,14 +76,19 @@ def _root(ctx) -> Path:
 @cli.command()
 @click.argument("games", nargs=-1)
 @click.option("--paper", type=PAPER, multiple=True,
-              help="a4 or letter (default: the game's print: papers, else both). Repeatable.")
+              help="a4, letter, a3, a5, legal, tabloid or WxH like 300x400mm (default: the game's "
+                   "print: papers, else a4 and letter). Repeatable.")
+@click.option("--mode", type=MODE, help="duplex-long (default), duplex-short, gutter-fold or fronts-only "
+                                        "(default: the game's print: mode).")
+@click.option("--back-offset", type=OffsetType(),
+              help="X,Y mm to move the backs by (read it off `pnp calibrate`), e.g. 0.5,-0.3.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules (not for print).")
 @click.option("--strict", is_flag=True, help="Rule warnings stop the build too.")
 @click.option("--guides", is_flag=True, help="Draw trim and safe-area lines on every face (proof sheets).")
 @click.pass_context
-def build(ctx, games, paper, out_dir, no_validate, strict, guides):
+def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides):
     """Build GAMES (default: every game) into output/<game>/."""
     from .pipeline import build as run_build
 
@@ -57,8 +96,8 @@ def build(ctx, games, paper, out_dir, no_validate, strict, guides):
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
-    results = run_build(root, games, tuple(p.lower() for p in paper) or None, out_dir,
-                        validate=not no_validate, guides=guides, strict=strict)
+    results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
+                        strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset)
     for r in results:
         for w in r.warnings:
             click.echo(f"warning: {w}", err=True)

@@ -23,9 +23,10 @@ class Artifact:
     pages: int
     components: list = field(default_factory=list)
     placements: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)   # more manifest fields (print mode, back offset)
 
     def entry(self) -> dict:
-        return {"path": self.path, "kind": self.kind, "paper": self.paper, "pages": self.pages,
+        return {"path": self.path, "kind": self.kind, "paper": self.paper, "pages": self.pages, **self.extra,
                 "components": self.components, "placements": self.placements}
 
 

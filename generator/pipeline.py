@@ -15,7 +15,9 @@ from . import fonts
 from .errors import InputError, OutputError, collect
 from .export import Artifact, write_game
 from .glyphs import printed_text_problems
+from .layout.modes import PrintMode
 from .load import list_games, load_game
+from .units import paper_name
 
 log = logging.getLogger("pnp")
 PAPERS = ("a4", "letter")
@@ -40,10 +42,14 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
-          validate: bool = True, guides: bool = False, strict: bool = False) -> list[BuildResult]:
+          validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
+          back_offset: tuple[float, float] | None = None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
+    :param mode: home print mode (duplex-long, duplex-short, gutter-fold, fronts-only); None
+        means each game's `print: mode` (default duplex-long).
+    :param back_offset: mm (x, y) the backs move; None means each game's `print: back_offset`.
     """
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
@@ -62,7 +68,8 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         game = load_game(root, game_id)
         collect(f"in cards/{game_id}/", printed_text_problems(game))
         settings = game.meta.get("print") or {}
-        game_papers = tuple(papers or settings.get("papers") or PAPERS)
+        game_papers = tuple(papers or [paper_name(p) for p in settings.get("papers") or PAPERS])
+        print_mode = _print_mode(settings, mode, back_offset)
         warnings = []
         if validate:
             log.info("%s: step 2/5 validate", game_id)
@@ -72,12 +79,13 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
         for paper in game_papers:
-            sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True))
+            sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode)
             kind = "proof" if guides else "sheets"
             artifacts.append(Artifact(
                 path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
                 pages=sheets.pages, components=list(sheets.components),
-                placements=list(sheets.placements)))
+                placements=list(sheets.placements),
+                extra={"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}))
             if not guides:
                 artifacts.append(Artifact(
                     path=f"{game_id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
@@ -92,6 +100,16 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
             raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
         results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings))
     return results
+
+
+def _print_mode(settings: dict, mode: str | None, back_offset) -> PrintMode:
+    """The print mode of a build: the command line's, else the game's `print:` settings."""
+    offset = settings.get("back_offset") or {}
+    offset = back_offset if back_offset is not None else (float(offset.get("x", 0)), float(offset.get("y", 0)))
+    chosen = mode or settings.get("mode") or "duplex-long"
+    if (offset[0] or offset[1]) and chosen not in ("duplex-long", "duplex-short"):
+        raise InputError(f"back_offset moves the backs of a duplex print; {chosen} prints no second side")
+    return PrintMode(chosen, (float(offset[0]), float(offset[1])))
 
 
 def _validate(game, strict):
