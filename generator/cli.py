@@ -203,6 +203,34 @@ def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
         click.echo(f"{r.game}: {len(r.files)} files in {folder} ({r.seconds:.2f} s)")
 
 
+@cli.command()
+@click.option("--paper", type=PAPER, default="a4", show_default=True, help="Paper to calibrate.")
+@click.option("--mode", type=click.Choice(["duplex-long", "duplex-short"], case_sensitive=False),
+              default="duplex-long", show_default=True, help="How the printer flips the sheet.")
+@click.option("--back-offset", type=OffsetType(), default="0,0", show_default=True,
+              help="The offset in use, X,Y mm: print again with it to check the scales read 0.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.pass_context
+def calibrate(ctx, paper, mode, back_offset, out_dir):
+    """Write a duplex calibration page (output/calibration/) to read a printer's back offset."""
+    from . import fonts
+    from .errors import OutputError
+    from .export import write_calibration
+    from .layout.calibration import calibration_pdf
+    from .layout.modes import PrintMode
+
+    out_dir = out_dir or _root(ctx) / "output"
+    try:
+        fonts.activate(out_dir / ".cache")
+        x, y = back_offset
+        path = write_calibration(out_dir, f"calibration-{paper}-{mode.lower()}.pdf",
+                                 calibration_pdf(paper, PrintMode(mode.lower(), (x, y))))
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    click.echo(f"calibration page: {path}")
+
+
 @cli.command("list")
 @click.pass_context
 def list_cmd(ctx):

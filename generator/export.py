@@ -102,3 +102,10 @@ def write_exports(out_dir: Path, game_id: str, target: str, files: list, summary
     write_atomic(manifest_path, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
     written.append(manifest_path)
     return written
+
+
+def write_calibration(out_dir: Path, name: str, data: bytes) -> Path:
+    """The duplex calibration page: output/calibration/<name> (it belongs to no game)."""
+    path = out_dir / "calibration" / name
+    write_atomic(path, data)
+    return path

@@ -193,3 +193,51 @@ def test_custom_paper_in_game_yaml_and_bad_paper(tmp_path):
     assert set(sheets) == {"a4", "200x250mm"} and sheets["a4"]["mode"] == "duplex-short"
     result = run(root, "build", "ex", "--paper", "b7")
     assert result.exit_code == 2 and "unknown paper" in result.output
+
+
+# --- the duplex calibration page ------------------------------------------------------------
+
+def _ink_box(pdf_path, page, region_mm):
+    """Bounding box (mm) of the dark pixels of a page inside region_mm (x0, y0, x1, y1 from the top-left)."""
+    import pypdfium2 as pdfium
+    px_per_mm = 10
+    image = pdfium.PdfDocument(str(pdf_path))[page].render(scale=px_per_mm * 25.4 / 72).to_pil().convert("L")
+    x0, y0, x1, y1 = (int(v * px_per_mm) for v in region_mm)
+    box = image.crop((x0, y0, x1, y1)).point(lambda v: 255 if v < 128 else 0).getbbox()
+    return tuple(v / px_per_mm for v in box)
+
+
+def test_calibration_points_register_under_both_flips():
+    from generator.layout.calibration import points
+    w, h = paper_size("letter")
+    pts = {(round(x, 6), round(y, 6)) for x, y in points(w, h)}
+    assert {(round(w - x, 6), y) for x, y in pts} == pts    # long-edge flip
+    assert {(x, round(h - y, 6)) for x, y in pts} == pts    # short-edge flip
+
+
+@pytest.mark.parametrize("mode", ["duplex-long", "duplex-short"])
+def test_calibration_offset_moves_the_back_scales_exactly(tmp_path, mode):
+    root = make_game(tmp_path / "proj", [("a", 1)])
+    paths = []
+    for offset in ("0,0", "2,-1.5"):
+        out = tmp_path / offset.replace(",", "_")
+        result = run(root, "calibrate", "--paper", "a4", "--mode", mode, "--back-offset", offset, "--output", str(out))
+        assert result.exit_code == 0, result.output
+        paths.append(out / "calibration" / f"calibration-a4-{mode}.pdf")
+    pdf = pikepdf.open(paths[1])
+    assert len(pdf.pages) == 2
+    assert [float(v) for v in pdf.pages[0].MediaBox] == pytest.approx([0, 0, 210 * MM, 297 * MM], abs=0.01)
+    # the upper part of the back (scales only, no text): its ink moves 2 mm right and 1.5 mm down
+    region = (10, 10, 200, 200)
+    x0, y0, x1, y1 = _ink_box(paths[0], 1, region)
+    u0, v0, u1, v1 = _ink_box(paths[1], 1, region)
+    assert (u0 - x0, u1 - x1) == pytest.approx((2.0, 2.0), abs=0.11)
+    assert (v0 - y0, v1 - y1) == pytest.approx((1.5, 1.5), abs=0.11)   # y down in the image
+    # the front does not move
+    assert _ink_box(paths[0], 0, region) == _ink_box(paths[1], 0, region)
+
+
+def test_calibration_is_for_duplex_only(tmp_path):
+    root = make_game(tmp_path / "proj", [("a", 1)])
+    result = run(root, "calibrate", "--mode", "gutter-fold")
+    assert result.exit_code == 2
