@@ -231,6 +231,23 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
     click.echo(f"calibration page: {path}")
 
 
+@cli.command()
+@click.argument("game")
+@click.option("--paper", type=PAPER, multiple=True,
+              help="Papers to include (default: the game's print: papers, else a4 and letter). Repeatable.")
+@click.option("--mode", type=MODE, help="Print mode of the sheets (default: the game's print: mode).")
+@click.option("--back-offset", type=OffsetType(), help="X,Y mm to move the backs by.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.pass_context
+def kit(ctx, game, paper, mode, back_offset, out_dir):
+    """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/)."""
+    from .exports.run import run_kit
+
+    r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir)
+    click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")
+
+
 @cli.command("list")
 @click.pass_context
 def list_cmd(ctx):

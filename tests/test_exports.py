@@ -220,3 +220,44 @@ def test_dtc_pdf_one_card_per_page_with_page_boxes(game):
     # the page shows the whole face: the dark back reaches the page corner
     image = doc[1].render(scale=2).to_pil().convert("RGB")
     assert image.getpixel((2, 2)) == (0x33, 0x33, 0x55)
+
+
+# --- the print-and-play kit ------------------------------------------------------------------
+
+def test_kit_zips_sheets_cut_files_calibration_and_a_readme(game):
+    import zipfile
+    result = run(game, "kit", "ex", "--paper", "a4", "--paper", "letter")
+    assert result.exit_code == 0, result.output
+    path = game / "output" / "ex" / "exports" / "kit" / "ex-print-and-play.zip"
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        assert names == sorted(["READ-ME.txt", "calibration-a4.pdf", "calibration-letter.pdf", "ex-cut-a4.svg",
+                                "ex-cut-letter.svg", "ex-sheets-a4.pdf", "ex-sheets-letter.pdf"])
+        readme = zf.read("READ-ME.txt").decode()
+        sheets = zf.read("ex-sheets-a4.pdf")
+    assert "100 %" in readme and "LONG edge" in readme and "ex-sheets-a4.pdf" in readme and "crop marks" in readme
+    assert len(pikepdf.open(io.BytesIO(sheets)).pages) == 2
+    first = path.read_bytes()
+    assert run(game, "kit", "ex", "--paper", "a4", "--paper", "letter").exit_code == 0
+    assert path.read_bytes() == first, "the kit is reproducible"
+    # nothing is written outside output/
+    assert sorted(p.name for p in game.iterdir()) == ["cards", "output", "templates"]
+
+
+def test_kit_in_gutter_fold_has_no_calibration_and_says_fold(game):
+    import zipfile
+    result = run(game, "kit", "ex", "--paper", "a4", "--mode", "gutter-fold")
+    assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(game / "output" / "ex" / "exports" / "kit" / "ex-print-and-play.zip") as zf:
+        assert "calibration-a4.pdf" not in zf.namelist()
+        assert "fold it" in zf.read("READ-ME.txt").decode()
+
+
+def test_kit_of_a_real_game_includes_its_rulebook(tmp_path):
+    import zipfile
+    from tests.conftest import REPO
+    result = run(REPO, "kit", "olympians", "--paper", "a4", "--output", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    with zipfile.ZipFile(tmp_path / "olympians" / "exports" / "kit" / "olympians-print-and-play.zip") as zf:
+        assert "olympians-rulebook-a4.pdf" in zf.namelist()
+        assert "olympians-rulebook-a4.pdf" in zf.read("READ-ME.txt").decode()

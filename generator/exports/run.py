@@ -55,6 +55,35 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
     return results
 
 
+def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back_offset=None,
+            out_dir: Path | None = None, validate: bool = True) -> ExportResult:
+    """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/."""
+    from ..layout.calibration import calibration_pdf
+    from ..pipeline import _validate, game_papers, layout_game, print_mode_of, resolve_games
+    from ..render import render_game
+    from .kit import kit_zip
+
+    out_dir = out_dir or root / "output"
+    _activate_fonts(out_dir)
+    started = time.perf_counter()
+    (game_id,) = resolve_games(root, [game_id])
+    game = load_game(root, game_id)
+    collect(f"in cards/{game_id}/", printed_text_problems(game))
+    papers = game_papers(game, papers)
+    print_mode = print_mode_of(game, mode, back_offset)
+    if validate:
+        _validate(game, strict=False)
+    rendered = render_game(game)
+    artifacts = layout_game(game, rendered, papers, print_mode)
+    calibration = {p: calibration_pdf(p, print_mode) for p in papers} if print_mode.duplex else {}
+    kit = kit_zip(game, artifacts, print_mode, calibration)
+    try:
+        written = write_exports(out_dir, game_id, "kit", [kit], {"papers": list(papers)})
+    except OSError as exc:
+        raise OutputError(f"cannot write {game_id}'s kit to {out_dir}: {exc.strerror or exc}") from None
+    return ExportResult(game_id, "kit", written, time.perf_counter() - started, [])
+
+
 def make_target(rendered, target: str, dpi: int, bleed: bool, folder: Path):
     """The files of one target and the summary its manifest starts with."""
     if target == "png":
