@@ -97,7 +97,13 @@ def test_tts_sheets_split_at_ten_by_seven(tmp_path):
     folder, saved = _tts(root)
     (deck,) = saved["ObjectStates"]
     assert deck["Name"] == "DeckCustom"
+    assert set(deck["Transform"]) == {f"{k}{a}" for k in ("pos", "rot", "scale") for a in "XYZ"}
     custom = deck["CustomDeck"]
+    for sheet in custom.values():  # the fields and types TTS reads from a custom deck
+        assert {"FaceURL", "BackURL", "NumWidth", "NumHeight", "BackIsHidden", "UniqueBack", "Type"} <= set(sheet)
+        assert isinstance(sheet["NumWidth"], int) and 1 <= sheet["NumWidth"] <= MAX_COLS
+        assert isinstance(sheet["NumHeight"], int) and 1 <= sheet["NumHeight"] <= MAX_ROWS
+        assert sheet["Type"] == 1  # a rectangular card
     assert sorted(custom) == ["1", "2"]
     one, two = custom["1"], custom["2"]
     assert (one["NumWidth"], one["NumHeight"]) == (MAX_COLS, MAX_ROWS)

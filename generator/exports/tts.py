@@ -28,6 +28,7 @@ from .raster import Rasteriser, pixels, png_bytes
 
 MAX_COLS, MAX_ROWS = 10, 7       # the TTS deck-sheet grid
 MAX_PX = 4096                    # TTS's texture limit on either side of a sheet
+TTS_TYPE = {"rounded": 0, "rect": 1, "hex": 3, "circle": 4}   # CustomDeck Type: the card's outline in TTS
 TRANSFORM = {"posX": 0, "posY": 1, "posZ": 0, "rotX": 0, "rotY": 180, "rotZ": 180,
              "scaleX": 1, "scaleY": 1, "scaleZ": 1}   # face down, as a deck is dealt
 
@@ -85,7 +86,7 @@ def tts_decks(rendered, base_url: str, dpi: int = 300):
             custom[str(sheet_no)] = {
                 "FaceURL": f"{base_url}/{face_name}", "BackURL": f"{base_url}/{back_name}",
                 "NumWidth": cols, "NumHeight": rows, "BackIsHidden": True, "UniqueBack": not shared_back,
-                "Type": 0 if deck.shape == "rounded" else 1}
+                "Type": TTS_TYPE.get(deck.shape, 1)}
             for slot, rc in enumerate(chunk):
                 for _ in range(rc.card.count):
                     ids.append(sheet_no * 100 + slot)
