@@ -212,8 +212,8 @@ def test_dtc_pdf_one_card_per_page_with_page_boxes(game):
     folder = game / "output" / "ex" / "exports" / "dtc"
     info = manifest(folder)["files"][0]
     pdf = pikepdf.open(folder / "things.pdf")
-    assert len(pdf.pages) == info["pages"] == 2 * (2 + 1 + 3)  # front and back of every copy
-    assert info["cards"][:4] == [["a", "front"], ["a", "back"], ["a", "front"], ["a", "back"]]
+    assert len(pdf.pages) == info["pages"] == 2 * (2 + 1 + 3)  # back and front of every copy
+    assert info["cards"][:4] == [["a", "back"], ["a", "front"], ["a", "back"], ["a", "front"]]
     for page in pdf.pages:
         assert "/TrimBox" in page.obj and "/BleedBox" in page.obj
         assert [float(v) for v in page.MediaBox] == [0, 0, 198, 270]        # 2.75 x 3.75 in
@@ -221,10 +221,10 @@ def test_dtc_pdf_one_card_per_page_with_page_boxes(game):
         assert [float(v) for v in page.TrimBox] == [9, 9, 189, 261]        # 1/8 in inside
     # vector faces: the card's text is text
     doc = pdfium.PdfDocument(str(folder / "things.pdf"))
-    assert "Card a" in doc[0].get_textpage().get_text_range()
-    assert "BACK a" in doc[1].get_textpage().get_text_range()
+    assert "BACK a" in doc[0].get_textpage().get_text_range()
+    assert "Card a" in doc[1].get_textpage().get_text_range()
     # the page shows the whole face: the dark back reaches the page corner
-    image = doc[1].render(scale=2).to_pil().convert("RGB")
+    image = doc[0].render(scale=2).to_pil().convert("RGB")
     assert image.getpixel((2, 2)) == (0x33, 0x33, 0x55)
 
 

@@ -13,7 +13,8 @@ and boards are not cards and are left out.
 - mpc (MakePlayingCards): PNG per face at 300 dpi on MPC's canvas (36 px bleed a side;
   poker 822 x 1122 px), `<deck>/front/<nnn>-<card>.png`, `<deck>/back/...`.
 - dtc (DriveThruCards): one PDF per deck, one card per page, each page trim + 1/8 in bleed
-  (poker 2.75 x 3.75 in), front then back for every copy, every page with TrimBox and
+  (poker 2.75 x 3.75 in), back then front for every copy (Squib's DriveThruCards sprue:
+  "alternate back/front"; DTC's own template not seen), every page with TrimBox and
   BleedBox; faces stay vector. DTC asks for PDF/X-1a (CMYK); pnp's faces are RGB, so the
   manifest says `"colour": "RGB"` and DTC's own fix-up (or Acrobat) must convert them.
 
@@ -82,7 +83,8 @@ PROFILES = {
         Product("tarot", (2.75, 4.75), (897, 1497)),
     ), "makeplayingcards.com/pops/faq-photo.html via print-targets.md §3 (second-hand)"),
     # print-targets.md §4 [S20] and anchors.md (POD-dtc1, Squib drivethrucards_1up sprue): bleed 1/8 in on all
-    # four sides built into the PDF, poker page 2.75 x 3.75 in, one card per page, back and front alternating.
+    # four sides built into the PDF, poker page 2.75 x 3.75 in, one card per page, back and front alternating
+    # (andymeneely/squib lib/squib/builtin/sprues/drivethrucards_1up.yml: "alternate back/front, back/front").
     "dtc": Profile("dtc", "DriveThruCards", "pdf", 300, 0.125, (
         Product("poker", (2.5, 3.5), (2.75, 3.75)),
         Product("bridge", (2.25, 3.5), (2.5, 3.75)),
@@ -177,7 +179,7 @@ def _images(profile, product, turned, cards, raster) -> list[ExportFile]:
 
 
 def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
-    """One card per page, front then back for every copy, vector faces, TrimBox and BleedBox."""
+    """One card per page, back then front for every copy, vector faces, TrimBox and BleedBox."""
     deck = cards[0].deck
     cw, ch = canvas_mm(profile, product, turned)
     scale, box = fit(deck, cw, ch)
@@ -188,7 +190,8 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
     order = []
     for rc in cards:
         for _ in range(rc.card.count):
-            order += [(rc, side, key) for side, key in card_sides(rc)]
+            # back then front, card by card (Squib's drivethrucards_1up sprue: "alternate back/front")
+            order += [(rc, side, key) for side, key in reversed(card_sides(rc))]
     for rc, side, key in order:
         page = pdf.add_blank_page(page_size=(W, H))
         page.mediabox = page.bleedbox = [0, 0, W, H]
@@ -203,5 +206,5 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
     pdf.docinfo["/Creator"] = "pnp"
     return ExportFile(f"{deck.id}.pdf", save_pdf(pdf), {
         "deck": deck.id, "product": product.name, "pages": len(order), "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
-        "bleed_in": profile.bleed_in, "order": "front then back, every copy", "colour": "RGB",
+        "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "RGB",
         "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order]})
