@@ -241,3 +241,11 @@ def test_calibration_is_for_duplex_only(tmp_path):
     root = make_game(tmp_path / "proj", [("a", 1)])
     result = run(root, "calibrate", "--mode", "gutter-fold")
     assert result.exit_code == 2
+
+
+def test_gutter_fold_names_the_half_page_when_a_card_is_too_big(tmp_path):
+    root = make_game(tmp_path / "proj", [("a", 1)], deck_extra="size: {width: 150mm, height: 180mm}\n")
+    result = run(root, "build", "ex", "--paper", "a4", "--mode", "gutter-fold")
+    assert result.exit_code == 2
+    assert "cards/ex/deck.yaml" in result.output and "half a A4 page" in result.output
+    assert run(root, "build", "ex", "--paper", "a4").exit_code == 0  # duplex: it fits the whole page
