@@ -63,7 +63,8 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
         except DoesNotFit as exc:
             hint = "" if layout != "sheet" else "; use a smaller size, or kind: board to split it across pages"
             if paper != whole:
-                hint = f" (gutter-fold prints fronts and backs on half a {whole.upper()} page each); use a smaller size or another print mode"
+                hint = (f" (gutter-fold prints fronts and backs on half a {whole.upper()} page each); "
+                        "use a smaller size or another print mode")
             raise InputError("1 problem in the layout", [Problem(
                 deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
         paper = whole
