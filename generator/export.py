@@ -42,9 +42,10 @@ class Artifact:
     pages: int
     components: list = field(default_factory=list)
     placements: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)   # more manifest fields (print mode, back offset)
 
     def entry(self) -> dict:
-        return {"path": self.path, "kind": self.kind, "paper": self.paper, "pages": self.pages,
+        return {"path": self.path, "kind": self.kind, "paper": self.paper, "pages": self.pages, **self.extra,
                 "components": self.components, "placements": self.placements}
 
 
@@ -223,3 +224,34 @@ def _read_manifest(path: Path) -> list[dict]:
         return list(json.loads(path.read_text(encoding="utf-8")).get("files", []))
     except (OSError, ValueError, AttributeError):
         return []
+
+
+def write_exports(out_dir: Path, game_id: str, target: str, files: list, summary: dict | None = None) -> list[Path]:
+    """Write one export target's files under output/<game>/exports/<target>/ with its own
+    manifest.json; files the previous export of that target listed and this one does not
+    make are removed. `files` are `generator.exports.ExportFile`s (path, data, manifest()).
+    Every file is complete in memory before the first write."""
+    folder = out_dir / game_id / "exports" / target
+    manifest_path = folder / "manifest.json"
+    old = _read_manifest(manifest_path)
+    written = []
+    for f in files:
+        write_atomic(folder / f.path, f.data)
+        written.append(folder / f.path)
+    new_paths = {f.path for f in files}
+    for e in old:
+        stale = e.get("path")
+        if stale and stale not in new_paths and ".." not in stale and (folder / stale).is_file():
+            (folder / stale).unlink()
+    manifest = {"game": game_id, "target": target, **(summary or {}),
+                "files": sorted((f.manifest() for f in files), key=lambda e: e["path"])}
+    write_atomic(manifest_path, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
+    written.append(manifest_path)
+    return written
+
+
+def write_calibration(out_dir: Path, name: str, data: bytes) -> Path:
+    """The duplex calibration page: output/calibration/<name> (it belongs to no game)."""
+    path = out_dir / "calibration" / name
+    write_atomic(path, data)
+    return path

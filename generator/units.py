@@ -13,7 +13,12 @@ PT_PER_MM = 72 / 25.4
 PAPERS = {  # portrait width x height, mm
     "a4": (210.0, 297.0),
     "letter": (215.9, 279.4),
+    "a3": (297.0, 420.0),
+    "a5": (148.0, 210.0),
+    "legal": (215.9, 355.6),
+    "tabloid": (279.4, 431.8),
 }
+_CUSTOM_PAPER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*(\d+(?:\.\d+)?)\s*(mm|cm|in)?\s*$", re.IGNORECASE)
 
 CARD_SIZES = {  # trim width x height, mm
     "poker": (63.0, 88.0),
@@ -41,6 +46,40 @@ def to_mm(value: float | int | str) -> float:
     if not m:
         raise ValueError(f"{value!r} is not a length (write e.g. 63mm, 2.5in, 9pt)")
     return float(m.group(1)) * MM_PER[m.group(2) or "mm"]
+
+
+def paper_size(name: str) -> tuple[float, float]:
+    """Width x height (mm) of a paper: a known name (a4, letter, a3, a5, legal, tabloid) or
+    a custom size written WxH with a unit (300x400mm, 11x17in; a bare WxH means mm).
+
+    :raises ValueError: with a message fit for the designer.
+    """
+    key = str(name).strip().lower()
+    if key in PAPERS:
+        return PAPERS[key]
+    m = _CUSTOM_PAPER.match(key)
+    if not m:
+        raise ValueError(f"unknown paper {name!r} (papers: {', '.join(PAPERS)}, or WxH like 300x400mm)")
+    unit = MM_PER[(m.group(3) or "mm").lower()]
+    w, h = float(m.group(1)) * unit, float(m.group(2)) * unit
+    if min(w, h) < 50:
+        raise ValueError(f"paper {name!r} is smaller than 50 mm on a side")
+    return w, h
+
+
+def paper_name(value) -> str:
+    """The name a paper goes by in file names: `a4`, or `300x400mm` for a custom size
+    (game.yaml may write it as {width: 30cm, height: 40cm})."""
+    if isinstance(value, dict):
+        w, h = to_mm(value["width"]), to_mm(value["height"])
+        name = f"{w:g}x{h:g}mm"
+    else:
+        name = str(value).strip().lower()
+        if name not in PAPERS:
+            w, h = paper_size(name)
+            name = f"{w:g}x{h:g}mm"
+    paper_size(name)
+    return name
 
 
 def pt(mm: float) -> float:

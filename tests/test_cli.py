@@ -90,7 +90,9 @@ def test_manifest_lists_every_file(olympians_build):
     for f in manifest["files"]:
         assert (olympians_build / f["path"]).is_file()
         assert f["paper"] in ("a4", "letter") and f["pages"] > 0
-        assert set(f) == {"path", "kind", "paper", "pages", "components", "placements"}
+        base = {"path", "kind", "paper", "pages", "components", "placements"}
+        # sheets also say how they print: the mode and the back offset (tests/test_print_modes.py)
+        assert set(f) == (base | {"mode", "back_offset_mm"} if f["kind"] == "sheets" else base)
     kinds = {(f["kind"], f["paper"]) for f in manifest["files"]}
     assert {("sheets", "a4"), ("sheets", "letter")} <= kinds
 
@@ -122,7 +124,7 @@ def test_list_shows_games_components_and_counts(project):
 def test_unknown_game_and_bad_usage_exit_2():
     result = run(REPO, "build", "chess")
     assert result.exit_code == 2 and "unknown game 'chess'" in result.output
-    result = run(REPO, "build", "--paper", "a3")
+    result = run(REPO, "build", "--paper", "b7")
     assert result.exit_code == 2
     result = run(REPO, "validate", "chess")
     assert result.exit_code == 2

@@ -38,7 +38,7 @@ def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bo
         _ticks(canvas, page.ticks)
         if page.board_map:
             _board_map(canvas, page)
-        side = "fronts" if page.side == "front" else "backs (flip on the long edge)"
+        side = page.how or ("fronts" if page.side == "front" else "backs (flip on the long edge)")
         _label(canvas, page, f"{title} · {page.title} · sheet {sheet} of {sheets} · {side} · {paper.upper()} · "
                              "print at 100 % (actual size)")
         canvas.showPage()

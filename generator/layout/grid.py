@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..units import PAPERS
+from ..units import paper_size
 
 MIN_MARGIN = 4.5  # mm between the outer bleed and the paper edge: room for crop marks
 MARK_START = 1.0  # mm outside the trim where a crop mark starts (it crosses the bleed, which is cut away)
@@ -113,7 +113,7 @@ def choose_grid(paper: str, trim_w: float, trim_h: float, bleed: float) -> Sheet
     A gutter of two bleeds (every face keeps its full bleed) is preferred when it fits as
     many components as shared cut lines do.
     """
-    page_w, page_h = PAPERS[paper]
+    page_w, page_h = paper_size(paper)
     best = None
     for gutter in (2 * bleed, 0.0):
         usable_w = page_w - 2 * (MIN_MARGIN + bleed)

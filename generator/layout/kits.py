@@ -10,7 +10,7 @@ path. Nets and standees are shelf-packed, turned a quarter where that fits more.
 from __future__ import annotations
 
 from ..shapes import Outline
-from ..units import PAPERS
+from ..units import paper_size
 from .dicenet import net, pack_nets
 from .grid import MIN_MARGIN
 from .plan import FaceOnPage, Label, PagePlan
@@ -26,7 +26,7 @@ STANDEE_NOTE = "cut along the solid line, fold the dashed lines: the figure at t
 
 def dice_pages(group, paper: str) -> list[PagePlan]:
     deck = group[0].deck
-    page_w, page_h = PAPERS[paper]
+    page_w, page_h = paper_size(paper)
     nets = [net(deck.die, deck.edge, deck.bleed) for _ in group]
     spots = pack_nets(nets, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
     pages = []
@@ -52,7 +52,7 @@ def dice_pages(group, paper: str) -> list[PagePlan]:
 
 def standee_pages(group, paper: str) -> list[PagePlan]:
     deck = group[0].deck
-    page_w, page_h = PAPERS[paper]
+    page_w, page_h = paper_size(paper)
     kits = [standee(deck.trim_w, deck.trim_h, deck.bleed) for _ in group]
     spots = pack_standees(kits, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
     pages = []

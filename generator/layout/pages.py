@@ -12,12 +12,13 @@ from itertools import groupby
 
 from ..errors import InputError, Problem
 from ..shapes import Outline
-from ..units import PAPERS
+from ..units import paper_size
 from ..yamlsrc import line_of
 from .boards import MIN_MARGIN as BOARD_MARGIN
 from .boards import plan_board
 from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid, crop_marks
 from .kits import dice_pages, standee_pages
+from .modes import half_paper
 from .packing import pack
 from .plan import FaceOnPage, Label, PagePlan
 
@@ -25,8 +26,13 @@ LABEL_ROOM = 5.0  # mm the page label needs below the crop marks
 MARK_START, MARK_LEN = 1.0, 5.0
 
 
-def plan_pages(rendered, paper: str) -> list[PagePlan]:
-    """Fronts and backs of every component, page by page."""
+def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan]:
+    """Fronts and backs of every component, page by page.
+
+    :param gutter_fold: cards and tokens that have backs are planned on half the paper
+        turned landscape (`modes.half_paper`), for `modes.apply_mode` to join each page of
+        fronts to its page of backs.
+    """
     copies = [rc for rc in rendered.cards for _ in range(rc.card.count)]
     if not copies:
         game = rendered.game
@@ -38,6 +44,9 @@ def plan_pages(rendered, paper: str) -> list[PagePlan]:
     for (layout, shape, *_), group in groupby(copies, key=geometry):
         group = list(group)
         deck = group[0].deck
+        whole = paper
+        if gutter_fold and layout == "sheet" and any(rc.back for rc in group):
+            paper = half_paper(whole)
         try:
             if layout == "board" and _boards_share_pages(deck, paper):
                 pages.extend(_grid_pages(group, paper))
@@ -53,8 +62,12 @@ def plan_pages(rendered, paper: str) -> list[PagePlan]:
                 pages.extend(_grid_pages(group, paper))
         except DoesNotFit as exc:
             hint = "" if layout != "sheet" else "; use a smaller size, or kind: board to split it across pages"
+            if paper != whole:
+                hint = (f" (gutter-fold prints fronts and backs on half a {whole.upper()} page each); "
+                        "use a smaller size or another print mode")
             raise InputError("1 problem in the layout", [Problem(
                 deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
+        paper = whole
     return pages
 
 
@@ -111,7 +124,7 @@ def _grid_label(g: SheetGrid) -> Label | None:
 
 def _token_pages(group, paper) -> list[PagePlan]:
     deck = group[0].deck
-    packing = pack(paper, PAPERS[paper], deck.shape, deck.trim_w, deck.trim_h, deck.bleed, deck.orientation)
+    packing = pack(paper, paper_size(paper), deck.shape, deck.trim_w, deck.trim_h, deck.bleed, deck.orientation)
     pages = []
     for start in range(0, len(group), packing.per_page):
         chunk = group[start:start + packing.per_page]
@@ -140,7 +153,7 @@ def _board_pages(group, paper) -> list[PagePlan]:
         deck = rc.deck
         if rc.back is not None:
             raise DoesNotFit("a board prints one side only: give its deck `back: null`")
-        plan = plan_board(paper, PAPERS[paper], deck.trim_w, deck.trim_h, deck.bleed, deck.overlap, deck.sections)
+        plan = plan_board(paper, paper_size(paper), deck.trim_w, deck.trim_h, deck.bleed, deck.overlap, deck.sections)
         total = len(plan.panels)
         for panel in plan.panels:
             x, y, w, h = panel.cut_box

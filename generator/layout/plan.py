@@ -57,6 +57,7 @@ class PagePlan:
     fills: tuple[Outline, ...] = ()             # grey areas: glue tabs, standee base flaps
     dashed: tuple[tuple[float, float, float, float], ...] = ()  # fold lines
     cuts: tuple[tuple[str, Outline], ...] | None = None  # (card, cut path) when not one per face
+    how: str = ""                               # how to print the page, for its label (print modes)
 
     def cut_paths(self) -> list[tuple[str, Outline]]:
         """What a cutter follows on this page: each face's outline, or the page's own cuts."""

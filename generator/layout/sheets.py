@@ -18,6 +18,7 @@ import pikepdf
 from ..units import pt
 from .forms import FacePlacer, add_under
 from .furniture import draw_furniture
+from .modes import PrintMode, apply_mode
 from .pages import plan_pages
 from .pdfpage import save_pdf
 from .plan import PagePlan
@@ -32,9 +33,11 @@ class SheetsPDF:
     plans: tuple[PagePlan, ...]
 
 
-def layout_sheets(rendered, paper: str, crop_marks: bool = True) -> SheetsPDF:
-    """Impose every component of the game on `paper`."""
-    plans = plan_pages(rendered, paper)
+def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode | None = None) -> SheetsPDF:
+    """Impose every component of the game on `paper`, printed the way `mode` says
+    (default: long-edge duplex, no offset)."""
+    mode = mode or PrintMode()
+    plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
     furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks)
     out = pikepdf.open(io.BytesIO(furniture))
     placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)

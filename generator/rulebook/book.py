@@ -16,7 +16,7 @@ from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Flowable, Frame,
                                 TableStyle)
 from reportlab.platypus.tableofcontents import TableOfContents
 
-from ..units import PAPERS
+from ..units import paper_size
 from .source import plain_text
 from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
 
@@ -65,7 +65,7 @@ class Heading(Paragraph):
 
 class Rulebook(BaseDocTemplate):
     def __init__(self, buf, game, paper: str):
-        w, h = PAPERS[paper]
+        w, h = paper_size(paper)
         super().__init__(buf, pagesize=(w * mm, h * mm), leftMargin=MARGIN, rightMargin=MARGIN,
                          topMargin=MARGIN + 4 * mm, bottomMargin=MARGIN, title=f"{game.title}: rules",
                          author="pnp", creator="pnp", invariant=1,

@@ -1,0 +1,210 @@
+"""Print-shop profiles: `pnp export --profile tgc|mpc|dtc`.
+
+In: a `RenderedGame` and a profile name. Out: the files the shop accepts as is, and a
+manifest summary. Each deck of cards is matched to one of the shop's products by its trim
+size (within `MATCH_MM`, either way up); a deck no product matches is an error naming the
+deck and the sizes the shop sells; the other decks are still exported and the manifest
+lists the skipped ones (`skipped`), which `pnp export` prints as warnings. Dice, standees
+and boards are not cards and are left out.
+
+- tgc (The Game Crafter): PNG per face at 300 dpi on the product's canvas (trim + 1/8 in
+  bleed a side; poker 825 x 1125 px), `<deck>/<card>.png` and `<deck>/back.png` (or
+  `<deck>/<card>-back.png` when the backs differ).
+- mpc (MakePlayingCards): PNG per face at 300 dpi on MPC's canvas (36 px bleed a side;
+  poker 822 x 1122 px), `<deck>/front/<nnn>-<card>.png`, `<deck>/back/...`.
+- dtc (DriveThruCards): one PDF per deck, one card per page, each page trim + 1/8 in bleed
+  (poker 2.75 x 3.75 in), back then front for every copy (Squib's DriveThruCards sprue:
+  "alternate back/front"; DTC's own template not seen), every page with TrimBox and
+  BleedBox; faces stay vector. DTC asks for PDF/X-1a (CMYK); pnp's faces are RGB, so the
+  manifest says `"colour": "RGB"` and DTC's own fix-up (or Acrobat) must convert them.
+
+A face is placed on the canvas centred, scaled by the smallest factor >= 1 that lets its
+bleed cover the canvas (1 when the deck's own trim and bleed are the shop's); the factor is
+in the manifest (`scale`). Every number is in `PROFILES`, with its source.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import pikepdf
+
+from ..errors import InputError, Problem
+from ..layout.forms import FacePlacer
+from ..layout.pdfpage import save_pdf
+from ..units import PT_PER_MM
+from ..yamlsrc import line_of
+from . import ExportFile
+from .png import card_sides
+from .raster import Rasteriser, png_bytes
+
+IN = 25.4
+MATCH_MM = 1.5   # a deck matches a product when both trim sides are this close
+
+
+@dataclass(frozen=True)
+class Product:
+    name: str
+    trim_in: tuple[float, float]     # width, height of the cut card, inches
+    canvas: tuple[float, float]      # the file's size: px for images, inches for PDF pages
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    shop: str
+    kind: str            # png or pdf
+    dpi: int
+    bleed_in: float      # per side
+    products: tuple[Product, ...]
+    source: str
+
+
+PROFILES = {
+    # ../shared/research/print-targets.md §2 [S13][S15][S16]: 300 dpi, 1/8 in (37.5 px) bleed a side,
+    # image = (trim + 1/4 in) x 300; the product table from templative's TGC table.
+    "tgc": Profile("tgc", "The Game Crafter", "png", 300, 0.125, (
+        Product("poker", (2.5, 3.5), (825, 1125)),
+        Product("bridge", (2.25, 3.5), (750, 1125)),
+        Product("mini", (1.75, 2.5), (600, 825)),
+        Product("tarot", (2.75, 4.75), (900, 1500)),
+        Product("square", (3.5, 3.5), (1125, 1125)),
+        Product("small square", (2.5, 2.5), (825, 825)),
+        Product("mini square tile", (1.25, 1.25), (450, 450)),
+        Product("small square tile", (2.0, 2.0), (675, 675)),
+        Product("small chit", (0.5, 0.5), (225, 225)),
+        Product("medium chit", (0.75, 0.75), (300, 300)),
+        Product("large chit", (1.0, 1.0), (375, 375)),
+    ), "help.thegamecrafter.com/article/33-dpi-dots-per-inch; templative componentInfo.js (print-targets.md §2)"),
+    # print-targets.md §3 and anchors.md (POD-mpc1..3, MPC upload FAQ makeplayingcards.com/pops/faq-photo.html,
+    # second-hand): 300 dpi, 36 px bleed a side; poker 822 x 1122 (trim 750 x 1050), tarot 897 x 1497.
+    "mpc": Profile("mpc", "MakePlayingCards", "png", 300, 36 / 300, (
+        Product("poker", (2.5, 3.5), (822, 1122)),
+        Product("tarot", (2.75, 4.75), (897, 1497)),
+    ), "makeplayingcards.com/pops/faq-photo.html via print-targets.md §3 (second-hand)"),
+    # print-targets.md §4 [S20] and anchors.md (POD-dtc1, Squib drivethrucards_1up sprue): bleed 1/8 in on all
+    # four sides built into the PDF, poker page 2.75 x 3.75 in, one card per page, back and front alternating
+    # (andymeneely/squib lib/squib/builtin/sprues/drivethrucards_1up.yml: "alternate back/front, back/front").
+    "dtc": Profile("dtc", "DriveThruCards", "pdf", 300, 0.125, (
+        Product("poker", (2.5, 3.5), (2.75, 3.75)),
+        Product("bridge", (2.25, 3.5), (2.5, 3.75)),
+        Product("tarot", (2.75, 4.75), (3.0, 5.0)),
+        Product("square", (3.5, 3.5), (3.75, 3.75)),
+    ), "onebookshelfpublisherservice.zendesk.com/hc/en-us/articles/227867607 (print-targets.md §4)"),
+}
+
+
+def match_product(profile: Profile, deck) -> tuple[Product, bool]:
+    """The product a deck is printed as, and whether it lies on its side (landscape)."""
+    for product in profile.products:
+        tw, th = (v * IN for v in product.trim_in)
+        for turned, (w, h) in ((False, (tw, th)), (True, (th, tw))):
+            if abs(deck.trim_w - w) <= MATCH_MM and abs(deck.trim_h - h) <= MATCH_MM:
+                return product, turned
+    sizes = ", ".join(f"{p.name} {p.trim_in[0]:g} x {p.trim_in[1]:g} in" for p in profile.products)
+    raise InputError("1 problem in the export", [Problem(
+        deck.source.file, f"{profile.shop} prints no {deck.trim_w:g} x {deck.trim_h:g} mm component "
+        f"(it sells: {sizes})", line=line_of(deck.raw, ("size",)), field="size")])
+
+
+def canvas_mm(profile: Profile, product: Product, turned: bool) -> tuple[float, float]:
+    """The size of the shop's file, in mm, the deck's way up."""
+    w, h = product.canvas
+    w_mm, h_mm = (w * IN / profile.dpi, h * IN / profile.dpi) if profile.kind == "png" else (w * IN, h * IN)
+    return (h_mm, w_mm) if turned else (w_mm, h_mm)
+
+
+def fit(deck, cw: float, ch: float) -> tuple[float, tuple[float, float, float, float]]:
+    """Scale of the face on the canvas and the part of the face (mm, top-left origin) it shows."""
+    scale = max(1.0, cw / deck.width, ch / deck.height)
+    w, h = cw / scale, ch / scale
+    return scale, ((deck.width - w) / 2, (deck.height - h) / 2, w, h)
+
+
+def profile_files(rendered, name: str):
+    """Every file of the profile for the game's card decks; returns (files, summary)."""
+    profile = PROFILES[name]
+    decks: dict[str, list] = {}
+    for rc in rendered.cards:
+        if rc.deck.layout == "sheet" and rc.card.count > 0:
+            decks.setdefault(rc.deck.id, []).append(rc)
+    problems, matched = [], {}
+    for deck_id, cards in decks.items():
+        try:
+            matched[deck_id] = match_product(profile, cards[0].deck)
+        except InputError as exc:
+            problems += exc.problems
+    if not matched:
+        raise InputError(f"cannot export for {profile.shop}: it prints none of the game's decks", problems)
+    files = []
+    raster = Rasteriser(rendered) if profile.kind == "png" else None
+    for deck_id, cards in decks.items():
+        if deck_id not in matched:
+            continue  # listed under `skipped` in the manifest and shown by the command
+        product, turned = matched[deck_id]
+        if profile.kind == "png":
+            files += _images(profile, product, turned, cards, raster)
+        else:
+            files.append(_pdf(profile, product, turned, cards, rendered))
+    summary = {"shop": profile.shop, "dpi": profile.dpi, "bleed_in": profile.bleed_in, "source": profile.source,
+               "skipped": [str(p) for p in problems]}
+    return files, summary
+
+
+def _images(profile, product, turned, cards, raster) -> list[ExportFile]:
+    deck = cards[0].deck
+    cw, ch = canvas_mm(profile, product, turned)
+    w_px, h_px = (product.canvas[1], product.canvas[0]) if turned else product.canvas
+    scale, box = fit(deck, cw, ch)
+    shared_back = len({rc.back for rc in cards}) == 1 and cards[0].back is not None
+    files, done = [], set()
+    for n, rc in enumerate(cards, start=1):
+        for side, key in card_sides(rc):
+            if profile.name == "tgc":
+                path = f"{deck.id}/back.png" if side == "back" and shared_back else \
+                    f"{deck.id}/{rc.card.id}{'' if side == 'front' else '-' + side}.png"
+            else:
+                path = f"{deck.id}/back/back.png" if side == "back" and shared_back else \
+                    f"{deck.id}/{side}/{n:03d}-{rc.card.id}.png"
+            if path in done:
+                continue
+            done.add(path)
+            image = raster.face(key, int(w_px), int(h_px), box)
+            files.append(ExportFile(path, png_bytes(image, profile.dpi), {
+                "deck": deck.id, "id": None if path.endswith("/back.png") else rc.card.id, "side": side,
+                "count": sum(c.card.count for c in cards) if path.endswith("/back.png") else rc.card.count,
+                "product": product.name, "width_px": int(w_px), "height_px": int(h_px), "dpi": profile.dpi,
+                "scale": round(scale, 4)}))
+    return files
+
+
+def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
+    """One card per page, back then front for every copy, vector faces, TrimBox and BleedBox."""
+    deck = cards[0].deck
+    cw, ch = canvas_mm(profile, product, turned)
+    scale, box = fit(deck, cw, ch)
+    bleed = profile.bleed_in * IN
+    pdf = pikepdf.new()
+    placer = FacePlacer(pdf, rendered.faces_pdfs, rendered.page_of)
+    W, H = cw * PT_PER_MM, ch * PT_PER_MM
+    order = []
+    for rc in cards:
+        for _ in range(rc.card.count):
+            # back then front, card by card (Squib's drivethrucards_1up sprue: "alternate back/front")
+            order += [(rc, side, key) for side, key in reversed(card_sides(rc))]
+    for rc, side, key in order:
+        page = pdf.add_blank_page(page_size=(W, H))
+        page.mediabox = page.bleedbox = [0, 0, W, H]
+        page.trimbox = [bleed * PT_PER_MM, bleed * PT_PER_MM, W - bleed * PT_PER_MM, H - bleed * PT_PER_MM]
+        # the face's top-left part `box` at the page's top-left corner, `scale` times its size
+        e = -box[0] * PT_PER_MM * scale
+        f = H - (deck.height - box[1]) * PT_PER_MM * scale
+        clip = b"0 0 %.4f %.4f re" % (W, H)
+        content = placer.draw_at(page, key, (scale, 0, 0, scale, e, f), clip)
+        page.contents_add(pdf.make_stream(content))
+    pdf.docinfo["/Title"] = f"{rendered.game.title}: {deck.name}"
+    pdf.docinfo["/Creator"] = "pnp"
+    return ExportFile(f"{deck.id}.pdf", save_pdf(pdf), {
+        "deck": deck.id, "product": product.name, "pages": len(order), "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
+        "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "RGB",
+        "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order]})

@@ -1,0 +1,103 @@
+"""`pnp export` and `pnp kit`, start to finish: load -> validate -> render -> export target -> write.
+
+In: the project root, game names and a target (png, tts, or a print-shop profile). Out:
+files under output/<game>/exports/<target>/ (written by `export.write_exports`) and
+an `ExportResult` per game.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import fonts
+from ..errors import OutputError, collect
+from ..export import write_exports
+from ..glyphs import printed_text_problems
+from ..load import load_game
+
+TARGETS = ("png", "tts", "tgc", "mpc", "dtc")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    game: str
+    target: str
+    files: list[Path]
+    seconds: float
+    warnings: list
+
+
+def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = True,
+                out_dir: Path | None = None, validate: bool = True) -> list[ExportResult]:
+    """Export the named games (all when none are named) for `target`."""
+    from ..pipeline import _validate, resolve_games
+    from ..render import render_game
+
+    out_dir = out_dir or root / "output"
+    _activate_fonts(out_dir)
+    results = []
+    for game_id in resolve_games(root, names):
+        started = time.perf_counter()
+        game = load_game(root, game_id)
+        collect(f"in cards/{game_id}/", printed_text_problems(game))
+        if validate:
+            _validate(game, strict=False)
+        rendered = render_game(game)
+        files, summary = make_target(rendered, target, dpi, bleed, out_dir / game_id / "exports" / target)
+        try:
+            written = write_exports(out_dir, game_id, target, files, summary)
+        except OSError as exc:
+            raise OutputError(f"cannot write {game_id}'s {target} export to {out_dir}: "
+                              f"{exc.strerror or exc}") from None
+        results.append(ExportResult(game_id, target, written, time.perf_counter() - started,
+                                    list(summary.get("skipped", []))))
+    return results
+
+
+def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back_offset=None,
+            out_dir: Path | None = None, validate: bool = True) -> ExportResult:
+    """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/."""
+    from ..layout.calibration import calibration_pdf
+    from ..pipeline import _validate, game_papers, layout_game, print_mode_of, resolve_games
+    from ..render import render_game
+    from .kit import kit_zip
+
+    out_dir = out_dir or root / "output"
+    _activate_fonts(out_dir)
+    started = time.perf_counter()
+    (game_id,) = resolve_games(root, [game_id])
+    game = load_game(root, game_id)
+    collect(f"in cards/{game_id}/", printed_text_problems(game))
+    papers = game_papers(game, papers)
+    print_mode = print_mode_of(game, mode, back_offset)
+    if validate:
+        _validate(game, strict=False)
+    rendered = render_game(game)
+    artifacts = layout_game(game, rendered, papers, print_mode)
+    calibration = {p: calibration_pdf(p, print_mode) for p in papers} if print_mode.duplex else {}
+    kit = kit_zip(game, artifacts, print_mode, calibration)
+    try:
+        written = write_exports(out_dir, game_id, "kit", [kit], {"papers": list(papers)})
+    except OSError as exc:
+        raise OutputError(f"cannot write {game_id}'s kit to {out_dir}: {exc.strerror or exc}") from None
+    return ExportResult(game_id, "kit", written, time.perf_counter() - started, [])
+
+
+def make_target(rendered, target: str, dpi: int, bleed: bool, folder: Path):
+    """The files of one target and the summary its manifest starts with."""
+    if target == "png":
+        from .png import face_pngs
+        return face_pngs(rendered, dpi, bleed), {"dpi": dpi, "bleed": bleed}
+    if target == "tts":
+        from .tts import tts_decks
+        return tts_decks(rendered, folder.resolve().as_uri(), dpi)
+    from .profiles import profile_files
+    return profile_files(rendered, target)
+
+
+def _activate_fonts(out_dir: Path) -> None:
+    try:
+        fonts.activate(out_dir / ".cache")
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
