@@ -151,6 +151,64 @@ def list_cmd(ctx):
     ctx.exit(2 if failed else 0)
 
 
+@cli.command("new")
+@click.argument("game")
+@click.option("--title", help="The game's title (default: from GAME).")
+@click.pass_context
+def new_cmd(ctx, game, title):
+    """Start GAME from a small working game: a deck with fronts and backs, tokens, rules and a
+    rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder)."""
+    from .starter import new_game
+
+    root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
+    written = new_game(root, game, title)
+    click.echo(f"{game}: wrote {len(written)} files in {root}")
+    click.echo(f"next: pnp build {game}   (then open output/{game}/{game}-sheets-a4.pdf)")
+
+
+def _project_or_here(start: Path) -> Path:
+    try:
+        return find_root(start)
+    except InputError:
+        return start
+
+
+@cli.command("schema")
+@click.pass_context
+def schema_cmd(ctx):
+    """Write pnp's JSON Schemas into schemas/ for editors (the YAML files' first lines use them)."""
+    from .starter import write_schemas
+
+    root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
+    for path in write_schemas(root):
+        click.echo(str(path.relative_to(root)))
+
+
+@cli.command("pull")
+@click.argument("games", nargs=-1)
+@click.pass_context
+def pull_cmd(ctx, games):
+    """Download the published spreadsheets named in each game's `pull:` (default: every game that has one)."""
+    from .load import list_games
+    from .pull import pull_game
+    from .yamlsrc import read_yaml
+
+    root = _root(ctx)
+    known = list_games(root)
+    unknown = [g for g in games if g not in known]
+    if unknown:
+        raise InputError(f"unknown game {', '.join(map(repr, unknown))} (games: {', '.join(known)})")
+    if not games:
+        games = [g for g in known
+                 if (read_yaml(root / "cards" / g / "game.yaml", f"cards/{g}/game.yaml") or {}).get("pull")]
+        if not games:
+            raise InputError("no game has a `pull:` in its game.yaml")
+    for game in games:
+        for pulled in pull_game(root, game):
+            state = "updated" if pulled.changed else "unchanged"
+            click.echo(f"{game}: {pulled.file.relative_to(root)}: {pulled.rows} rows, {state}")
+
+
 def _shape(deck) -> str:
     """A deck's size and cut shape as a designer says it: '25 mm circle', '63 x 88 mm rect'."""
     if deck.shape == "circle":
