@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
 from .faces import draw_faces
-from .fonts import shipped
+from .fonts import font_files, for_game
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
 from .textfit import Icon, TextError, TextSetter, read_icon
@@ -50,7 +50,8 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
     """
     env = make_env(game)
     icons, problems = load_icons(game)
-    setter = TextSetter(shipped(), icons)
+    game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
+    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]), icons)
     env.globals.update(textbox=_textbox(setter), icon=_icon(icons))
     game_context = game.context()
     svgs: dict[str, str] = {}
@@ -83,7 +84,7 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     collect("while rendering", _unique(problems), RenderError)
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
-    faces = draw_faces(svgs, sizes, roots)
+    faces = draw_faces(svgs, sizes, roots, game_fonts=game_fonts if font_files(game.templates_dir / "fonts") else None)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
