@@ -71,14 +71,15 @@ def build(ctx, games, paper, out_dir, no_validate, strict, guides):
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "junit"]), default="text",
               show_default=True, help="Report format, printed on stdout.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--render", "draw", is_flag=True,
-              help="Also draw every card (templates, text fit, fonts) without writing any PDF.")
+@click.option("--render/--no-render", "draw", default=True, show_default=True,
+              help="Also do everything a build does short of writing files: draw every card in memory "
+                   "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
 @click.pass_context
 def validate(ctx, games, fmt, strict, draw):
-    """Check GAMES (default: every game) against their schemas and rules.
+    """Check GAMES (default: every game): schemas, rules, and everything `pnp build` would refuse.
 
-    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input (or, with --render,
-    a card that cannot be drawn) or bad usage.
+    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
+    drawn, a component that does not fit the paper, a rulebook problem, or bad usage.
     """
     from .errors import RenderError
     from .load import load_game
@@ -94,6 +95,10 @@ def validate(ctx, games, fmt, strict, draw):
             report = check_game(game, strict=strict)
             if draw:
                 report = _with_drawing(root, game, report)
+                unreadable = unreadable or report.broken
+            elif fmt == "text":
+                click.echo(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out",
+                           err=True)
             reports.append(report)
         except (InputError, RenderError) as exc:
             unreadable = True
@@ -109,17 +114,22 @@ def validate(ctx, games, fmt, strict, draw):
 
 
 def _with_drawing(root, game, report):
-    """The report plus every card drawn in memory (problems raise RenderError)."""
+    """The report plus every problem a build would meet after the rules (see preflight.py)."""
+    from dataclasses import replace
+
     from . import fonts
     from .errors import OutputError
-    from .render import render_game
+    from .preflight import preflight
+    from .rules.report import from_problem
 
     try:
         fonts.activate(root / "output" / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
-    render_game(game)
-    return report
+    found = tuple(from_problem(game.id, p, "render") for p in preflight(game))
+    if not found:
+        return report
+    return replace(report, rules=(*report.rules, "render"), findings=(*report.findings, *found))
 
 
 def _problem_from(exc, game_id):

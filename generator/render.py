@@ -8,6 +8,7 @@ lacks are collected and raised together, each naming the card and the template.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 rendered.append(RenderedCard(card, deck, keys[0] if keys else None, None, tuple(keys)))
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
-    collect("while rendering", _unique(problems), RenderError)
+    # faces that did render are still drawn, so one run also finds their missing characters
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     faces = draw_faces(svgs, sizes, roots, game_fonts=game_fonts if font_files(game.templates_dir / "fonts") else None)
     owners = {}
@@ -171,14 +172,30 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
     return None
 
 
+_CARD_DATA = re.compile(r" \(card data at [^)]*\)$")
+SHOWN_CARDS = 8
+
+
 def _unique(problems: list[Problem]) -> list[Problem]:
-    """The same problem met by many cards (a broken shared template) is reported once per place."""
-    seen, out = set(), []
+    """The same problem met by many cards (a broken shared template, a character missing from
+    a font) is one message listing the cards: "templates/x/card.svg.j2:12: front: 'cost' is
+    undefined (54 cards: a, b, c, ...)"."""
+    groups: dict[tuple, list[Problem]] = {}
     for p in problems:
-        key = (p.file, p.line, p.message) if p.file.startswith("templates/") else p
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
+        core = _CARD_DATA.sub("", p.message)
+        key = (p.file, p.line, core) if p.file.startswith("templates/") else (p.file, core, p.field)
+        groups.setdefault(key, []).append(p)
+    out = []
+    for key, found in groups.items():
+        cards = list(dict.fromkeys(p.card for p in found if p.card))
+        first = found[0]
+        if len(cards) <= 1:
+            out.append(first)
+            continue
+        shown = ", ".join(cards[:SHOWN_CARDS]) + (", ..." if len(cards) > SHOWN_CARDS else "")
+        core = _CARD_DATA.sub("", first.message)
+        out.append(Problem(first.file, f"{core} ({len(cards)} cards: {shown})", line=first.line,
+                           field=first.field, severity=first.severity))
     return out
 
 
