@@ -94,6 +94,12 @@ class FontSet:
                 self._entries.setdefault((name.lower(), bold, f.italic), []).append(f)
         self.families = sorted({name for f in self.faces for name, _ in f.aliases})
 
+    def clashes(self) -> list[str]:
+        """Families of the game's own fonts that pnp ships already (which file fontconfig
+        would draw with is then not the one measured): each must be renamed or removed."""
+        game = {f.family for f in self.faces if self.game_dir and f.path.parent != self.dir}
+        return sorted(game & {f.family for f in self.faces if f.path.parent == self.dir})
+
     def face(self, family: str | None, bold: bool = False, italic: bool = False) -> Face:
         """The face CairoSVG will draw with.
 
@@ -150,8 +156,10 @@ def for_game(templates_dir: Path, shown: str | None = None) -> FontSet:
     folder = templates_dir / "fonts"
     if not font_files(folder):
         return shipped()
-    _add_to_fontconfig(folder.resolve())
-    return _game_set(folder.resolve(), Path(shown) if shown else folder)
+    fonts = _game_set(folder.resolve(), Path(shown) if shown else folder)
+    if not fonts.clashes():  # a game's 'Lato' would be drawn by whichever file fontconfig picks
+        _add_to_fontconfig(folder.resolve())
+    return fonts
 
 
 @lru_cache(maxsize=16)

@@ -53,6 +53,8 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
     icons, problems = load_icons(game)
     game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1]), icons)
+    problems.extend(Problem(game_fonts[1], f"font family '{family}' ships with pnp already: use pnp's, or give "
+                                           "the game's its own family name") for family in setter.fonts.clashes())
     env.globals.update(textbox=_textbox(setter), icon=_icon(icons))
     game_context = game.context()
     svgs: dict[str, str] = {}

@@ -35,5 +35,4 @@ def test_tutorial_steps_run_as_written(tmp_path):
         fonts = {str(o["/FontName"]).split("+")[-1] for o in pdf.objects
                  if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/FontDescriptor"
                  and "/FontFile2" in o}
-    assert "DejaVuSerif" in fonts, fonts
-    assert (tmp_path / "templates" / "space-race" / "fonts" / "DejaVuSerif.ttf").is_file()
+    assert "SpaceSerif-Regular" in fonts, fonts  # the game's own font, embedded
