@@ -100,12 +100,29 @@ def _xlsx_rows(path, sheet, kind):
 
     book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     try:
-        ws = book[_pick(book.sheetnames, sheet, path.name)]
-        rows = [(cells[0].row if cells and hasattr(cells[0], "row") else n, [c.value for c in cells])
-                for n, cells in enumerate(ws.iter_rows(), start=1)]
+        name = _pick(book.sheetnames, sheet, path.name)
+        rows = [(n, [c.value for c in cells]) for n, cells in enumerate(book[name].iter_rows(), start=1)]
     finally:
         book.close()
+    if any(v is None for _, cells in rows for v in cells):
+        _no_unsaved_formulas(path, name, rows)
     return rows
+
+
+def _no_unsaved_formulas(path, name, rows):
+    """A formula cell whose result was never saved (a file written by a script, not by a
+    spreadsheet app) reads as empty: say so instead of printing a card without it."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        for (n, values), formulas in zip(rows, book[name].iter_rows(values_only=True)):
+            for col, (value, formula) in enumerate(zip(values, formulas)):
+                if value is None and isinstance(formula, str) and formula.startswith("="):
+                    raise SheetError(f"cell {_column(col)}{n} holds a formula ({formula}) whose value was never "
+                                     "saved: open the file in your spreadsheet app and save it")
+    finally:
+        book.close()
 
 
 def _ods_rows(path, sheet, kind):

@@ -201,3 +201,12 @@ def test_read_table_keeps_row_numbers_across_multiline_cells(tmp_path):
     path.write_text('\ufeffid,text\na,"one\ntwo"\n\nb,three\n')
     header, rows = read_table(path)
     assert header == ["id", "text"] and rows == [(2, ["a", "one\ntwo"]), (5, ["b", "three"])]
+
+
+def test_a_formula_without_a_saved_value_is_not_read_as_empty(mini):
+    root = mini("- {id: a, name: A, text: x}")
+    write_xlsx(root / "cards" / "mini" / "cards.xlsx", {"Deck": [
+        ["id", "name", "text", "cost"], ["a", "Alpha", "ok", "=1+1"]]})
+    with_table(root / "cards" / "mini" / "deck.yaml", "{from: cards.xlsx}")
+    found = _problems(root)
+    assert len(found) == 1 and "cell D2 holds a formula (=1+1) whose value was never saved" in found[0]
