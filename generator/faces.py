@@ -197,7 +197,8 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     chunks = [items[i:i + size] for i in range(0, len(items), size)] or [[]]
     workers = min(len(chunks), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        _load_fonts_once(for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else None)  # workers inherit a ready fontconfig instead of racing to build its cache
+        # workers inherit a ready fontconfig instead of racing to build its cache
+        _load_fonts_once(for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else None)
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
