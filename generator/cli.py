@@ -110,14 +110,15 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "junit"]), default="text",
               show_default=True, help="Report format, printed on stdout.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--render", "draw", is_flag=True,
-              help="Also draw every card (templates, text fit, fonts) without writing any PDF.")
+@click.option("--render/--no-render", "draw", default=True, show_default=True,
+              help="Also do everything a build does short of writing files: draw every card in memory "
+                   "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
 @click.pass_context
 def validate(ctx, games, fmt, strict, draw):
-    """Check GAMES (default: every game) against their schemas and rules.
+    """Check GAMES (default: every game): schemas, rules, and everything `pnp build` would refuse.
 
-    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input (or, with --render,
-    a card that cannot be drawn) or bad usage.
+    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
+    drawn, a component that does not fit the paper, a rulebook problem, or bad usage.
     """
     from .errors import RenderError
     from .load import load_game
@@ -133,6 +134,10 @@ def validate(ctx, games, fmt, strict, draw):
             report = check_game(game, strict=strict)
             if draw:
                 report = _with_drawing(root, game, report)
+                unreadable = unreadable or report.broken
+            elif fmt == "text":
+                click.echo(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out",
+                           err=True)
             reports.append(report)
         except (InputError, RenderError) as exc:
             unreadable = True
@@ -148,22 +153,26 @@ def validate(ctx, games, fmt, strict, draw):
 
 
 def _with_drawing(root, game, report):
-    """The report plus every card drawn in memory (problems raise RenderError)."""
+    """The report plus every problem a build would meet after the rules (see preflight.py)."""
+    from dataclasses import replace
+
     from . import fonts
     from .errors import OutputError
-    from .render import render_game
+    from .preflight import preflight_report
+    from .rules.engine import Finding
+    from .rules.report import from_problem
 
     try:
         fonts.activate(root / "output" / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
-    from dataclasses import replace
-
-    from .rules.engine import Finding
-
-    warnings = tuple(Finding("render", game.id, "warning", p.message, p.file, p.line, (p.card,))
-                     for p in render_game(game).warnings)
-    return replace(report, findings=report.findings + warnings)
+    problems, warned = preflight_report(game)
+    found = tuple(from_problem(game.id, p, "render") for p in problems)
+    warnings = tuple(Finding("render", game.id, "warning", p.message, p.file, p.line, (p.card,) if p.card else ())
+                     for p in warned)
+    if not found and not warnings:
+        return report
+    return replace(report, rules=(*report.rules, "render"), findings=(*report.findings, *found, *warnings))
 
 
 def _problem_from(exc, game_id):
@@ -274,6 +283,64 @@ def list_cmd(ctx):
             copies = sum(c.count for c in d.cards)
             click.echo(f"  {d.id}: {d.name}, {copies} x {_shape(d)} ({len(d.cards)} designs, {d.kind})")
     ctx.exit(2 if failed else 0)
+
+
+@cli.command("new")
+@click.argument("game")
+@click.option("--title", help="The game's title (default: from GAME).")
+@click.pass_context
+def new_cmd(ctx, game, title):
+    """Start GAME from a small working game: a deck with fronts and backs, tokens, rules and a
+    rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder)."""
+    from .starter import new_game
+
+    root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
+    written = new_game(root, game, title)
+    click.echo(f"{game}: wrote {len(written)} files in {root}")
+    click.echo(f"next: pnp build {game}   (then open output/{game}/{game}-sheets-a4.pdf)")
+
+
+def _project_or_here(start: Path) -> Path:
+    try:
+        return find_root(start)
+    except InputError:
+        return start
+
+
+@cli.command("schema")
+@click.pass_context
+def schema_cmd(ctx):
+    """Write pnp's JSON Schemas into schemas/ for editors (the YAML files' first lines use them)."""
+    from .starter import write_schemas
+
+    root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
+    for path in write_schemas(root):
+        click.echo(str(path.relative_to(root)))
+
+
+@cli.command("pull")
+@click.argument("games", nargs=-1)
+@click.pass_context
+def pull_cmd(ctx, games):
+    """Download the published spreadsheets named in each game's `pull:` (default: every game that has one)."""
+    from .load import list_games
+    from .pull import pull_game
+    from .yamlsrc import read_yaml
+
+    root = _root(ctx)
+    known = list_games(root)
+    unknown = [g for g in games if g not in known]
+    if unknown:
+        raise InputError(f"unknown game {', '.join(map(repr, unknown))} (games: {', '.join(known)})")
+    if not games:
+        games = [g for g in known
+                 if (read_yaml(root / "cards" / g / "game.yaml", f"cards/{g}/game.yaml") or {}).get("pull")]
+        if not games:
+            raise InputError("no game has a `pull:` in its game.yaml")
+    for game in games:
+        for pulled in pull_game(root, game):
+            state = "updated" if pulled.changed else "unchanged"
+            click.echo(f"{game}: {pulled.file.relative_to(root)}: {pulled.rows} rows, {state}")
 
 
 def _shape(deck) -> str:

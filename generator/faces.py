@@ -24,6 +24,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from urllib.parse import unquote
 
 import cairocffi as cairo
@@ -31,7 +32,7 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
-from .fonts import shipped
+from .fonts import for_game, shipped
 from .glyphs import check_glyphs
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
@@ -130,13 +131,13 @@ def _unhinted(svg: str) -> str:
     return svg
 
 
-def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
+def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = (), game_fonts: tuple | None = None):
     """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF.
 
     Returns (pdf bytes, keys drawn, problems as (key, message)).
     """
     _use_text_drawer(fast_text)
-    fonts = shipped()
+    fonts = for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else shipped()
     fetcher = ArtFetcher(roots)
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
@@ -176,17 +177,19 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
     return out.getvalue(), keys, problems
 
 
-def _load_fonts_once() -> None:
-    """Make cairo resolve every shipped family now, in this process."""
+def _load_fonts_once(fonts=None) -> None:
+    """Make cairo resolve every shipped family (and the game's own) now, in this process."""
     surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
     ctx = cairo.Context(surface)
-    for family in shipped().families:
+    for family in (fonts or shipped()).families:
         ctx.select_font_face(family)
         ctx.text_extents("A")
 
 
-def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = ()) -> FacesPDF:
-    """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read."""
+def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
+               game_fonts: tuple | None = None) -> FacesPDF:
+    """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
+    `game_fonts` is (templates dir, as shown) of a game with fonts of its own."""
     sizes = sizes or {}
     items = [(k, svg, sizes.get(k)) for k, svg in svgs.items()]
     n_chunks = max(1, math.ceil(len(items) / FACES_PER_CHUNK))
@@ -194,15 +197,16 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     chunks = [items[i:i + size] for i in range(0, len(items), size)] or [[]]
     workers = min(len(chunks), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
+        # workers inherit a ready fontconfig instead of racing to build its cache
+        _load_fonts_once(for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else None)
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                results = list(pool.map(partial(_draw_chunk, roots=roots), chunks))
+                results = list(pool.map(partial(_draw_chunk, roots=roots, game_fonts=game_fonts), chunks))
         finally:
             gc.unfreeze()
     else:
-        results = [_draw_chunk(chunk, roots=roots) for chunk in chunks]
+        results = [_draw_chunk(chunk, roots=roots, game_fonts=game_fonts) for chunk in chunks]
     page_of, problems = {}, []
     for doc, (_, keys, found) in enumerate(results):
         page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})

@@ -80,17 +80,25 @@ def _load_face(path: Path) -> Face:
 
 
 class FontSet:
-    """Every shipped face, looked up the way CairoSVG and fontconfig look them up."""
+    """Every shipped face (plus a game's own), looked up the way CairoSVG and fontconfig do."""
 
-    def __init__(self, font_dir: Path = FONT_DIR):
+    def __init__(self, font_dir: Path = FONT_DIR, game_dir: Path | None = None):
         self.dir = font_dir
+        self.game_dir = game_dir  # templates/<game>/fonts/, when the game has fonts of its own
         self.faces = [_load_face(p) for p in sorted(font_dir.glob("*.ttf"))]
+        self.faces += [_load_face(p) for p in font_files(game_dir)] if game_dir else []
         self._entries: dict[tuple, list[Face]] = {}
         self._lookups: dict[tuple, Face] = {}
         for f in self.faces:
             for name, bold in f.aliases:
                 self._entries.setdefault((name.lower(), bold, f.italic), []).append(f)
         self.families = sorted({name for f in self.faces for name, _ in f.aliases})
+
+    def clashes(self) -> list[str]:
+        """Families of the game's own fonts that pnp ships already (which file fontconfig
+        would draw with is then not the one measured): each must be renamed or removed."""
+        game = {f.family for f in self.faces if self.game_dir and f.path.parent != self.dir}
+        return sorted(game & {f.family for f in self.faces if f.path.parent == self.dir})
 
     def face(self, family: str | None, bold: bool = False, italic: bool = False) -> Face:
         """The face CairoSVG will draw with.
@@ -114,7 +122,9 @@ class FontSet:
         if styles:
             raise KeyError(f"font '{name}' has no {_style_name(bold, italic)} style "
                            f"(shipped: {', '.join(styles)})")
-        raise KeyError(f"font '{name}' is not shipped with pnp (shipped: {', '.join(self.families)})")
+        where = self.game_dir.as_posix() if self.game_dir else "templates/<game>/fonts"
+        raise KeyError(f"font '{name}' is not shipped with pnp (shipped: {', '.join(self.families)}); "
+                       f"to use it, put its TTF or OTF files and their licence in {where}/")
 
     def fontconfig_xml(self, cache_dir: Path) -> str:
         aliases = "".join(
@@ -131,6 +141,72 @@ class FontSet:
 
 def _style_name(bold: bool, italic: bool) -> str:
     return " ".join(w for w, on in (("bold", bold), ("italic", italic)) if on) or "regular"
+
+
+def font_files(folder: Path | None) -> list[Path]:
+    """The TrueType and OpenType files of a game's fonts folder, in name order."""
+    if folder is None or not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".ttf", ".otf") and p.is_file())
+
+
+def for_game(templates_dir: Path, shown: str | None = None) -> FontSet:
+    """The fonts a game may use: the shipped ones plus `templates/<game>/fonts/`, which are
+    also added to this process's fontconfig so CairoSVG draws with them."""
+    folder = templates_dir / "fonts"
+    if not font_files(folder):
+        return shipped()
+    fonts = _game_set(folder.resolve(), Path(shown) if shown else folder)
+    if not fonts.clashes():  # a game's 'Lato' would be drawn by whichever file fontconfig picks
+        _add_to_fontconfig(folder.resolve())
+    return fonts
+
+
+@lru_cache(maxsize=16)
+def _game_set(folder: Path, shown: Path) -> FontSet:
+    fonts = FontSet(FONT_DIR, folder)
+    fonts.game_dir = shown
+    return fonts
+
+
+_added: set = set()
+
+
+def _add_to_fontconfig(folder: Path) -> None:
+    """Let fontconfig (hence cairo and CairoSVG) find the fonts in `folder`, in this process
+    and the drawing workers it forks; the shipped fonts stay the only others it sees."""
+    if folder in _added:
+        return
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("fontconfig")
+    if name is None:
+        raise OSError("libfontconfig is not available to add a game's fonts")
+    lib = ctypes.CDLL(name)
+    lib.FcConfigAppFontAddDir.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    if not lib.FcConfigAppFontAddDir(None, str(folder).encode()):
+        raise OSError(f"fontconfig could not read the fonts in {folder}")
+    _added.add(folder)
+
+
+def figures(face: Face) -> str:
+    """'lining' when the face's default digits stand on the baseline at cap height, else
+    'old-style' (EB Garamond: 1 at x-height, 3 and 4 below the baseline). CairoSVG cannot
+    switch OpenType features, so a face's default figures are the ones printed."""
+    from fontTools.pens.boundsPen import BoundsPen
+
+    font = TTFont(face.path, lazy=True)
+    glyphs, cmap = font.getGlyphSet(), font.getBestCmap()
+
+    def bounds(ch):
+        pen = BoundsPen(glyphs)
+        glyphs[cmap[ord(ch)]].draw(pen)
+        return pen.bounds
+
+    cap = bounds("H")[3]
+    one, four = bounds("1"), bounds("4")
+    return "lining" if one[3] > 0.9 * cap and four[1] > -0.02 * cap else "old-style"
 
 
 @lru_cache(maxsize=1)

@@ -165,6 +165,11 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
     if bad:
         problems.extend(bad)
         return None
+    cards_file = shown  # where the cards were written: the deck, or its spreadsheet
+    if isinstance(raw["cards"], dict):
+        cards_file = _cards_from_table(raw, path, shown, card_schema, problems)
+        if cards_file is None:
+            return None
 
     def card_of(p):
         if len(p) >= 2 and p[0] == "cards" and isinstance(p[1], int):
@@ -174,7 +179,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
         return None, 0
 
     wrapped = {"type": "object", "properties": {"cards": {"type": "array", "items": card_schema}}}
-    found = check(raw, wrapped, shown, card_of)
+    found = check(raw, wrapped, cards_file, card_of)
     problems.extend(found)
     geometry = _geometry(raw, shown, problems)
     defaults = raw.get("defaults") or {}
@@ -195,13 +200,33 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
             t = c.get(key)
             why = _template_problem(templates_dir, t) if t else None
             if why:
-                problems.append(Problem(shown, why, line=line_of(raw, ("cards", i, key)), card=c["id"], field=key))
+                problems.append(Problem(cards_file, why, line=line_of(raw, ("cards", i, key)), card=c["id"], field=key))
         fields = {**defaults, **{k: v for k, v in c.items() if k not in ("front", "back")}}
         cards.append(Card(id=c["id"], name=c["name"], count=c.get("count", 1),
                           front=c.get("front", front), back=c.get("back", back),
-                          fields=fields, source=Source(shown, line), index=i))
+                          fields=fields, source=Source(cards_file, line), index=i))
     return Deck(id=raw["deck"], name=raw["name"], kind=raw.get("kind", "cards"), cards=tuple(cards),
                 source=Source(shown, raw.line), raw=raw, **geometry)
+
+
+def _cards_from_table(raw, path: Path, shown: str, card_schema: dict, problems: list) -> str | None:
+    """Replace a deck's `cards: {from: ..., sheet: ...}` by the rows of that spreadsheet (see
+    spreadsheet.py); returns the table's file as shown in problems, or None when unreadable."""
+    from .spreadsheet import cards_from_table
+
+    root = path.parents[2] if len(path.parents) > 2 else path.parent
+    found: list = []
+    cards, table = cards_from_table(raw["cards"], path.parent, root, card_schema["properties"], found)
+    for p in found:  # problems with the table itself point at the deck's `cards:` line when they have none
+        problems.append(p if p.line else Problem(shown, f"{p.file}: {p.message}", line=line_of(raw, ("cards",)),
+                                                 field="cards"))
+    if cards is None or found:
+        return None
+    if not cards:
+        problems.append(Problem(table, "the table has a header but no cards", line=1))
+        return None
+    raw["cards"] = cards
+    return table
 
 
 def _card_schema(raw, shown):

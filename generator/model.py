@@ -119,5 +119,13 @@ class Game:
         return {
             **{k: plain(v) for k, v in self.meta.items() if k not in ("decks", "data")},
             "id": self.id, "title": self.title, "data": plain(self.data),
-            "decks": {d.id: {**d.context(), "cards": [c.context() for c in d.cards]} for d in self.decks},
+            "decks": {d.id: _deck_entry(d) for d in self.decks},
         }
+
+
+def _deck_entry(deck: Deck) -> dict:
+    """A deck as templates and the rulebook see it in `game.decks`: its context, `cards` (one
+    per design) and `printed` (one per printed copy), as in rules."""
+    cards = [c.context() for c in deck.cards]
+    printed = [ctx for ctx, card in zip(cards, deck.cards) for _ in range(card.count)]
+    return {**deck.context(), "cards": cards, "printed": printed}

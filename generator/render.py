@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
 from .faces import draw_faces
-from .fonts import shipped
+from .fonts import font_files, for_game
 from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
@@ -53,7 +53,10 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
     """
     env = make_env(game)
     icons, problems = load_icons(game)
-    setter = TextSetter(shipped(), icons)
+    game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
+    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]), icons)
+    problems.extend(Problem(game_fonts[1], f"font family '{family}' ships with pnp already: use pnp's, or give "
+                                           "the game's its own family name") for family in setter.fonts.clashes())
     env.globals.update(textbox=_textbox(setter), icon=_icon(icons))
     game_context = game.context()
     svgs: dict[str, str] = {}
@@ -84,9 +87,9 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 rendered.append(RenderedCard(card, deck, keys[0] if keys else None, None, tuple(keys)))
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
-    collect("while rendering", _unique(problems), RenderError)
+    # faces that did render are still drawn, so one run also finds their missing characters
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
-    faces = draw_faces(svgs, sizes, roots)
+    faces = draw_faces(svgs, sizes, roots, game_fonts=game_fonts if font_files(game.templates_dir / "fonts") else None)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -224,14 +227,30 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
     return None
 
 
+_CARD_DATA = re.compile(r" \(card data at [^)]*\)$")
+SHOWN_CARDS = 8
+
+
 def _unique(problems: list[Problem]) -> list[Problem]:
-    """The same problem met by many cards (a broken shared template) is reported once per place."""
-    seen, out = set(), []
+    """The same problem met by many cards (a broken shared template, a character missing from
+    a font) is one message listing the cards: "templates/x/card.svg.j2:12: front: 'cost' is
+    undefined (54 cards: a, b, c, ...)"."""
+    groups: dict[tuple, list[Problem]] = {}
     for p in problems:
-        key = (p.file, p.line, p.message) if p.file.startswith("templates/") else p
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
+        core = _CARD_DATA.sub("", p.message)
+        key = (p.file, p.line, core) if p.file.startswith("templates/") else (p.file, core, p.field)
+        groups.setdefault(key, []).append(p)
+    out = []
+    for key, found in groups.items():
+        cards = list(dict.fromkeys(p.card for p in found if p.card))
+        first = found[0]
+        if len(cards) <= 1:
+            out.append(first)
+            continue
+        shown = ", ".join(cards[:SHOWN_CARDS]) + (", ..." if len(cards) > SHOWN_CARDS else "")
+        core = _CARD_DATA.sub("", first.message)
+        out.append(Problem(first.file, f"{core} ({len(cards)} cards: {shown})", line=first.line,
+                           field=first.field, severity=first.severity))
     return out
 
 

@@ -403,7 +403,8 @@ def test_findings_across_files_name_a_line_of_the_file_they_name(project):
 def test_validate_render_catches_what_only_drawing_finds(project):
     edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
          "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")
-    assert run(project, "validate", "olympians").exit_code == 0  # the rules cannot see a text box
+    assert run(project, "validate", "olympians", "--no-render").exit_code == 0  # rules cannot see a text box
+    assert run(project, "validate", "olympians").exit_code == 2  # validate draws the cards by default
     result = run(project, "validate", "olympians", "--render", "--format", "github")
     assert result.exit_code == 2
     assert GITHUB.match(result.output.strip().splitlines()[0])

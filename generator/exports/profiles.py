@@ -24,7 +24,6 @@ in the manifest (`scale`). Every number is in `PROFILES`, with its source.
 """
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import pikepdf

@@ -1,7 +1,7 @@
 """The game as one JSON-like document for rules to query, and a map back to the YAML.
 
 In: a loaded `Game`. Out: `GameDocument`: `doc` (what JMESPath sees: `decks`, `cards`,
-`copies`, `data`, `game`) and `locate(value)`, which turns anything a rule selected
+`printed`, `copies`, `data`, `game`) and `locate(value)`, which turns anything a rule selected
 (a card, a data-table row, a list of them) back into a file, a line and card ids.
 """
 from __future__ import annotations
@@ -60,8 +60,10 @@ def build_document(game) -> GameDocument:
             index[id(d)] = Location(card.source.file, card.source.line, (card.id,))
             cards.append(d)
             copies.extend([d] * card.count)
+        # one name, one meaning, as in templates and the rulebook: `designs` and `copies` are
+        # numbers, `cards` (one per design) and `printed` (one per printed copy) are lists
         entry = {"id": deck.id, "name": deck.name, "kind": deck.kind, "designs": len(cards),
-                 "copies_count": len(copies), "cards": cards, "copies": copies}
+                 "copies": len(copies), "cards": cards, "printed": copies}
         index[id(entry)] = Location(deck.source.file, deck.source.line)
         cards_line = line_of(deck.raw, ("cards",))
         index[("deck-cards", deck.source.file)] = cards_line
@@ -72,7 +74,8 @@ def build_document(game) -> GameDocument:
         all_copies.extend(copies)
     data = {name: _plain(value, game.data_sources[name], index) for name, value in game.data.items()}
     meta = {k: v for k, v in game.meta.items() if k not in ("decks", "data")}
-    gd.doc.update(decks=decks, cards=all_cards, copies=all_copies, data=data, game=_plain(meta, None, {}))
+    gd.doc.update(decks=decks, cards=all_cards, printed=all_copies, copies=len(all_copies), data=data,
+                  game=_plain(meta, None, {}))
     return gd
 
 

@@ -220,6 +220,8 @@ def run_rules(game, rules: list[Rule], gd: GameDocument | None = None) -> list[F
             findings.extend(_run(rule, game.id, gd))
         except (JMESPathError, TypeError, KeyError, ValueError, _Unresolved) as exc:
             reason = " ".join(str(exc).split())
+            if "copies" in json.dumps(rule.spec, default=str):
+                reason += " (`copies` is a number, as in templates; the list of printed cards is `printed`)"
             findings.append(Finding(rule.id, game.id, "error", f"the rule cannot run: {reason}",
                                     rule.file, rule.line, broken=True))
     return findings

@@ -1,0 +1,80 @@
+"""Everything `pnp build` would refuse, found in one pass without writing a file.
+
+In: a loaded `Game` and the papers to check. Out: a list of `Problem`s from every later
+stage of a build: the game's own words in the fonts that print them, every card drawn in
+memory (template errors, text that cannot fit, fonts and characters, images, face sizes),
+the sheets planned on each paper (a component larger than the paper), and the rulebook
+(a missing file, Jinja errors, figures naming unknown cards). `pnp validate` runs it by
+default; the rules themselves are checked by `rules/`.
+"""
+from __future__ import annotations
+
+from .errors import InputError, PnpError, Problem
+from .glyphs import printed_text_problems
+
+PAPERS = ("a4", "letter")
+
+
+def preflight(game, papers: tuple[str, ...] | None = None) -> list[Problem]:
+    """Every problem a build of `game` would stop at (none: the build will succeed, rules aside)."""
+    return preflight_report(game, papers)[0]
+
+
+def preflight_report(game, papers: tuple[str, ...] | None = None) -> tuple[list[Problem], list[Problem]]:
+    """The problems a build would stop at, and the warnings it would print (an external
+    reference in an SVG that cannot be followed, say)."""
+    from .layout.pages import plan_pages
+    from .render import render_game
+
+    problems = list(printed_text_problems(game))
+    warnings: list[Problem] = []
+    try:
+        rendered = render_game(game)
+        warnings = list(rendered.warnings)
+    except PnpError as exc:  # RenderError: every card that cannot be drawn, already grouped
+        problems.extend(exc.problems or [Problem(game.source.file, exc.message)])
+        rendered = None
+    settings = game.meta.get("print") or {}
+    for paper in papers or settings.get("papers") or PAPERS:
+        try:
+            plan_pages(rendered or _geometry_only(game), paper)
+        except InputError as exc:
+            problems.extend(p if paper in p.message.lower() or len(papers or ()) == 1 else
+                            Problem(p.file, f"{p.message} ({paper.upper()})", line=p.line, card=p.card,
+                                    field=p.field) for p in exc.problems)
+    problems.extend(_rulebook_problems(game, rendered, (papers or settings.get("papers") or PAPERS)[0]))
+    return _dedupe(problems), _dedupe(warnings)
+
+
+def _geometry_only(game):
+    """Every card with its deck and stand-in face keys: enough to plan the pages when some
+    card could not be drawn."""
+    from .render import RenderedCard, RenderedGame
+
+    cards = []
+    for deck in game.decks:
+        for card in deck.cards:
+            faces = tuple(f"{card.id}/{n}" for n, _ in enumerate(card.fields.get("faces") or ()))
+            back = f"{card.id}/back" if card.back is not None and deck.layout != "dice" else None
+            cards.append(RenderedCard(card, deck, f"{card.id}/front", back, faces))
+    return RenderedGame(game, tuple(cards), (), {})
+
+
+def _rulebook_problems(game, rendered, paper) -> list[Problem]:
+    from .rulebook import layout_rulebook
+    from .rulebook.source import parse_blocks, render_markdown, rulebook_file
+
+    try:
+        if rendered is not None:
+            layout_rulebook(game, rendered, paper)
+        else:  # the cards are broken: still check the file and its Jinja
+            path = rulebook_file(game)
+            if path is not None:
+                parse_blocks(render_markdown(game, path))
+    except InputError as exc:
+        return exc.problems or [Problem(game.source.file, exc.message)]
+    return []
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    return list(dict.fromkeys(problems))

@@ -1,0 +1,68 @@
+"""`pnp new` and `pnp schema`: a small working game to start from, and the JSON Schemas
+editors use to complete and check the YAML.
+
+In: a project folder and a game id. Out: files written into the designer's project (these
+are explicit commands, not a build): `cards/<game>/` and `templates/<game>/` copied from
+`generator/skeleton/` with the game's id and title filled in, `templates/_shared/` when the
+project has none, and `schemas/*.schema.json`, which the `# yaml-language-server: $schema=`
+line at the top of each YAML file points at.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from .errors import InputError
+from .schema import SCHEMA_DIR
+
+SKELETON = Path(__file__).parent / "skeleton"
+SHARED = Path(__file__).resolve().parents[1] / "templates" / "_shared"  # pnp's own shared macros and icons
+SCHEMAS = ("game", "deck", "rules")
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def write_schemas(root: Path) -> list[Path]:
+    """Copy pnp's JSON Schemas into `root/schemas/` (only files whose content changed)."""
+    folder = root / "schemas"
+    folder.mkdir(exist_ok=True)
+    written = []
+    for name in SCHEMAS:
+        source, target = SCHEMA_DIR / f"{name}.schema.json", folder / f"{name}.schema.json"
+        if not target.is_file() or target.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, target)
+        written.append(target)
+    return written
+
+
+def new_game(root: Path, game_id: str, title: str | None = None) -> list[Path]:
+    """Write a starter game `game_id` into the project at `root`; returns the files written.
+
+    :raises InputError: for a bad id or when the game's folders already exist (nothing is
+        overwritten).
+    """
+    if not GAME_ID.match(game_id):
+        raise InputError(f"'{game_id}' is not a game id: use lower-case letters, digits and '-' "
+                         "(it names the folders cards/<game>/ and templates/<game>/)")
+    title = title or game_id.replace("-", " ").title()
+    targets = [root / "cards" / game_id, root / "templates" / game_id]
+    taken = [str(t.relative_to(root)) for t in targets if t.exists()]
+    if taken:
+        raise InputError(f"{' and '.join(taken)} already exist{'s' if len(taken) == 1 else ''}; "
+                         "pnp new never overwrites a game")
+    written = []
+    for part in ("cards", "templates"):
+        for source in sorted((SKELETON / part / "__GAME__").rglob("*")):
+            if not source.is_file():
+                continue
+            target = root / part / game_id / source.relative_to(SKELETON / part / "__GAME__")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = source.read_text(encoding="utf-8")
+            target.write_text(text.replace("__GAME__", game_id).replace("__TITLE__", title), encoding="utf-8")
+            written.append(target)
+    shared = root / "templates" / "_shared"
+    if not (shared / "macros.j2").is_file() and SHARED.is_dir() and SHARED.resolve() != shared.resolve():
+        shutil.copytree(SHARED, shared, dirs_exist_ok=True)
+        written.extend(p for p in sorted(shared.rglob("*")) if p.is_file())
+    written.extend(write_schemas(root))
+    return written

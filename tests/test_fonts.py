@@ -1,0 +1,112 @@
+"""Fonts: a game's own fonts in templates/<game>/fonts/ are found, measured, checked and
+embedded; a missing font says where to put one; the DejaVu styles ship in full; rules text
+uses lining figures."""
+from __future__ import annotations
+
+import io
+
+import pikepdf
+import pytest
+from fontTools.ttLib import TTFont
+
+from generator import fonts
+from tests.conftest import run
+
+FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#fafafa"/>
+  <text x="6" y="12" font-family="FAMILY" font-size="4">{{ card.name }}</text>
+  {{ textbox(card.text, 6, 20, deck.trim_w - 6, 30, family="FAMILY", size=3.5, min_size=2.5) }}
+</svg>
+"""
+
+
+def renamed_font(source, target, family: str) -> None:
+    """A copy of a shipped font under a family name nobody else has (a game's own font)."""
+    font = TTFont(source)
+    ps = family.replace(" ", "") + "-Regular"
+    for record in font["name"].names:
+        if record.nameID in (1, 16):
+            record.string = family
+        elif record.nameID in (4,):
+            record.string = f"{family} Regular"
+        elif record.nameID in (6,):
+            record.string = ps
+    font.save(target)
+
+
+def embedded_fonts(pdf_bytes) -> set[str]:
+    names = set()
+    with pikepdf.open(io.BytesIO(pdf_bytes)) as pdf:
+        for obj in pdf.objects:
+            if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor":
+                if "/FontFile2" in obj or "/FontFile3" in obj or "/FontFile" in obj:
+                    names.add(str(obj["/FontName"]).split("+")[-1])
+    return names
+
+
+def test_game_font_is_used_measured_and_embedded(mini, tmp_path):
+    family = "Pnp Game Face One"
+    root = mini("- {id: a, name: Alpha, text: Some words in the game's own font.}",
+                front=FRONT.replace("FAMILY", family))
+    folder = root / "templates" / "mini" / "fonts"
+    folder.mkdir()
+    renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", folder / "GameFace.ttf", family)
+    (folder / "LICENSE.txt").write_text("SIL Open Font License 1.1\n")
+    game_set = fonts.for_game(root / "templates" / "mini")
+    face = game_set.face(family)
+    assert face.path == folder / "GameFace.ttf"
+    assert game_set.face("Lato").family == "Lato"  # the shipped fonts are still there
+    out = tmp_path / "out"
+    result = run(root, "build", "--paper", "a4", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    pdf = (out / "mini" / "mini-sheets-a4.pdf").read_bytes()
+    assert "PnpGameFaceOne-Regular" in embedded_fonts(pdf)
+    assert run(root, "validate").exit_code == 0
+
+
+def test_missing_font_says_where_to_put_one(mini):
+    root = mini("- {id: a, name: Alpha, text: hello}", front=FRONT.replace("FAMILY", "Pnp Absent Face"))
+    result = run(root, "validate")
+    assert result.exit_code == 2
+    assert "font 'Pnp Absent Face' is not shipped with pnp" in result.output
+    assert "templates/<game>/fonts/" in result.output or "templates/mini/fonts/" in result.output
+
+
+def test_a_game_font_lacking_a_character_is_an_error(mini):
+    family = "Pnp Game Face Two"
+    root = mini("- {id: a, name: Alpha, text: \"Fish \u2603\"}", front=FRONT.replace("FAMILY", family))
+    folder = root / "templates" / "mini" / "fonts"
+    folder.mkdir()
+    renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", folder / "GameFace.otf", family)
+    result = run(root, "validate")
+    assert result.exit_code == 2 and "U+2603" in result.output and "PnpGameFaceTwo-Regular" in result.output
+
+
+@pytest.mark.parametrize("family, bold, italic", [
+    ("DejaVu Sans", False, False), ("DejaVu Sans", True, False), ("DejaVu Sans", False, True),
+    ("DejaVu Sans", True, True), ("DejaVu Serif", False, False), ("DejaVu Serif", True, False),
+    ("DejaVu Serif", False, True), ("DejaVu Serif", True, True)])
+def test_dejavu_styles_ship_in_full(family, bold, italic):
+    face = fonts.shipped().face(family, bold, italic)
+    assert face.family.startswith(family) and face.bold == bold and face.italic == italic
+    assert (fonts.FONT_DIR / "licenses" / "dejavu-core.txt").is_file()
+
+
+def test_rules_text_uses_lining_figures():
+    shipped = fonts.shipped()
+    # the rulebook's text and the shared text_box macro set rules in Lato: lining figures
+    for family in ("Lato", "DejaVu Sans", "DejaVu Serif", "Open Sans Condensed"):
+        assert fonts.figures(shipped.face(family, bold=family == "Open Sans Condensed")) == "lining", family
+    # EB Garamond's default figures are old-style, which CairoSVG cannot switch: headings only
+    assert fonts.figures(shipped.face("EB Garamond")) == "old-style"
+    from generator.rulebook.styles import __file__ as styles_file
+    assert "Lato" in open(styles_file).read()
+
+
+def test_a_game_font_may_not_shadow_a_shipped_family(mini):
+    root = mini("- {id: a, name: Alpha, text: hello}")
+    folder = root / "templates" / "mini" / "fonts"
+    folder.mkdir()
+    (folder / "MyLato.ttf").write_bytes((fonts.FONT_DIR / "Lato-Regular.ttf").read_bytes())
+    result = run(root, "validate")
+    assert result.exit_code == 2 and "font family 'Lato' ships with pnp already" in result.output

@@ -1,0 +1,50 @@
+"""`pnp validate` finds in one run everything `pnp build` would refuse, and the same problem
+on many cards is one message listing them."""
+from __future__ import annotations
+
+from tests.conftest import MINI_FRONT, edit, run
+
+CARDS = "\n".join(f"- {{id: c{i}, name: Card {i}, text: words}}" for i in range(1, 13))
+
+
+def test_validate_reports_every_problem_build_would_meet_at_once(mini):
+    root = mini(CARDS + "\n- {id: long, name: Long, text: \"" + "many words " * 200 + "\"}",
+                front=MINI_FRONT.replace("{{ card.name }}", "{{ card.name }}{{ card.cost + 1 if card.id == 'c1' else '' }}"))
+    game_yaml = root / "cards" / "mini" / "game.yaml"
+    game_yaml.write_text(game_yaml.read_text() + "rulebook: rules.md\n")
+    (root / "cards" / "mini" / "big.yaml").write_text(
+        "deck: big\nname: Big\nsize: {width: 300mm, height: 200mm}\nfront: front.svg.j2\nback: null\n"
+        "fields: {text: {type: string}}\ncards:\n  - {id: huge, name: Huge, text: hi}\n")
+    edit(game_yaml, "decks: [deck.yaml]", "decks: [deck.yaml, big.yaml]")
+    result = run(root, "validate")
+    out = result.output
+    assert result.exit_code == 2, out
+    assert "text does not fit" in out and "card long" in out or "long" in out
+    assert "does not fit on A4 paper" in out
+    assert "rulebook file 'rules.md' does not exist" in out
+    assert "templates/mini/front.svg.j2:3" in out and "cost" in out
+    # build refuses the same game
+    assert run(root, "build", "--output", str(root / "out")).exit_code == 2
+
+
+def test_a_template_error_on_many_cards_is_one_message(mini):
+    root = mini(CARDS, front=MINI_FRONT.replace("{{ card.name }}", "{{ card.nmae }}"))
+    result = run(root, "validate")
+    lines = [l for l in result.output.splitlines() if "nmae" in l]
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert "(12 cards: c1, c2, c3, c4, c5, c6, c7, c8, ...)" in lines[0]
+    assert lines[0].startswith("templates/mini/front.svg.j2:3:")
+    build = run(root, "build", "--output", str(root / "out"))
+    assert build.exit_code == 2 and len([l for l in build.output.splitlines() if "nmae" in l]) == 1
+
+
+def test_no_render_says_what_it_skipped(mini):
+    root = mini("- {id: a, name: A, text: x}", front=MINI_FRONT.replace("{{ card.name }}", "{{ card.nmae }}"))
+    result = run(root, "validate", "--no-render")
+    assert result.exit_code == 0 and "cards were not drawn" in result.output
+
+
+def test_shipped_games_pass_the_full_validation():
+    from tests.conftest import REPO
+    result = run(REPO, "validate", "olympians", "meteor")
+    assert result.exit_code == 0, result.output
