@@ -168,7 +168,7 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
         path.write_text(mutate(original, rng), encoding="utf-8")
         game = path.parent.name
         args = (["--root", str(work), "build", game, "--paper", "a4"] if case in build_at
-                else ["--root", str(work), "validate", game])
+                else ["--root", str(work), "validate", game, "--no-render"])  # load + rules; builds draw
         started = time.perf_counter()
         limit = BUILD_SECONDS if case in build_at else CASE_SECONDS
         signal.alarm(limit)
