@@ -128,6 +128,25 @@ def _problem_from(exc, game_id):
     return Problem(f"cards/{game_id}", exc.message)
 
 
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Also remove the built files (output/<game>/).")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The output folder (default: output/ in the project).")
+@click.pass_context
+def clean(ctx, games, everything, out_dir):
+    """Remove the build caches (output/.cache/); with --all, the built files of GAMES too.
+
+    The face cache is shared by every game (a face drawn for one game serves another), so
+    it is removed whole, whether or not GAMES are named.
+    """
+    from .pipeline import clean as run_clean
+
+    root = _root(ctx)
+    for line in run_clean(root, games, out_dir, everything):
+        click.echo(line)
+
+
 @cli.command("list")
 @click.pass_context
 def list_cmd(ctx):

@@ -1,29 +1,39 @@
-"""Draw SVG faces with CairoSVG into vector PDF pages, shared fonts, in parallel chunks.
+"""Draw SVG faces with CairoSVG into vector PDF pages, in bundles that can be cached.
 
-CairoSVG draws each face straight onto the next page of one cairo PDF per chunk (its
-surface class is swapped for one that hands out that shared page), so each chunk embeds
-every font subset once and no face is recorded and replayed.
+CairoSVG draws each face straight onto the next page of one cairo PDF per bundle (its
+surface class is swapped for one that hands out that shared page), so no face is
+recorded and replayed.
 
-In: face SVGs in order (key -> SVG text), the size each must have, and the folders its
-<image> elements may read. Out: `FacesPDF`: one or more cairo PDFs whose pages are the
-faces (each PDF embeds each font subset once), a map from face key to (document, page),
-and the problems found (characters a font lacks, bad SVG, a face of the wrong size, a
+In: face SVGs (key -> SVG text), the size each must have, the folders its <image>
+elements may read, and optionally a `FaceCache`. Out: `FacesPDF`: the bundle PDFs whose
+pages are the faces, a map from face key to (document, page), each face's draw key and
+the problems found (characters a font lacks, bad SVG, a face of the wrong size, a
 missing image).
 
-Chunks are fixed by the number of faces, never by the number of cores, so the bytes are
-the same on every machine; on a machine with more cores they are simply drawn at once.
+Incremental builds. A face's *draw key* hashes everything that decides its pixels: the
+SVG, its size, the bytes of every image it refers to, the shipped fonts, pnp's and
+CairoSVG's versions. Faces go to bundles by their draw key alone (key mod the number of
+bundles, a power of two near faces / FACES_PER_BUNDLE), sorted by key inside a bundle,
+so editing one card changes at most two bundles and a warm build redraws only those;
+cold and warm builds assemble the same bundles, so their output is byte-identical by
+construction. Every bundle first draws a *primer* page (the game's characters plus
+printable ASCII in every shipped font; never placed) so that all bundles of a game embed
+identical font subsets, which layout stores once (forms.py). Bundles are fixed by the
+faces, never by the number of cores, so the bytes are the same on every machine.
 """
 from __future__ import annotations
 
 import gc
+import hashlib
+import html
 import io
 import math
 import multiprocessing
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import unquote
 
 import cairocffi as cairo
@@ -31,12 +41,16 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
-from .fonts import shipped
+from . import __version__
+from .fonts import FONT_DIR, GENERIC, shipped
 from .glyphs import check_glyphs
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
-FACES_PER_CHUNK = 300
+_HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
+_TEXT = re.compile(r">([^<]+)<")
+FACES_PER_BUNDLE = 16
+SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1\n"
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,8 @@ class FacesPDF:
     documents: tuple[bytes, ...]
     page_of: dict          # face key -> (document index, page index)
     problems: tuple        # (face key, message)
+    draw_keys: dict = field(default_factory=dict)   # face key -> draw key (sha256 hex)
+    drawn: int = 0         # bundles drawn by this build (the rest came from the cache)
 
 
 class _WrongSize(Exception):
@@ -130,10 +146,29 @@ def _unhinted(svg: str) -> str:
     return svg
 
 
-def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
-    """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF.
+def _primer_svg(charset: str) -> str:
+    """Page 0 of a bundle: `charset` in every shipped family and style, drawn like any face
+    (so cairo resolves the same fonts), so that every bundle's font subsets hold the same
+    glyphs, hence identical font streams. Every glyph lies on the page (cairo leaves out
+    what falls outside it)."""
+    styles = sorted({(n, b, f.italic) for f in shipped().faces for n, b in f.aliases}
+                    | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)})
+    lines = [charset[i:i + 64] for i in range(0, len(charset), 64)] or [""]
+    texts = "".join(
+        f'<text x="1" y="{1 + row * 0.6 + n * len(lines) * 0.6:.1f}" font-size="0.5" font-family="{html.escape(name)}" '
+        f'font-weight="{"bold" if bold else "normal"}" font-style="{"italic" if italic else "normal"}">'
+        f"{html.escape(line)}</text>"
+        for n, (name, bold, italic) in enumerate(styles) for row, line in enumerate(lines))
+    height = 2 + len(styles) * len(lines) * 0.6
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="60" height="{height:.1f}" '
+            f'xml:space="preserve">{texts}</svg>')
 
-    Returns (pdf bytes, keys drawn, problems as (key, message)).
+
+def _draw_chunk(items, primer: str | None = None, fast_text: bool = True, roots: tuple[str, ...] = ()):
+    """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
+    when `primer` is given).
+
+    Returns (pdf bytes, keys drawn (None for the primer page), problems as (key, message)).
     """
     _use_text_drawer(fast_text)
     fonts = shipped()
@@ -143,6 +178,11 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = ()):
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
     keys, problems = [], []
+    if primer is not None:
+        _page_drawer(surface, None, [])(cairosvg.parser.Tree(bytestring=_unhinted(_primer_svg(primer)).encode()),
+                                         None, 96)
+        surface.show_page()
+        keys.append(None)
     for key, svg, size_mm in items:
         try:
             tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url_fetcher=fetcher)
@@ -185,26 +225,117 @@ def _load_fonts_once() -> None:
         ctx.text_extents("A")
 
 
-def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = ()) -> FacesPDF:
-    """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read."""
+def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
+               cache=None, progress=None) -> FacesPDF:
+    """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read.
+
+    :param cache: a `FaceCache`: bundles found there are not drawn; bundles drawn without
+        problems are stored.
+    :param progress: called with the number of bundles to draw, then once per bundle drawn.
+    """
     sizes = sizes or {}
-    items = [(k, svg, sizes.get(k)) for k, svg in svgs.items()]
-    n_chunks = max(1, math.ceil(len(items) / FACES_PER_CHUNK))
-    size = math.ceil(len(items) / n_chunks) if items else 0
-    chunks = [items[i:i + size] for i in range(0, len(items), size)] or [[]]
-    workers = min(len(chunks), os.cpu_count() or 1)
+    draw_keys = {k: face_key(svg, sizes.get(k), roots) for k, svg in svgs.items()}
+    primer = charset(svgs.values())
+    n_bundles = bundle_count(len(svgs))
+    members: list[list] = [[] for _ in range(n_bundles)]
+    for k, svg in svgs.items():
+        members[int(draw_keys[k][:8], 16) % n_bundles].append((draw_keys[k], k, svg, sizes.get(k)))
+    bundles = []
+    for group in members:
+        group.sort()
+        digest = hashlib.sha256((SALT + primer + "\n" + "\n".join(dk for dk, *_ in group)).encode())
+        bundles.append((digest.hexdigest(), [(k, svg, size) for _, k, svg, size in group]))
+    results: list = [None] * n_bundles
+    if cache is not None:
+        for i, (bkey, group) in enumerate(bundles):
+            data = cache.get(bkey)
+            if data is not None:
+                results[i] = (data, [None] + [k for k, _, _ in group], [])
+    todo = [i for i, r in enumerate(results) if r is None]
+    if progress:
+        progress(len(todo))
+    for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer, roots, progress)):
+        results[i] = result
+        if cache is not None and not result[2] and None not in result[1][1:]:
+            cache.put(bundles[i][0], result[0])
+    page_of, problems = {}, []
+    for doc, (_, keys, found) in enumerate(results):
+        page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
+        problems.extend(found)
+    return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems), draw_keys, len(todo))
+
+
+def _draw_bundles(groups: list, primer: str, roots, progress=None):
+    """Draw each group of faces as one bundle PDF, on a fork pool when there are several."""
+    workers = min(len(groups), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                results = list(pool.map(partial(_draw_chunk, roots=roots), chunks))
+                futures = [pool.submit(_draw_chunk, group, primer, roots=roots) for group in groups]
+                for future in futures:
+                    yield future.result()
+                    if progress:
+                        progress(1)
         finally:
             gc.unfreeze()
     else:
-        results = [_draw_chunk(chunk, roots=roots) for chunk in chunks]
-    page_of, problems = {}, []
-    for doc, (_, keys, found) in enumerate(results):
-        page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
-        problems.extend(found)
-    return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems))
+        for group in groups:
+            yield _draw_chunk(group, primer, roots=roots)
+            if progress:
+                progress(1)
+
+
+def bundle_count(n_faces: int) -> int:
+    """A power of two near n_faces / FACES_PER_BUNDLE: the same for every deck of similar size."""
+    target = n_faces / FACES_PER_BUNDLE
+    return 1 if target < 1.5 else 2 ** round(math.log2(target))
+
+
+def charset(svgs) -> str:
+    """Printable ASCII and every other character in the text of the SVGs, sorted."""
+    chars = {chr(c) for c in range(33, 127)}
+    for svg in svgs:
+        for text in _TEXT.findall(svg):
+            chars.update(html.unescape(text) if "&" in text else text)
+    return "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))
+
+
+@lru_cache(maxsize=1)
+def _fonts_digest() -> str:
+    h = hashlib.sha256()
+    for path in sorted(FONT_DIR.glob("*.ttf")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+_image_digests: dict = {}
+
+
+def _image_digest(roots: tuple[str, ...], href: str) -> str:
+    """sha256 of the file an <image> href names (as ArtFetcher resolves it), or 'missing'."""
+    if href.startswith("file://"):
+        href = href[len("file://"):]
+    if not roots:
+        return "no-roots"
+    path = os.path.realpath(os.path.join(roots[0], unquote(href)))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    stamp = (path, st.st_mtime_ns, st.st_size)
+    if stamp not in _image_digests:
+        with open(path, "rb") as fh:
+            _image_digests[stamp] = hashlib.sha256(fh.read()).hexdigest()
+    return _image_digests[stamp]
+
+
+def face_key(svg: str, size_mm, roots: tuple[str, ...] = ()) -> str:
+    """sha256 hex of everything that decides a face's pixels (see the module docstring)."""
+    h = hashlib.sha256((SALT + _fonts_digest() + f"\n{size_mm!r}\n").encode())
+    h.update(svg.encode())
+    for href in sorted(set(_HREF.findall(svg))):
+        if not href.startswith(("data:", "#")):
+            h.update(f"\n{href}\0{_image_digest(roots, href)}".encode())
+    return h.hexdigest()

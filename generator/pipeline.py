@@ -14,6 +14,7 @@ from pathlib import Path
 from . import fonts
 from .errors import InputError, OutputError, collect
 from .export import Artifact, write_game
+from .facecache import FaceCache
 from .glyphs import printed_text_problems
 from .load import list_games, load_game
 
@@ -55,6 +56,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     from .layout.sheets import layout_sheets
     from .render import render_game
 
+    cache = FaceCache(out_dir / ".cache" / "faces")
     results = []
     for game_id in games:
         started = time.perf_counter()
@@ -68,7 +70,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
             log.info("%s: step 2/5 validate", game_id)
             warnings = _validate(game, strict)
         log.info("%s: step 3/5 render", game_id)
-        rendered = render_game(game, guides=guides)
+        rendered = render_game(game, guides=guides, cache=cache)
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
         for paper in game_papers:
@@ -91,6 +93,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         except OSError as exc:
             raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
         results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings))
+    cache.prune()
     return results
 
 
@@ -109,3 +112,25 @@ def _rulebooks(game, rendered, paper):
         return []
     return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
                      pages=book.pages, components=list(book.components), placements=list(book.placements))]
+
+
+def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = False) -> list[str]:
+    """Remove output/.cache/ and, with `everything`, the named games' output folders (all
+    games when none are named). Returns one line per thing removed."""
+    import shutil
+
+    out_dir = out_dir or root / "output"
+    done = []
+    cache = out_dir / ".cache"
+    if cache.is_dir():
+        size = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
+        shutil.rmtree(cache)
+        done.append(f"removed {cache} ({size / 1e6:.1f} MB)")
+    if everything:
+        games = resolve_games(root, names) if names else sorted(
+            p.name for p in out_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) if out_dir.is_dir() else []
+        for game_id in games:
+            if (out_dir / game_id).is_dir():
+                shutil.rmtree(out_dir / game_id)
+                done.append(f"removed {out_dir / game_id}")
+    return done or ["nothing to remove"]

@@ -8,7 +8,7 @@ lacks are collected and raised together, each naming the card and the template.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -40,12 +40,16 @@ class RenderedGame:
     cards: tuple[RenderedCard, ...]
     faces_pdfs: tuple      # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
+    draw_keys: dict = field(default_factory=dict)  # face key -> draw key (hash of all that decides its pixels)
+    drawn: int = 0         # bundles of faces drawn by this build (the others came from the face cache)
 
 
-def render_game(game: Game, guides: bool = False) -> RenderedGame:
+def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
+    :param cache: a `FaceCache` (faces.py draws only the bundles of faces it lacks).
+    :param progress: see `draw_faces`.
     :raises RenderError: listing every card that could not be drawn.
     """
     env = make_env(game)
@@ -83,7 +87,7 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     collect("while rendering", _unique(problems), RenderError)
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
-    faces = draw_faces(svgs, sizes, roots)
+    faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -92,7 +96,7 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
         card = owners[key].card
         problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
     collect("while drawing", _unique(problems), RenderError)
-    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of)
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, faces.draw_keys, faces.drawn)
 
 
 class CardTextError(Exception):

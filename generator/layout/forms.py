@@ -4,10 +4,13 @@ In: a pikepdf document being assembled and the faces PDFs from the render stage.
 Out: content-stream snippets that draw a face into a box, clipped to a rectangle (or a
 rounded one), and the page resources they need, under explicit names so that the same
 input always gives the same bytes. Each face is copied into the document once, however
-often it is placed. Used by card sheets and the rulebook alike.
+often it is placed, and a font that several faces PDFs embed with identical bytes (the
+bundles of one game do: see faces.py) is copied once. Used by card sheets and the
+rulebook alike.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 
 import pikepdf
@@ -22,6 +25,7 @@ class FacePlacer:
         self.faces = [pikepdf.open(io.BytesIO(doc)) for doc in faces_pdfs]
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
+        self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
         """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
@@ -67,10 +71,26 @@ class FacePlacer:
                 form[key] = contents[key]
         form.Type, form.Subtype, form.FormType = Name.XObject, Name.Form, 1
         form.BBox = pikepdf.Array([float(v) for v in face.mediabox])
-        form.Resources = self._copy(face.obj.Resources)
+        form.Resources = self._resources(face.obj.Resources)
         if "/Group" in face.obj:
             form.Group = self._copy(face.obj.Group)
         return self.out.make_indirect(form)
+
+    def _resources(self, res) -> pikepdf.Dictionary:
+        """A face page's resources, each font shared with every other face that has the same one."""
+        out = {}
+        for key, value in res.items():
+            if key == "/Font":
+                out[key] = pikepdf.Dictionary({name: self._font(font) for name, font in value.items()})
+            else:
+                out[key] = self._copy(value)
+        return pikepdf.Dictionary(out)
+
+    def _font(self, font):
+        digest = _digest(font)
+        if digest not in self.fonts:
+            self.fonts[digest] = self._copy(font)
+        return self.fonts[digest]
 
     def _copy(self, obj):
         """copy_foreign for indirect objects; direct dictionaries and arrays copied item by item."""
@@ -83,6 +103,38 @@ class FacePlacer:
         if isinstance(obj, pikepdf.Array):
             return pikepdf.Array([self._copy(v) for v in obj])
         return obj
+
+
+def _digest(obj) -> bytes:
+    """sha256 of a PDF object and everything it refers to (streams by their raw bytes)."""
+    h = hashlib.sha256()
+
+    def walk(o, depth=0):
+        if depth > 20:
+            raise ValueError("font objects nested too deep")
+        if isinstance(o, pikepdf.Stream):
+            h.update(b"S")
+            walk(pikepdf.Dictionary({k: v for k, v in o.items() if k != "/Length"}), depth + 1)
+            raw = o.read_raw_bytes()
+            h.update(b"%d:" % len(raw) + raw)
+        elif isinstance(o, pikepdf.Dictionary):
+            h.update(b"D")
+            for k in sorted(o.keys()):
+                h.update(k.encode() + b"=")
+                walk(o[k], depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Array):
+            h.update(b"A")
+            for v in o:
+                walk(v, depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Object):
+            h.update(b"O" + o.unparse() + b";")
+        else:
+            h.update(b"P" + repr(o).encode() + b";")
+
+    walk(obj)
+    return h.digest()
 
 
 def _num(v: float) -> str:
