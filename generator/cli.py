@@ -128,6 +128,76 @@ def _problem_from(exc, game_id):
     return Problem(f"cards/{game_id}", exc.message)
 
 
+def _watch_options(f):
+    for option in reversed([
+        click.argument("games", nargs=-1),
+        click.option("--paper", type=PAPER, multiple=True, help="a4 or letter (default: the game's papers)."),
+        click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Where to write (default: output/ in the project)."),
+        click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules."),
+        click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+                     help="Preview port on 127.0.0.1 (0: any free port)."),
+    ]):
+        f = option(f)
+    return f
+
+
+@cli.command()
+@_watch_options
+@click.option("--serve", is_flag=True, help="Also serve a live preview on http://127.0.0.1:PORT/.")
+@click.pass_context
+def watch(ctx, games, paper, out_dir, no_validate, port, serve):
+    """Rebuild GAMES (default: every game) each time one of their files is saved.
+
+    Prints what changed and how long the build took; a build that fails prints its
+    problems, keeps the last good output, and the watch goes on. Ctrl-C stops.
+    """
+    _run_watch(ctx, games, paper, out_dir, no_validate, port, serve)
+
+
+@cli.command()
+@_watch_options
+@click.pass_context
+def serve(ctx, games, paper, out_dir, no_validate, port):
+    """Watch GAMES and show every face live in the browser (same as `pnp watch --serve`)."""
+    _run_watch(ctx, games, paper, out_dir, no_validate, port, True)
+
+
+def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve):
+    from .pipeline import resolve_games
+    from .watch import watch as run_watch
+
+    root = _root(ctx)
+    names = resolve_games(root, games)
+    preview = None
+    if serve:
+        from .preview import Preview, serve as start_server
+
+        preview = Preview()
+        try:
+            server = start_server(preview, port)
+        except OSError as exc:
+            raise InputError(f"cannot serve the preview on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+        click.echo(f"preview: http://127.0.0.1:{server.server_address[1]}/")
+
+    def report(outcome):
+        if preview is not None:
+            preview.update(outcome)
+        what = f" ({', '.join(outcome.changed)} changed)" if outcome.changed else ""
+        if outcome.ok:
+            written = len(outcome.result.files)
+            click.echo(f"{outcome.game}: built in {outcome.seconds:.2f} s{what}, {written} files")
+        else:
+            click.echo(f"{outcome.game}: build failed after {outcome.seconds:.2f} s{what}; "
+                       "the last good output is kept", err=True)
+            for p in outcome.problems:
+                click.echo(f"  {p}", err=True)
+
+    click.echo(f"watching {', '.join(names)} (cards/ and templates/); Ctrl-C stops")
+    run_watch(root, names, report, papers=tuple(p.lower() for p in paper) or None, out_dir=out_dir,
+              validate=not no_validate)
+
+
 @cli.command()
 @click.argument("games", nargs=-1)
 @click.option("--all", "everything", is_flag=True, help="Also remove the built files (output/<game>/).")

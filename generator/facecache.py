@@ -19,6 +19,8 @@ import os
 import time
 from pathlib import Path
 
+from .errors import OutputError
+
 LIMIT_BYTES = 500 * 1024 * 1024
 _DIGEST = 32
 
@@ -56,12 +58,14 @@ class FaceCache:
     def put(self, key: str, data: bytes) -> None:
         """Store `data` under `key` atomically (a reader sees the whole entry or none)."""
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as fh:
                 fh.write(data + hashlib.sha256(data).digest())
             os.replace(tmp, path)
+        except OSError as exc:
+            raise OutputError(f"cannot write the face cache in {self.folder}: {exc.strerror or exc}") from None
         finally:
             tmp.unlink(missing_ok=True)
 

@@ -28,6 +28,7 @@ class BuildResult:
     files: list[Path]
     seconds: float
     warnings: list
+    rendered: object = None    # the RenderedGame (faces, for the live preview)
 
 
 def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -48,15 +49,16 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     """
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
+    cache = FaceCache(out_dir / ".cache" / "faces")
     try:
         fonts.activate(out_dir / ".cache")
+        cache.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
     from .render import render_game
 
-    cache = FaceCache(out_dir / ".cache" / "faces")
     results = []
     for game_id in games:
         started = time.perf_counter()
@@ -92,7 +94,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
             files = write_game(out_dir, game_id, artifacts, merge=partial)
         except OSError as exc:
             raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
-        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings))
+        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered))
     cache.prune()
     return results
 
