@@ -48,8 +48,11 @@ def _root(ctx) -> Path:
 @click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules (not for print).")
 @click.option("--strict", is_flag=True, help="Rule warnings stop the build too.")
 @click.option("--guides", is_flag=True, help="Draw trim and safe-area lines on every face (proof sheets).")
+@click.option("--changed-since", "changed_since", metavar="REF",
+              help="Also write <game>-changed-<paper>.pdf with only the components whose faces differ "
+                   "from git REF (or from the last build: --changed-since last), with their backs.")
 @click.pass_context
-def build(ctx, games, paper, out_dir, no_validate, strict, guides):
+def build(ctx, games, paper, out_dir, no_validate, strict, guides, changed_since):
     """Build GAMES (default: every game) into output/<game>/."""
     from .pipeline import build as run_build
 
@@ -58,10 +61,14 @@ def build(ctx, games, paper, out_dir, no_validate, strict, guides):
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
     results = run_build(root, games, tuple(p.lower() for p in paper) or None, out_dir,
-                        validate=not no_validate, guides=guides, strict=strict)
+                        validate=not no_validate, guides=guides, strict=strict, changed_since=changed_since)
     for r in results:
         for w in r.warnings:
             click.echo(f"warning: {w}", err=True)
+        if r.changed is not None:
+            since = "the last build" if changed_since == "last" else changed_since
+            click.echo(f"{r.game}: {len(r.changed)} component{'s' if len(r.changed) != 1 else ''} changed since "
+                       f"{since}{': ' + ', '.join(r.changed) if r.changed else ' (no changed sheets written)'}")
         names = ", ".join(str(p.relative_to(p.parents[1])) for p in r.files)
         click.echo(f"{r.game}: {len(r.files)} files in {r.seconds:.2f} s: {names}")
 
@@ -196,6 +203,53 @@ def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve):
     click.echo(f"watching {', '.join(names)} (cards/ and templates/); Ctrl-C stops")
     run_watch(root, names, report, papers=tuple(p.lower() for p in paper) or None, out_dir=out_dir,
               validate=not no_validate)
+
+
+@cli.command()
+@click.argument("ref")
+@click.argument("games", nargs=-1)
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The output folder (default: output/ in the project); the report goes to its diff/.")
+@click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
+@click.pass_context
+def diff(ctx, ref, games, out_dir, fail_on_change):
+    """List the components of GAMES (default: every game) whose faces differ from git REF.
+
+    Writes output/diff/index.html and one before/after PNG per changed component (a CI
+    artifact for review). Exit 0, or 1 with --fail-on-change when something changed.
+    """
+    import shutil
+
+    from . import fonts
+    from .diffreport import diff_game, report_files
+    from .errors import OutputError
+    from .export import write_atomic
+    from .facecache import FaceCache
+    from .pipeline import resolve_games
+
+    root = _root(ctx)
+    out_dir = out_dir or root / "output"
+    try:
+        fonts.activate(out_dir / ".cache")
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    cache = FaceCache(out_dir / ".cache" / "faces")
+    diffs = [diff_game(root, g, ref, out_dir, cache) for g in resolve_games(root, games)]
+    folder = out_dir / "diff"
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+        for name, data in report_files(diffs, ref).items():
+            write_atomic(folder / name, data)
+    except OSError as exc:
+        raise OutputError(f"cannot write the diff report to {folder}: {exc.strerror or exc}") from None
+    for d in diffs:
+        if not d.any:
+            click.echo(f"{d.game}: no component changed since {ref}")
+        for label, ids in (("changed", d.changed), ("added", d.added), ("removed", d.removed)):
+            if ids:
+                click.echo(f"{d.game}: {len(ids)} {label} since {ref}: {', '.join(ids)}")
+    click.echo(f"report: {folder / 'index.html'}")
+    ctx.exit(1 if fail_on_change and any(d.any for d in diffs) else 0)
 
 
 @cli.command()

@@ -11,9 +11,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import fonts
+from . import changes, fonts
 from .errors import InputError, OutputError, collect
-from .export import Artifact, write_game
+from .export import Artifact, write_atomic, write_game
 from .facecache import FaceCache
 from .glyphs import printed_text_problems
 from .load import list_games, load_game
@@ -29,6 +29,7 @@ class BuildResult:
     seconds: float
     warnings: list
     rendered: object = None    # the RenderedGame (faces, for the live preview)
+    changed: tuple | None = None  # with changed_since: the ids of the components that changed
 
 
 def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -42,10 +43,13 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
-          validate: bool = True, guides: bool = False, strict: bool = False) -> list[BuildResult]:
+          validate: bool = True, guides: bool = False, strict: bool = False,
+          changed_since: str | None = None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
+    :param changed_since: a git ref or "last": also write <game>-changed-<paper>.pdf holding
+        only the components whose faces differ from that version, with their backs.
     """
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
@@ -71,8 +75,12 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         if validate:
             log.info("%s: step 2/5 validate", game_id)
             warnings = _validate(game, strict)
+        reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
         rendered = render_game(game, guides=guides, cache=cache)
+        changed = None
+        if reference is not None:
+            changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
         for paper in game_papers:
@@ -88,13 +96,21 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
                     paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
             if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
                 artifacts.extend(_rulebooks(game, rendered, paper))
+            if changed:
+                artifacts.append(_changed_sheets(rendered, changed, paper, settings.get("crop_marks", True)))
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
         try:
             files = write_game(out_dir, game_id, artifacts, merge=partial)
         except OSError as exc:
             raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
-        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered))
+        if not guides:
+            try:
+                write_atomic(changes.record_path(out_dir, game_id), changes.record(rendered))
+            except OSError as exc:
+                raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
+        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered,
+                                   tuple(changed) if changed is not None else None))
     cache.prune()
     return results
 
@@ -104,6 +120,19 @@ def _validate(game, strict):
     from .rules import check_game
 
     return check_game(game, strict=strict).raise_if_failed()
+
+
+def _changed_sheets(rendered, changed, paper, crop_marks):
+    """Sheets of only the `changed` components (fronts and their backs, registered as usual)."""
+    import dataclasses
+
+    from .layout.sheets import layout_sheets
+
+    wanted = set(changed)
+    subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
+    sheets = layout_sheets(subset, paper, crop_marks=crop_marks)
+    return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
+                    pages=sheets.pages, components=list(sheets.components), placements=list(sheets.placements))
 
 
 def _rulebooks(game, rendered, paper):

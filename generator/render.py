@@ -52,6 +52,35 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> 
     :param progress: see `draw_faces`.
     :raises RenderError: listing every card that could not be drawn.
     """
+    found = render_svgs(game, guides)
+    rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
+    faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress)
+    owners = {}
+    for rc in rendered:
+        for key in (rc.front, rc.back, *rc.faces):
+            owners.setdefault(key, rc)
+    for key, message in faces.problems:
+        card = owners[key].card
+        problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
+    collect("while drawing", _unique(problems), RenderError)
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, faces.draw_keys, faces.drawn)
+
+
+@dataclass(frozen=True)
+class FaceSVGs:
+    """The render stage before drawing: every card's face keys and every distinct face's SVG."""
+    cards: tuple[RenderedCard, ...]
+    svgs: dict             # face key -> SVG text
+    sizes: dict            # face key -> (w, h) mm
+    roots: tuple           # folders <image> may read
+    problems: list
+
+
+def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
+    """Every face of every card as SVG text (Jinja only, nothing drawn).
+
+    :raises RenderError: listing every card whose template failed.
+    """
     env = make_env(game)
     icons, problems = load_icons(game)
     setter = TextSetter(shipped(), icons)
@@ -87,16 +116,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> 
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     collect("while rendering", _unique(problems), RenderError)
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
-    faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress)
-    owners = {}
-    for rc in rendered:
-        for key in (rc.front, rc.back, *rc.faces):
-            owners.setdefault(key, rc)
-    for key, message in faces.problems:
-        card = owners[key].card
-        problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
-    collect("while drawing", _unique(problems), RenderError)
-    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, faces.draw_keys, faces.drawn)
+    return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems)
 
 
 class CardTextError(Exception):
