@@ -55,13 +55,15 @@ def _root(ctx) -> Path:
 def build(ctx, games, paper, out_dir, no_validate, strict, guides, changed_since):
     """Build GAMES (default: every game) into output/<game>/."""
     from .pipeline import build as run_build
+    from .progress import Progress
 
     root = _root(ctx)
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
     results = run_build(root, games, tuple(p.lower() for p in paper) or None, out_dir,
-                        validate=not no_validate, guides=guides, strict=strict, changed_since=changed_since)
+                        validate=not no_validate, guides=guides, strict=strict, changed_since=changed_since,
+                        progress=Progress())
     for r in results:
         for w in r.warnings:
             click.echo(f"warning: {w}", err=True)

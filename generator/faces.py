@@ -32,6 +32,7 @@ import multiprocessing
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import unquote
@@ -231,7 +232,8 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
 
     :param cache: a `FaceCache`: bundles found there are not drawn; bundles drawn without
         problems are stored.
-    :param progress: called with the number of bundles to draw, then once per bundle drawn.
+    :param progress: called as progress(bundles to draw, all bundles); returns a context
+        manager yielding advance(n), called once per bundle drawn (see progress.py).
     """
     sizes = sizes or {}
     draw_keys = {k: face_key(svg, sizes.get(k), roots) for k, svg in svgs.items()}
@@ -252,12 +254,12 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
             if data is not None:
                 results[i] = (data, [None] + [k for k, _, _ in group], [])
     todo = [i for i, r in enumerate(results) if r is None]
-    if progress:
-        progress(len(todo))
-    for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer, roots, progress)):
-        results[i] = result
-        if cache is not None and not result[2] and None not in result[1][1:]:
-            cache.put(bundles[i][0], result[0])
+    with (progress(len(todo), n_bundles) if progress else nullcontext(lambda n=1: None)) as advance:
+        for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer, roots)):
+            results[i] = result
+            if cache is not None and not result[2] and None not in result[1][1:]:
+                cache.put(bundles[i][0], result[0])
+            advance(1)
     page_of, problems = {}, []
     for doc, (_, keys, found) in enumerate(results):
         page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
@@ -265,7 +267,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems), draw_keys, len(todo))
 
 
-def _draw_bundles(groups: list, primer: str, roots, progress=None):
+def _draw_bundles(groups: list, primer: str, roots):
     """Draw each group of faces as one bundle PDF, on a fork pool when there are several."""
     workers = min(len(groups), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
@@ -276,15 +278,11 @@ def _draw_bundles(groups: list, primer: str, roots, progress=None):
                 futures = [pool.submit(_draw_chunk, group, primer, roots=roots) for group in groups]
                 for future in futures:
                     yield future.result()
-                    if progress:
-                        progress(1)
         finally:
             gc.unfreeze()
     else:
         for group in groups:
             yield _draw_chunk(group, primer, roots=roots)
-            if progress:
-                progress(1)
 
 
 def bundle_count(n_faces: int) -> int:

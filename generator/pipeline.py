@@ -44,13 +44,17 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False,
-          changed_since: str | None = None) -> list[BuildResult]:
+          changed_since: str | None = None, progress=None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
     :param changed_since: a git ref or "last": also write <game>-changed-<paper>.pdf holding
         only the components whose faces differ from that version, with their backs.
+    :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
     """
+    from .progress import SILENT
+
+    progress = progress or SILENT
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
     cache = FaceCache(out_dir / ".cache" / "faces")
@@ -66,23 +70,29 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     results = []
     for game_id in games:
         started = time.perf_counter()
-        log.info("%s: step 1/5 load", game_id)
-        game = load_game(root, game_id)
-        collect(f"in cards/{game_id}/", printed_text_problems(game))
-        settings = game.meta.get("print") or {}
-        game_papers = tuple(papers or settings.get("papers") or PAPERS)
-        warnings = []
-        if validate:
-            log.info("%s: step 2/5 validate", game_id)
-            warnings = _validate(game, strict)
+        with progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
+            log.info("%s: step 1/5 load", game_id)
+            game = load_game(root, game_id)
+            collect(f"in cards/{game_id}/", printed_text_problems(game))
+            advance()
+            settings = game.meta.get("print") or {}
+            game_papers = tuple(papers or settings.get("papers") or PAPERS)
+            warnings = []
+            if validate:
+                log.info("%s: step 2/5 validate", game_id)
+                warnings = _validate(game, strict)
+            advance()
         reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
-        rendered = render_game(game, guides=guides, cache=cache)
+        rendered = render_game(game, guides=guides, cache=cache, progress=lambda todo, total: progress.bar(
+            f"{game_id}: drawing {todo} of {total} bundles of faces ({total - todo} unchanged, from the cache)", todo))
         changed = None
         if reference is not None:
             changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
+        layout_bar = progress.bar(f"{game_id}: laying out {', '.join(game_papers)}", len(game_papers))
+        advance = layout_bar.__enter__()
         for paper in game_papers:
             sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True))
             kind = "proof" if guides else "sheets"
@@ -98,6 +108,8 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
                 artifacts.extend(_rulebooks(game, rendered, paper))
             if changed:
                 artifacts.append(_changed_sheets(rendered, changed, paper, settings.get("crop_marks", True)))
+            advance()
+        layout_bar.__exit__(None, None, None)
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
         try:
