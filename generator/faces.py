@@ -50,6 +50,11 @@ CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same 
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 _TEXT = re.compile(r">([^<]+)<")
+_FAMILY = re.compile(r"""font-family\s*[=:]\s*["']?([^"';>]+)""")
+_FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
+_WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
+_SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
+_NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 FACES_PER_BUNDLE = 16
 SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1\n"
 
@@ -147,25 +152,52 @@ def _unhinted(svg: str) -> str:
     return svg
 
 
-def _primer_svg(charset: str) -> str:
-    """Page 0 of a bundle: `charset` in every shipped family and style, drawn like any face
-    (so cairo resolves the same fonts), so that every bundle's font subsets hold the same
-    glyphs, hence identical font streams. Every glyph lies on the page (cairo leaves out
-    what falls outside it)."""
-    styles = sorted({(n, b, f.italic) for f in shipped().faces for n, b in f.aliases}
-                    | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)})
-    lines = [charset[i:i + 64] for i in range(0, len(charset), 64)] or [""]
-    texts = "".join(
-        f'<text x="1" y="{1 + row * 0.6 + n * len(lines) * 0.6:.1f}" font-size="0.5" font-family="{html.escape(name)}" '
-        f'font-weight="{"bold" if bold else "normal"}" font-style="{"italic" if italic else "normal"}">'
-        f"{html.escape(line)}</text>"
-        for n, (name, bold, italic) in enumerate(styles) for row, line in enumerate(lines))
-    height = 2 + len(styles) * len(lines) * 0.6
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="60" height="{height:.1f}" '
-            f'xml:space="preserve">{texts}</svg>')
+def primer(svgs) -> tuple:
+    """What page 0 of every bundle draws: (styles, characters): the characters of all the
+    faces (and printable ASCII) in every font style the faces ask for (family, weight and
+    slant written on one element) and the default, sans-serif. Every bundle then holds the
+    same glyphs of the same fonts in the same order: identical font streams, stored once in
+    the sheets. (A style only inherited from a parent element is not primed: its font is
+    then stored once per bundle, correct but larger.)"""
+    used = {("sans-serif", False, False)}
+    for svg in svgs:
+        for tag in _FONT_TAG.findall(svg):
+            family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
+            weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
+            bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 550)
+            used.add((family, bold, (_SLANT.search(tag) or _NORMAL).group(1) in ("italic", "oblique")))
+    styles = sorted(s for s in {(n, b, f.italic) for f in shipped().faces for n, b in f.aliases}
+                    | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)}
+                    if (s[0].lower(), s[1], s[2]) in used)
+    return tuple(styles), charset(svgs)
 
 
-def _draw_chunk(items, primer: str | None = None, fast_text: bool = True, roots: tuple[str, ...] = ()):
+def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
+    """Draw the primer page with the font requests and font options CairoSVG makes for
+    text (text-rendering="geometricPrecision"), so cairo maps them to the same fonts.
+    Every glyph lies on the page: cairo leaves out what falls outside it."""
+    styles, chars = primer
+    lines = [chars[i:i + 64] for i in range(0, len(chars), 64)] or [""]
+    surface.set_size(100, 2 + len(styles) * len(lines))
+    ctx = cairo.Context(surface)
+    options = ctx.get_font_options()
+    options.set_antialias(cairo.ANTIALIAS_BEST)
+    options.set_hint_style(cairo.HINT_STYLE_NONE)
+    options.set_hint_metrics(cairo.HINT_METRICS_OFF)
+    ctx.set_font_options(options)
+    y = 1.0
+    for name, bold, italic in styles:
+        ctx.select_font_face(name, cairo.FONT_SLANT_ITALIC if italic else cairo.FONT_SLANT_NORMAL,
+                             cairo.FONT_WEIGHT_BOLD if bold else cairo.FONT_WEIGHT_NORMAL)
+        ctx.set_font_size(0.5)
+        for line in lines:
+            ctx.move_to(1, y)
+            ctx.show_text(line)
+            y += 1
+    surface.show_page()
+
+
+def _draw_chunk(items, primer: tuple | None = None, fast_text: bool = True, roots: tuple[str, ...] = ()):
     """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
     when `primer` is given).
 
@@ -180,9 +212,7 @@ def _draw_chunk(items, primer: str | None = None, fast_text: bool = True, roots:
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
     keys, problems = [], []
     if primer is not None:
-        _page_drawer(surface, None, [])(cairosvg.parser.Tree(bytestring=_unhinted(_primer_svg(primer)).encode()),
-                                         None, 96)
-        surface.show_page()
+        _draw_primer(surface, primer)
         keys.append(None)
     for key, svg, size_mm in items:
         try:
@@ -237,7 +267,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     """
     sizes = sizes or {}
     draw_keys = {k: face_key(svg, sizes.get(k), roots) for k, svg in svgs.items()}
-    primer = charset(svgs.values())
+    primer_page = primer(svgs.values())
     n_bundles = bundle_count(len(svgs))
     members: list[list] = [[] for _ in range(n_bundles)]
     for k, svg in svgs.items():
@@ -245,7 +275,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     bundles = []
     for group in members:
         group.sort()
-        digest = hashlib.sha256((SALT + primer + "\n" + "\n".join(dk for dk, *_ in group)).encode())
+        digest = hashlib.sha256((SALT + repr(primer_page) + "\n" + "\n".join(dk for dk, *_ in group)).encode())
         bundles.append((digest.hexdigest(), [(k, svg, size) for _, k, svg, size in group]))
     results: list = [None] * n_bundles
     if cache is not None:
@@ -255,7 +285,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
                 results[i] = (data, [None] + [k for k, _, _ in group], [])
     todo = [i for i, r in enumerate(results) if r is None]
     with (progress(len(todo), n_bundles) if progress else nullcontext(lambda n=1: None)) as advance:
-        for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer, roots)):
+        for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer_page, roots)):
             results[i] = result
             if cache is not None and not result[2] and None not in result[1][1:]:
                 cache.put(bundles[i][0], result[0])
@@ -267,7 +297,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems), draw_keys, len(todo))
 
 
-def _draw_bundles(groups: list, primer: str, roots):
+def _draw_bundles(groups: list, primer: tuple, roots):
     """Draw each group of faces as one bundle PDF, on a fork pool when there are several."""
     workers = min(len(groups), os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():

@@ -123,12 +123,30 @@ class CardTextError(Exception):
     """Jinja inside a card's text (expanded by fill()) failed."""
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept for the life of the process (`pnp watch` rebuilds without
+    recompiling); Jinja checks each entry against a checksum of the template's source."""
+
+    def __init__(self):
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 def make_env(game: Game) -> jinja2.Environment:
     """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names."""
     shared = game.root / "templates" / SHARED
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(game.templates_dir), str(shared)]),
-        autoescape=True, undefined=jinja2.StrictUndefined,
+        bytecode_cache=_COMPILED, autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["fmt"] = lambda v, spec="g": format(v, spec)
     # card text is data, not code: expand it in a sandbox

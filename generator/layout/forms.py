@@ -26,13 +26,14 @@ class FacePlacer:
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
         self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
+        self.digests: dict[int, dict] = {}              # faces PDF -> {font object: digest}
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
         """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
         (or to `clip_path`, path operators in pt, for round and hexagonal components)."""
         doc, number = self.page_of[key]
         if (doc, number) not in self.forms:
-            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number])
+            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number], doc)
         form = self.forms[(doc, number)]
         name = Name(f"/Face{doc}_{number}")
         page.add_resource(form, Name.XObject, name=name, replace_existing=True)
@@ -51,14 +52,14 @@ class FacePlacer:
     def _form_for(self, page: pikepdf.Page, key: str):
         doc, number = self.page_of[key]
         if (doc, number) not in self.forms:
-            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number])
+            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number], doc)
         form = self.forms[(doc, number)]
         name = f"/Face{doc}_{number}"
         page.add_resource(form, Name.XObject, name=Name(name), replace_existing=True)
         return name, form
 
 
-    def _form(self, face: pikepdf.Page) -> pikepdf.Object:
+    def _form(self, face: pikepdf.Page, doc: int = -1) -> pikepdf.Object:
         """The face page as a Form XObject of the output, made from the page's own (still
         compressed) content and its resources: much lighter than pikepdf's
         as_form_xobject() and a copy, which counts for decks of thousands of distinct cards."""
@@ -71,23 +72,24 @@ class FacePlacer:
                 form[key] = contents[key]
         form.Type, form.Subtype, form.FormType = Name.XObject, Name.Form, 1
         form.BBox = pikepdf.Array([float(v) for v in face.mediabox])
-        form.Resources = self._resources(face.obj.Resources)
+        form.Resources = self._resources(face.obj.Resources, doc)
         if "/Group" in face.obj:
             form.Group = self._copy(face.obj.Group)
         return self.out.make_indirect(form)
 
-    def _resources(self, res) -> pikepdf.Dictionary:
+    def _resources(self, res, doc: int) -> pikepdf.Dictionary:
         """A face page's resources, each font shared with every other face that has the same one."""
         out = {}
         for key, value in res.items():
             if key == "/Font":
-                out[key] = pikepdf.Dictionary({name: self._font(font) for name, font in value.items()})
+                out[key] = pikepdf.Dictionary({name: self._font(font, doc) for name, font in value.items()})
             else:
                 out[key] = self._copy(value)
         return pikepdf.Dictionary(out)
 
-    def _font(self, font):
-        digest = _digest(font)
+    def _font(self, font, doc: int):
+        seen = self.digests.setdefault(doc, {}) if font.is_indirect and doc >= 0 else {}
+        digest = seen.get(font.objgen) or seen.setdefault(font.objgen, _digest(font))
         if digest not in self.fonts:
             self.fonts[digest] = self._copy(font)
         return self.fonts[digest]
