@@ -24,6 +24,7 @@ from .load import load_game
 from .render import render_svgs
 
 LAST = "last"
+KEEP_REFS = 4
 
 
 def face_list(rc) -> list[str]:
@@ -96,6 +97,10 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
     (tmp / ".complete").write_text(commit + "\n")
     shutil.rmtree(dest, ignore_errors=True)
     os.replace(tmp, dest)
+    kept = sorted((p for p in dest.parent.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                  key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[KEEP_REFS:]:  # a bounded cache: the most recently unpacked commits only
+        shutil.rmtree(old, ignore_errors=True)
     return dest
 
 
