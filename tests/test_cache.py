@@ -128,3 +128,29 @@ def test_clean_removes_the_cache_and_with_all_the_outputs(mini):
     result = run(root, "clean", "--all")
     assert result.exit_code == 0 and not (root / "output" / "mini").exists()
     assert "nothing to remove" in run(root, "clean").output
+
+
+def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini):
+    from generator.load import load_game
+    from generator.render import render_svgs
+    from tests.conftest import MINI_FRONT
+
+    front = MINI_FRONT.replace("{{ card.name }}", "{{ card.name }} of {{ game.decks.things.cards | length }}")
+    root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}', front=front)
+
+    def faces():
+        found = render_svgs(load_game(root, "mini"))
+        return {rc.card.id: (found.svgs[rc.front], found.svgs[rc.back]) for rc in found.cards}
+
+    first = faces()
+    assert "Alpha of 2" in first["a"][0]
+    assert faces() == first  # remembered: the same SVGs
+    with open(root / "cards" / "mini" / "deck.yaml", "a") as fh:
+        fh.write('  - {id: c, name: Gamma, text: "Third."}\n')
+    second = faces()
+    assert "Alpha of 3" in second["a"][0]  # the front reads game.decks: re-rendered for a new card
+    edit(root / "templates" / "mini" / "back.svg.j2", "BACK {{ card.id }}", "REVERSE {{ card.id }}")
+    third = faces()
+    assert "REVERSE a" in third["a"][1] and "Alpha of 3" in third["a"][0]
+    edit(root / "cards" / "mini" / "deck.yaml", 'text: "Words."', 'text: "Changed words."')
+    assert "Changed" in faces()["a"][0]
