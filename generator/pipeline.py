@@ -91,25 +91,23 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
             changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
         artifacts = []
-        layout_bar = progress.bar(f"{game_id}: laying out {', '.join(game_papers)}", len(game_papers))
-        advance = layout_bar.__enter__()
-        for paper in game_papers:
-            sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True))
-            kind = "proof" if guides else "sheets"
-            artifacts.append(Artifact(
-                path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
-                pages=sheets.pages, components=list(sheets.components),
-                placements=list(sheets.placements)))
-            if not guides:
+        with progress.bar(f"{game_id}: laying out {', '.join(game_papers)}", len(game_papers)) as advance:
+            for paper in game_papers:
+                sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True))
+                kind = "proof" if guides else "sheets"
                 artifacts.append(Artifact(
-                    path=f"{game_id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
-                    paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
-            if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
-                artifacts.extend(_rulebooks(game, rendered, paper))
-            if changed:
-                artifacts.append(_changed_sheets(rendered, changed, paper, settings.get("crop_marks", True)))
-            advance()
-        layout_bar.__exit__(None, None, None)
+                    path=f"{game_id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
+                    pages=sheets.pages, components=list(sheets.components),
+                    placements=list(sheets.placements)))
+                if not guides:
+                    artifacts.append(Artifact(
+                        path=f"{game_id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
+                        paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
+                if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
+                    artifacts.extend(_rulebooks(game, rendered, paper))
+                if changed:
+                    artifacts.append(_changed_sheets(rendered, changed, paper, settings.get("crop_marks", True)))
+                advance()
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
         try:

@@ -26,18 +26,19 @@ class Preview:
         self.version = 0
         self.games: dict[str, dict] = {}
         self.errors: dict[str, list[dict]] = {}
-        self.pages: dict[str, tuple[bytes, int]] = {}   # draw key -> (faces PDF, page)
-        self.pngs: dict[str, bytes] = {}
+        self.pages: dict[str, dict] = {}   # game -> {draw key: (faces PDF, page)} of its last good build
+        self.pngs: dict[str, bytes] = {}   # draw key -> PNG, for the faces of the last good builds
 
     def update(self, outcome) -> None:
         with self.lock:
             if outcome.ok and outcome.result is not None and outcome.result.rendered is not None:
                 rendered = outcome.result.rendered
                 self.games[outcome.game] = _snapshot(rendered, outcome.seconds)
-                for key, dk in rendered.draw_keys.items():
-                    if key in rendered.page_of:
-                        doc, page = rendered.page_of[key]
-                        self.pages[dk] = (rendered.faces_pdfs[doc], page)
+                self.pages[outcome.game] = {
+                    dk: (rendered.faces_pdfs[rendered.page_of[key][0]], rendered.page_of[key][1])
+                    for key, dk in rendered.draw_keys.items() if key in rendered.page_of}
+                current = set().union(*self.pages.values())
+                self.pngs = {k: v for k, v in self.pngs.items() if k in current}  # a long watch stays small
                 self.errors.pop(outcome.game, None)
             elif not outcome.ok:
                 self.errors[outcome.game] = [
@@ -54,7 +55,7 @@ class Preview:
         with self.lock:
             if draw_key in self.pngs:
                 return self.pngs[draw_key]
-            found = self.pages.get(draw_key)
+            found = next((pages[draw_key] for pages in self.pages.values() if draw_key in pages), None)
         if found is None:
             return None
         data = _rasterise(*found)

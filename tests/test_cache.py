@@ -4,15 +4,8 @@ from __future__ import annotations
 import shutil
 
 from generator.facecache import FaceCache
-from generator.faces import bundle_count, draw_faces, face_key
+from generator.faces import bundle_count, face_key
 from tests.conftest import edit, run
-
-CARDS = """
-- {id: a, name: Alpha, text: "First card, plain words."}
-- {id: b, name: Beta, text: "Second card with more words to wrap."}
-- {id: c, name: Gamma, text: "Third card."}
-- {id: d, name: Delta, text: "Fourth card."}
-"""
 
 
 def files_of(folder):
@@ -40,7 +33,6 @@ def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
 
 
 def test_warm_build_redraws_only_the_changed_bundles(mini):
-    from generator import fonts  # noqa: F401  (fonts are active for the session)
     from generator.load import load_game
     from generator.render import render_game
 

@@ -7,8 +7,6 @@ import threading
 import time
 import urllib.request
 
-import pytest
-
 from generator.preview import Preview, serve
 from generator.watch import affected_games, watch
 from tests.conftest import edit
