@@ -20,7 +20,7 @@ from .faces import SALT, _fonts_digest, draw_faces
 from .fonts import shipped
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
-from .rendermemo import MEMO, reads_decks
+from .rendermemo import MEMO
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -90,7 +90,6 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
     svgs: dict[str, str] = {}
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
-    decks_readers: dict[str, bool] = {}
     scope = MEMO.scope((game.templates_dir, game.root / "templates" / SHARED), game_context, SALT + _fonts_digest())
     for deck in game.decks:
         deck_context = deck.context()
@@ -104,9 +103,8 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
             for side, template, extra in sides:
                 svg = None
                 if template is not None:  # the same inputs as a render this process already did: its SVG
-                    if template not in decks_readers:
-                        decks_readers[template] = reads_decks(env, template)
-                    remembered = MEMO.key(deck_scope, card.context(), side, template, extra, decks_readers[template])
+                    remembered = MEMO.key(deck_scope, card.context(), side, template, extra,
+                                          MEMO.reads_decks(env, scope[2], template))
                     svg = MEMO.get(remembered)
                     if svg is None:
                         svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)

@@ -33,10 +33,17 @@ class RenderMemo:
         self.limit = limit
         self.svgs: OrderedDict[str, str] = OrderedDict()
         self._files: dict[tuple, str] = {}
+        self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
+
+    def reads_decks(self, env, files: str, template: str) -> bool:
+        """`reads_decks` for templates as they are (`files`: scope digest), parsed once."""
+        if (files, template) not in self._readers:
+            self._readers[(files, template)] = reads_decks(env, template)
+        return self._readers[(files, template)]
 
     def scope(self, folders, game_context, salt: str) -> tuple[str, str]:
         """Digests of what all of a game's faces share: (template files and the game context
-        without its decks, the game's decks)."""
+        without its decks, the game's decks, the template files alone)."""
         h = hashlib.sha256(salt.encode())
         for folder in folders:
             folder = Path(folder)
@@ -44,11 +51,12 @@ class RenderMemo:
                 continue
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 h.update(f"\n{path.relative_to(folder)}\0{self._file_digest(path)}".encode())
+        files = h.hexdigest()
         h.update(_json({k: v for k, v in game_context.items() if k != "decks"}).encode())
         decks = hashlib.sha256(_json(game_context.get("decks")).encode()).hexdigest()
-        return h.hexdigest(), decks
+        return h.hexdigest(), decks, files
 
-    def deck_scope(self, scope: tuple[str, str], deck_context) -> tuple[str, str]:
+    def deck_scope(self, scope: tuple[str, str, str], deck_context) -> tuple[str, str]:
         return hashlib.sha256((scope[0] + _json(deck_context)).encode()).hexdigest(), scope[1]
 
     def key(self, deck_scope: tuple[str, str], card_context, side: str, template: str, extra,
