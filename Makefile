@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: build test bench validate clean
+.PHONY: build test bench validate clean browser
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
@@ -20,7 +20,14 @@ $(STAMP): pyproject.toml constraints.txt
 build: $(STAMP)
 	$(VENV)/bin/pnp build $(ARGS)
 
-test: $(STAMP)
+# the live preview is tested end to end in Debian's chromium: install it, or fail loudly
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { echo "chromium is missing (the live preview is tested in it); installing Debian's chromium"; \
+	    (apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)) >/dev/null \
+	    || { echo "cannot install chromium and chromium-driver: the preview test needs them"; exit 1; }; }
+
+test: $(STAMP) browser
 	$(PY) -m pytest
 
 validate: $(STAMP)

@@ -5,7 +5,11 @@ SVG icon and two or three wrapped sentences of rules text per card, all distinct
 is built in a fresh process (so fonts, imports and caches start cold, as for a designer
 running `pnp build`) and measured for wall time, peak memory (max RSS) and PDF size.
 
-    python benchmarks/bench_deck.py [--cards 54 540] [--repeat 3]
+Then the edit loop: in one process (as `pnp watch` runs), a game is built once, then one
+card's text is edited and the game rebuilt to updated A4 sheets, warm (faces from the
+face cache, templates compiled): the 540-card deck and Meteor, median of 3 edits.
+
+    python benchmarks/bench_deck.py [--cards 54 540] [--repeat 3] [--no-warm]
 """
 from __future__ import annotations
 
@@ -128,10 +132,59 @@ def run_once(root: Path) -> tuple[float, float, float, int]:
     return wall, peak_tree, largest, pdf.stat().st_size
 
 
+WARM = r"""
+import json, shutil, statistics, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from generator import pipeline
+root, game, deck, marker = Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), sys.argv[5]
+t = time.perf_counter(); pipeline.build(root, [game], ("a4",)); cold = time.perf_counter() - t
+times, drawn = [], []
+for n in range(3):
+    text = deck.read_text()
+    assert marker in text, marker
+    deck.write_text(text.replace(marker, marker + " " + "xyz"[n], 1))
+    t = time.perf_counter()
+    result = pipeline.build(root, [game], ("a4",))[0]
+    times.append(time.perf_counter() - t)
+    drawn.append(result.rendered.drawn)
+print(json.dumps({"cold": cold, "warm": statistics.median(times), "drawn": max(drawn),
+                  "bundles": len(result.rendered.faces_pdfs)}))
+"""
+
+
+def warm_edit(root: Path, game: str, deck: Path, marker: str) -> dict:
+    """Build `game` once in a fresh process, then time three one-card edits rebuilt warm."""
+    import json
+    proc = subprocess.run([sys.executable, "-c", WARM, str(ROOT), str(root), game, str(deck), marker],
+                          cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"the warm benchmark failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def edit_loop() -> None:
+    print("edit loop: one card's text edited, A4 sheets (and for Meteor its rulebook) rebuilt in-process, warm")
+    print(f"{'game':>14} {'cold s':>8} {'warm s':>8} {'bundles redrawn':>16}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_project(root, 540)
+        r = warm_edit(root, "bench", root / "cards" / "bench" / "deck.yaml", 'name: "Ember Drake 1')
+        print(f"{'540 distinct':>14} {r['cold']:>8.2f} {r['warm']:>8.2f} {r['drawn']:>9} of {r['bundles']:<4}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        shutil.copytree(ROOT / "cards", root / "cards")
+        shutil.copytree(ROOT / "templates", root / "templates")
+        r = warm_edit(root, "meteor", root / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant")
+        print(f"{'Meteor':>14} {r['cold']:>8.2f} {r['warm']:>8.2f} {r['drawn']:>9} of {r['bundles']:<4}")
+    print("target: one-card edit to updated sheets <= 0.3 s warm")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, nargs="+", default=[54, 540])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-warm", action="store_true", help="skip the edit-loop figures")
     args = parser.parse_args()
     print(f"pnp benchmark: synthetic poker deck -> A4 sheets, {os.cpu_count()} cores, "
           f"median of {args.repeat} cold runs")
@@ -150,6 +203,8 @@ def main() -> None:
     print("peak MB: the build and its drawing workers together (PSS sampled every 50 ms);"
           " 1 proc MB: the largest single process (max RSS)")
     print("targets for 540 cards on 2 cores: <= 2 s, <= 150 MB, <= 1024 KB")
+    if not args.no_warm:
+        edit_loop()
 
 
 if __name__ == "__main__":

@@ -1,29 +1,40 @@
-"""Draw SVG faces with CairoSVG into vector PDF pages, shared fonts, in parallel chunks.
+"""Draw SVG faces with CairoSVG into vector PDF pages, in bundles that can be cached.
 
-CairoSVG draws each face straight onto the next page of one cairo PDF per chunk (its
-surface class is swapped for one that hands out that shared page), so each chunk embeds
-every font subset once and no face is recorded and replayed.
+CairoSVG draws each face straight onto the next page of one cairo PDF per bundle (its
+surface class is swapped for one that hands out that shared page), so no face is
+recorded and replayed.
 
-In: face SVGs in order (key -> SVG text), the size each must have, and the folders its
-<image> elements may read. Out: `FacesPDF`: one or more cairo PDFs whose pages are the
-faces (each PDF embeds each font subset once), a map from face key to (document, page),
-and the problems found (characters a font lacks, bad SVG, a face of the wrong size, a
+In: face SVGs (key -> SVG text), the size each must have, the folders its <image>
+elements may read, and optionally a `FaceCache`. Out: `FacesPDF`: the bundle PDFs whose
+pages are the faces, a map from face key to (document, page), each face's draw key and
+the problems found (characters a font lacks, bad SVG, a face of the wrong size, a
 missing image).
 
-Chunks are fixed by the number of faces, never by the number of cores, so the bytes are
-the same on every machine; on a machine with more cores they are simply drawn at once.
+Incremental builds. A face's *draw key* hashes everything that decides its pixels: the
+SVG, its size, the bytes of every image it refers to, the shipped fonts, pnp's and
+CairoSVG's versions. Faces go to bundles by their draw key alone (key mod the number of
+bundles, a power of two near faces / FACES_PER_BUNDLE), sorted by key inside a bundle,
+so editing one card changes at most two bundles and a warm build redraws only those;
+cold and warm builds assemble the same bundles, so their output is byte-identical by
+construction. Every bundle first draws a *primer* page (the game's characters plus
+printable ASCII in every shipped font; never placed) so that all bundles of a game embed
+identical font subsets, which layout stores once (forms.py). Bundles are fixed by the
+faces, never by the number of cores, so the bytes are the same on every machine.
 """
 from __future__ import annotations
 
 import gc
+import hashlib
+import html
 import io
 import math
 import multiprocessing
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from functools import partial
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -32,12 +43,21 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
-from .fonts import for_game, shipped
+from . import __version__
+from .fonts import FONT_DIR, GENERIC, font_files, for_game, shipped
 from .glyphs import check_glyphs
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
-FACES_PER_CHUNK = 300
+_HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
+_TEXT = re.compile(r">([^<]+)<")
+_FAMILY = re.compile(r"""font-family\s*[=:]\s*["']?([^"';>]+)""")
+_FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
+_WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
+_SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
+_NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
+FACES_PER_BUNDLE = 16
+SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1\n"
 
 
 @dataclass(frozen=True)
@@ -45,6 +65,8 @@ class FacesPDF:
     documents: tuple[bytes, ...]
     page_of: dict          # face key -> (document index, page index)
     problems: tuple        # (face key, message)
+    draw_keys: dict = field(default_factory=dict)   # face key -> draw key (sha256 hex)
+    drawn: int = 0         # bundles drawn by this build (the rest came from the cache)
 
 
 class _WrongSize(Exception):
@@ -131,19 +153,69 @@ def _unhinted(svg: str) -> str:
     return svg
 
 
-def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = (), game_fonts: tuple | None = None):
-    """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF.
+def primer(svgs, fonts=None) -> tuple:
+    """What page 0 of every bundle draws: (styles, characters): the characters of all the
+    faces (and printable ASCII) in every font style the faces ask for (family, weight and
+    slant written on one element) and the default, sans-serif. Every bundle then holds the
+    same glyphs of the same fonts in the same order: identical font streams, stored once in
+    the sheets. (A style only inherited from a parent element is not primed: its font is
+    then stored once per bundle, correct but larger.)"""
+    used = {("sans-serif", False, False)}
+    for svg in svgs:
+        for tag in _FONT_TAG.findall(svg):
+            family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
+            weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
+            bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 550)
+            used.add((family, bold, (_SLANT.search(tag) or _NORMAL).group(1) in ("italic", "oblique")))
+    styles = sorted(s for s in {(n, b, f.italic) for f in (fonts or shipped()).faces for n, b in f.aliases}
+                    | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)}
+                    if (s[0].lower(), s[1], s[2]) in used)
+    return tuple(styles), charset(svgs)
 
-    Returns (pdf bytes, keys drawn, problems as (key, message)).
+
+def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
+    """Draw the primer page with the font requests and font options CairoSVG makes for
+    text (text-rendering="geometricPrecision"), so cairo maps them to the same fonts.
+    Every glyph lies on the page: cairo leaves out what falls outside it."""
+    styles, chars = primer
+    lines = [chars[i:i + 64] for i in range(0, len(chars), 64)] or [""]
+    surface.set_size(100, 2 + len(styles) * len(lines))
+    ctx = cairo.Context(surface)
+    options = ctx.get_font_options()
+    options.set_antialias(cairo.ANTIALIAS_BEST)
+    options.set_hint_style(cairo.HINT_STYLE_NONE)
+    options.set_hint_metrics(cairo.HINT_METRICS_OFF)
+    ctx.set_font_options(options)
+    y = 1.0
+    for name, bold, italic in styles:
+        ctx.select_font_face(name, cairo.FONT_SLANT_ITALIC if italic else cairo.FONT_SLANT_NORMAL,
+                             cairo.FONT_WEIGHT_BOLD if bold else cairo.FONT_WEIGHT_NORMAL)
+        ctx.set_font_size(0.5)
+        for line in lines:
+            ctx.move_to(1, y)
+            ctx.show_text(line)
+            y += 1
+    surface.show_page()
+
+
+def _draw_chunk(items, primer: tuple | None = None, fast_text: bool = True, roots: tuple[str, ...] = (),
+                game_fonts: tuple | None = None):
+    """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
+    when `primer` is given).
+
+    Returns (pdf bytes, keys drawn (None for the primer page), problems as (key, message)).
     """
     _use_text_drawer(fast_text)
-    fonts = for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else shipped()
+    fonts = _fontset(game_fonts)
     fetcher = ArtFetcher(roots)
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
     keys, problems = [], []
+    if primer is not None:
+        _draw_primer(surface, primer)
+        keys.append(None)
     for key, svg, size_mm in items:
         try:
             tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url_fetcher=fetcher)
@@ -177,8 +249,13 @@ def _draw_chunk(items, fast_text: bool = True, roots: tuple[str, ...] = (), game
     return out.getvalue(), keys, problems
 
 
+def _fontset(game_fonts: tuple | None):
+    """The fonts faces may use: shipped, plus a game's own ((templates dir, as shown) or None)."""
+    return for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else shipped()
+
+
 def _load_fonts_once(fonts=None) -> None:
-    """Make cairo resolve every shipped family (and the game's own) now, in this process."""
+    """Make cairo resolve every shipped family now, in this process."""
     surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
     ctx = cairo.Context(surface)
     for family in (fonts or shipped()).families:
@@ -187,28 +264,127 @@ def _load_fonts_once(fonts=None) -> None:
 
 
 def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
-               game_fonts: tuple | None = None) -> FacesPDF:
+               cache=None, progress=None, game_fonts: tuple | None = None) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
-    `game_fonts` is (templates dir, as shown) of a game with fonts of its own."""
+    `game_fonts` is (templates dir, as shown) of a game with fonts of its own.
+
+    :param cache: a `FaceCache`: bundles found there are not drawn; bundles drawn without
+        problems are stored.
+    :param progress: called as progress(bundles to draw, all bundles); returns a context
+        manager yielding advance(n), called once per bundle drawn (see progress.py).
+    """
     sizes = sizes or {}
-    items = [(k, svg, sizes.get(k)) for k, svg in svgs.items()]
-    n_chunks = max(1, math.ceil(len(items) / FACES_PER_CHUNK))
-    size = math.ceil(len(items) / n_chunks) if items else 0
-    chunks = [items[i:i + size] for i in range(0, len(items), size)] or [[]]
-    workers = min(len(chunks), os.cpu_count() or 1)
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        # workers inherit a ready fontconfig instead of racing to build its cache
-        _load_fonts_once(for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else None)
-        gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                results = list(pool.map(partial(_draw_chunk, roots=roots, game_fonts=game_fonts), chunks))
-        finally:
-            gc.unfreeze()
-    else:
-        results = [_draw_chunk(chunk, roots=roots, game_fonts=game_fonts) for chunk in chunks]
+    own = _game_fonts_digest(game_fonts)
+    draw_keys = {k: face_key(svg, sizes.get(k), roots, own) for k, svg in svgs.items()}
+    primer_page = primer(svgs.values(), _fontset(game_fonts))
+    n_bundles = bundle_count(len(svgs))
+    members: list[list] = [[] for _ in range(n_bundles)]
+    for k, svg in svgs.items():
+        members[int(draw_keys[k][:8], 16) % n_bundles].append((draw_keys[k], k, svg, sizes.get(k)))
+    bundles = []
+    for group in members:
+        group.sort()
+        digest = hashlib.sha256((SALT + repr(primer_page) + "\n" + "\n".join(dk for dk, *_ in group)).encode())
+        bundles.append((digest.hexdigest(), [(k, svg, size) for _, k, svg, size in group]))
+    results: list = [None] * n_bundles
+    if cache is not None:
+        for i, (bkey, group) in enumerate(bundles):
+            data = cache.get(bkey)
+            if data is not None:
+                results[i] = (data, [None] + [k for k, _, _ in group], [])
+    todo = [i for i, r in enumerate(results) if r is None]
+    with (progress(len(todo), n_bundles) if progress else nullcontext(lambda n=1: None)) as advance:
+        for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer_page, roots, game_fonts)):
+            results[i] = result
+            if cache is not None and not result[2] and None not in result[1][1:]:
+                cache.put(bundles[i][0], result[0])
+            advance(1)
     page_of, problems = {}, []
     for doc, (_, keys, found) in enumerate(results):
         page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
         problems.extend(found)
-    return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems))
+    return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems), draw_keys, len(todo))
+
+
+def _draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
+    """Draw each group of faces as one bundle PDF, on a fork pool when there are several."""
+    workers = min(len(groups), os.cpu_count() or 1)
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # workers inherit a ready fontconfig instead of racing to build its cache
+        _load_fonts_once(_fontset(game_fonts))
+        gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                futures = [pool.submit(_draw_chunk, group, primer, roots=roots, game_fonts=game_fonts)
+                           for group in groups]
+                for future in futures:
+                    yield future.result()
+        finally:
+            gc.unfreeze()
+    else:
+        for group in groups:
+            yield _draw_chunk(group, primer, roots=roots, game_fonts=game_fonts)
+
+
+def bundle_count(n_faces: int) -> int:
+    """A power of two near n_faces / FACES_PER_BUNDLE: the same for every deck of similar size."""
+    target = n_faces / FACES_PER_BUNDLE
+    return 1 if target < 1.5 else 2 ** round(math.log2(target))
+
+
+def charset(svgs) -> str:
+    """Printable ASCII and every other character in the text of the SVGs, sorted."""
+    chars = {chr(c) for c in range(33, 127)}
+    for svg in svgs:
+        for text in _TEXT.findall(svg):
+            chars.update(html.unescape(text) if "&" in text else text)
+    return "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))
+
+
+@lru_cache(maxsize=1)
+def _fonts_digest() -> str:
+    h = hashlib.sha256()
+    for path in sorted(FONT_DIR.glob("*.ttf")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+_image_digests: dict = {}
+
+
+def _image_digest(roots: tuple[str, ...], href: str) -> str:
+    """sha256 of the file an <image> href names (as ArtFetcher resolves it), or 'missing'."""
+    if href.startswith("file://"):
+        href = href[len("file://"):]
+    if not roots:
+        return "no-roots"
+    path = os.path.realpath(os.path.join(roots[0], unquote(href)))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    stamp = (path, st.st_mtime_ns, st.st_size)
+    if stamp not in _image_digests:
+        with open(path, "rb") as fh:
+            _image_digests[stamp] = hashlib.sha256(fh.read()).hexdigest()
+    return _image_digests[stamp]
+
+
+def _game_fonts_digest(game_fonts: tuple | None) -> str:
+    """sha256 of a game's own font files (names and bytes), '' for a game without any."""
+    if not game_fonts:
+        return ""
+    h = hashlib.sha256()
+    for path in font_files(Path(game_fonts[0]) / "fonts"):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def face_key(svg: str, size_mm, roots: tuple[str, ...] = (), game_fonts_digest: str = "") -> str:
+    """sha256 hex of everything that decides a face's pixels (see the module docstring)."""
+    h = hashlib.sha256((SALT + _fonts_digest() + game_fonts_digest + f"\n{size_mm!r}\n").encode())
+    h.update(svg.encode())
+    for href in sorted(set(_HREF.findall(svg))):
+        if not href.startswith(("data:", "#")):
+            h.update(f"\n{href}\0{_image_digest(roots, href)}".encode())
+    return h.hexdigest()

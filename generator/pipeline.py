@@ -11,9 +11,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import fonts
+from . import changes, fonts
 from .errors import InputError, OutputError, collect
-from .export import Artifact, write_game
+from .export import Artifact, write_atomic, write_game
+from .facecache import FaceCache
 from .glyphs import printed_text_problems
 from .layout.modes import PrintMode
 from .load import list_games, load_game
@@ -29,6 +30,8 @@ class BuildResult:
     files: list[Path]
     seconds: float
     warnings: list
+    rendered: object = None    # the RenderedGame (faces, for the live preview)
+    changed: tuple | None = None  # with changed_since: the ids of the components that changed
 
 
 def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -43,18 +46,27 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
-          back_offset: tuple[float, float] | None = None) -> list[BuildResult]:
+          back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
+          progress=None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
     :param mode: home print mode (duplex-long, duplex-short, gutter-fold, fronts-only); None
         means each game's `print: mode` (default duplex-long).
     :param back_offset: mm (x, y) the backs move; None means each game's `print: back_offset`.
+    :param changed_since: a git ref or "last": also write <game>-changed-<paper>.pdf holding
+        only the components whose faces differ from that version, with their backs.
+    :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
     """
+    from .progress import SILENT
+
+    progress = progress or SILENT
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
+    cache = FaceCache(out_dir / ".cache" / "faces")
     try:
         fonts.activate(out_dir / ".cache")
+        cache.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     from .render import render_game
@@ -62,32 +74,52 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     results = []
     for game_id in games:
         started = time.perf_counter()
-        log.info("%s: step 1/5 load", game_id)
-        game = load_game(root, game_id)
-        collect(f"in cards/{game_id}/", printed_text_problems(game))
-        papers_of_game = game_papers(game, papers)
-        print_mode = print_mode_of(game, mode, back_offset)
-        warnings = []
-        if validate:
-            log.info("%s: step 2/5 validate", game_id)
-            warnings = _validate(game, strict)
+        with progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
+            log.info("%s: step 1/5 load", game_id)
+            game = load_game(root, game_id)
+            collect(f"in cards/{game_id}/", printed_text_problems(game))
+            papers_of_game = game_papers(game, papers)
+            print_mode = print_mode_of(game, mode, back_offset)
+            advance()
+            warnings = []
+            if validate:
+                log.info("%s: step 2/5 validate", game_id)
+                warnings = _validate(game, strict)
+            advance()
+        reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
-        rendered = render_game(game, guides=guides)
+        rendered = render_game(game, guides=guides, cache=cache, progress=lambda todo, total: progress.bar(
+            f"{game_id}: drawing {todo} of {total} bundles of faces ({total - todo} unchanged, from the cache)", todo))
         warnings = [*warnings, *rendered.warnings]  # external references not followed
+        changed = None
+        if reference is not None:
+            changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
-        artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides)
+        with progress.bar(f"{game_id}: laying out {', '.join(papers_of_game)}", len(papers_of_game)) as advance:
+            artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance)
+            if changed:
+                artifacts += [_changed_sheets(rendered, changed, paper, print_mode) for paper in papers_of_game]
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
         try:
             files = write_game(out_dir, game_id, artifacts, merge=partial)
         except OSError as exc:
             raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
-        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings))
+        if not guides:
+            try:
+                write_atomic(changes.record_path(out_dir, game_id), changes.record(rendered))
+            except OSError as exc:
+                raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
+        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered,
+                                   tuple(changed) if changed is not None else None))
+    cache.prune()
     return results
 
 
-def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False) -> list[Artifact]:
-    """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory."""
+def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
+                advance=lambda: None) -> list[Artifact]:
+    """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory;
+    `advance` is called after each paper (a progress bar)."""
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
 
@@ -107,6 +139,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
                 paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
         if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
             artifacts.extend(_rulebooks(game, rendered, paper))
+        advance()
     return artifacts
 
 
@@ -137,6 +170,20 @@ def _validate(game, strict):
     return check_game(game, strict=strict).raise_if_failed()
 
 
+def _changed_sheets(rendered, changed, paper, print_mode: PrintMode):
+    """Sheets of only the `changed` components (fronts and their backs, registered as usual)."""
+    import dataclasses
+
+    from .layout.sheets import layout_sheets
+
+    wanted = set(changed)
+    subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
+    crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
+    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode)
+    return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
+                    pages=sheets.pages, components=list(sheets.components), placements=list(sheets.placements))
+
+
 def _rulebooks(game, rendered, paper):
     from .rulebook import layout_rulebook
 
@@ -145,3 +192,25 @@ def _rulebooks(game, rendered, paper):
         return []
     return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
                      pages=book.pages, components=list(book.components), placements=list(book.placements))]
+
+
+def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = False) -> list[str]:
+    """Remove output/.cache/ and, with `everything`, the named games' output folders (all
+    games when none are named). Returns one line per thing removed."""
+    import shutil
+
+    out_dir = out_dir or root / "output"
+    done = []
+    cache = out_dir / ".cache"
+    if cache.is_dir():
+        size = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
+        shutil.rmtree(cache)
+        done.append(f"removed {cache} ({size / 1e6:.1f} MB)")
+    if everything:
+        games = resolve_games(root, names) if names else sorted(
+            p.name for p in out_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) if out_dir.is_dir() else []
+        for game_id in games:
+            if (out_dir / game_id).is_dir():
+                shutil.rmtree(out_dir / game_id)
+                done.append(f"removed {out_dir / game_id}")
+    return done or ["nothing to remove"]

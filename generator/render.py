@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -17,11 +17,12 @@ from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
-from .faces import draw_faces
+from .faces import SALT, _fonts_digest, _game_fonts_digest, draw_faces
 from .fonts import font_files, for_game
 from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
+from .rendermemo import MEMO
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -43,14 +44,52 @@ class RenderedGame:
     faces_pdfs: tuple      # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
     warnings: tuple = ()   # Problems (severity warning): external references that were not followed
+    draw_keys: dict = field(default_factory=dict)  # face key -> draw key (hash of all that decides its pixels)
+    drawn: int = 0         # bundles of faces drawn by this build (the others came from the face cache)
 
 
-def render_game(game: Game, guides: bool = False) -> RenderedGame:
+def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
+    :param cache: a `FaceCache` (faces.py draws only the bundles of faces it lacks).
+    :param progress: see `draw_faces`.
     :raises RenderError: listing every card that could not be drawn.
     """
+    found = render_svgs(game, guides)
+    rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
+    # faces that did render are still drawn, so one run also finds their missing characters
+    faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts)
+    owners = {}
+    for rc in rendered:
+        for key in (rc.front, rc.back, *rc.faces):
+            owners.setdefault(key, rc)
+    for key, message in faces.problems:
+        card = owners[key].card
+        problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
+    collect("while drawing", _unique(problems), RenderError)
+    warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
+                        card=owners[key].card.id, severity="warning")
+                for key, svg in svgs.items() for message in external_references(svg)]
+    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
+                        draw_keys=faces.draw_keys, drawn=faces.drawn)
+
+
+@dataclass(frozen=True)
+class FaceSVGs:
+    """The render stage before drawing: every card's face keys and every distinct face's SVG."""
+    cards: tuple[RenderedCard, ...]
+    svgs: dict             # face key -> SVG text
+    sizes: dict            # face key -> (w, h) mm
+    roots: tuple           # folders <image> may read
+    problems: list         # templates that failed (raised once the others are drawn)
+    game_fonts: tuple | None = None  # (templates dir, as shown) of a game with fonts of its own
+    fonts_digest: str = ""           # hash of those fonts: part of every face's draw key
+
+
+def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
+    """Every face of every card as SVG text (Jinja only, nothing drawn); the templates that
+    failed are in `problems`."""
     env = make_env(game)
     icons, problems = load_icons(game)
     game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
@@ -62,8 +101,12 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
     svgs: dict[str, str] = {}
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
+    own_fonts = _game_fonts_digest(game_fonts) if font_files(game.templates_dir / "fonts") else ""
+    scope = MEMO.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
+                       SALT + _fonts_digest() + own_fonts)
     for deck in game.decks:
         deck_context = deck.context()
+        deck_scope = MEMO.deck_scope(scope, deck_context)
         for card in deck.cards:
             keys = []
             sides = [("front", card.front, {}), ("back", card.back, {})]
@@ -72,8 +115,14 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                          for n, face in enumerate(card.fields.get("faces") or (), start=1)]
             for side, template, extra in sides:
                 svg = None
-                if template is not None:
-                    svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
+                if template is not None:  # the same inputs as a render this process already did: its SVG
+                    remembered = MEMO.key(deck_scope, card.context(), side, template, extra,
+                                          MEMO.reads_decks(env, scope[2], template))
+                    svg = MEMO.get(remembered)
+                    if svg is None:
+                        svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
+                        if svg is not None:
+                            MEMO.put(remembered, svg)
                 if svg is None:
                     keys.append(None)
                     continue
@@ -87,21 +136,8 @@ def render_game(game: Game, guides: bool = False) -> RenderedGame:
                 rendered.append(RenderedCard(card, deck, keys[0] if keys else None, None, tuple(keys)))
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
-    # faces that did render are still drawn, so one run also finds their missing characters
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
-    faces = draw_faces(svgs, sizes, roots, game_fonts=game_fonts if font_files(game.templates_dir / "fonts") else None)
-    owners = {}
-    for rc in rendered:
-        for key in (rc.front, rc.back, *rc.faces):
-            owners.setdefault(key, rc)
-    for key, message in faces.problems:
-        card = owners[key].card
-        problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
-    collect("while drawing", _unique(problems), RenderError)
-    warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
-                        card=owners[key].card.id, severity="warning")
-                for key, svg in svgs.items() for message in external_references(svg)]
-    return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings))
+    return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts)
 
 
 _EXTERNAL = [
@@ -131,12 +167,30 @@ class CardTextError(Exception):
     """Jinja inside a card's text (expanded by fill()) failed."""
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept for the life of the process (`pnp watch` rebuilds without
+    recompiling); Jinja checks each entry against a checksum of the template's source."""
+
+    def __init__(self):
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 def make_env(game: Game) -> jinja2.Environment:
     """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names."""
     shared = game.root / "templates" / SHARED
     env = jinja2.Environment(
         loader=ProjectLoader(game.root, [str(game.templates_dir), str(shared)]),
-        autoescape=True, undefined=jinja2.StrictUndefined,
+        bytecode_cache=_COMPILED, autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["fmt"] = lambda v, spec="g": format(v, spec)
     # card text is data, not code: expand it in a sandbox

@@ -4,10 +4,13 @@ In: a pikepdf document being assembled and the faces PDFs from the render stage.
 Out: content-stream snippets that draw a face into a box, clipped to a rectangle (or a
 rounded one), and the page resources they need, under explicit names so that the same
 input always gives the same bytes. Each face is copied into the document once, however
-often it is placed. Used by card sheets and the rulebook alike.
+often it is placed, and a font that several faces PDFs embed with identical bytes (the
+bundles of one game do: see faces.py) is copied once. Used by card sheets and the
+rulebook alike.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 
 import pikepdf
@@ -22,13 +25,15 @@ class FacePlacer:
         self.faces = [pikepdf.open(io.BytesIO(doc)) for doc in faces_pdfs]
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
+        self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
+        self.digests: dict[int, dict] = {}              # faces PDF -> {font object: digest}
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
         """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
         (or to `clip_path`, path operators in pt, for round and hexagonal components)."""
         doc, number = self.page_of[key]
         if (doc, number) not in self.forms:
-            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number])
+            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number], doc)
         form = self.forms[(doc, number)]
         name = Name(f"/Face{doc}_{number}")
         page.add_resource(form, Name.XObject, name=name, replace_existing=True)
@@ -47,14 +52,14 @@ class FacePlacer:
     def _form_for(self, page: pikepdf.Page, key: str):
         doc, number = self.page_of[key]
         if (doc, number) not in self.forms:
-            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number])
+            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number], doc)
         form = self.forms[(doc, number)]
         name = f"/Face{doc}_{number}"
         page.add_resource(form, Name.XObject, name=Name(name), replace_existing=True)
         return name, form
 
 
-    def _form(self, face: pikepdf.Page) -> pikepdf.Object:
+    def _form(self, face: pikepdf.Page, doc: int = -1) -> pikepdf.Object:
         """The face page as a Form XObject of the output, made from the page's own (still
         compressed) content and its resources: much lighter than pikepdf's
         as_form_xobject() and a copy, which counts for decks of thousands of distinct cards."""
@@ -67,10 +72,27 @@ class FacePlacer:
                 form[key] = contents[key]
         form.Type, form.Subtype, form.FormType = Name.XObject, Name.Form, 1
         form.BBox = pikepdf.Array([float(v) for v in face.mediabox])
-        form.Resources = self._copy(face.obj.Resources)
+        form.Resources = self._resources(face.obj.Resources, doc)
         if "/Group" in face.obj:
             form.Group = self._copy(face.obj.Group)
         return self.out.make_indirect(form)
+
+    def _resources(self, res, doc: int) -> pikepdf.Dictionary:
+        """A face page's resources, each font shared with every other face that has the same one."""
+        out = {}
+        for key, value in res.items():
+            if key == "/Font":
+                out[key] = pikepdf.Dictionary({name: self._font(font, doc) for name, font in value.items()})
+            else:
+                out[key] = self._copy(value)
+        return pikepdf.Dictionary(out)
+
+    def _font(self, font, doc: int):
+        seen = self.digests.setdefault(doc, {}) if font.is_indirect and doc >= 0 else {}
+        digest = seen.get(font.objgen) or seen.setdefault(font.objgen, _digest(font))
+        if digest not in self.fonts:
+            self.fonts[digest] = self._copy(font)
+        return self.fonts[digest]
 
     def _copy(self, obj):
         """copy_foreign for indirect objects; direct dictionaries and arrays copied item by item."""
@@ -83,6 +105,38 @@ class FacePlacer:
         if isinstance(obj, pikepdf.Array):
             return pikepdf.Array([self._copy(v) for v in obj])
         return obj
+
+
+def _digest(obj) -> bytes:
+    """sha256 of a PDF object and everything it refers to (streams by their raw bytes)."""
+    h = hashlib.sha256()
+
+    def walk(o, depth=0):
+        if depth > 20:
+            raise ValueError("font objects nested too deep")
+        if isinstance(o, pikepdf.Stream):
+            h.update(b"S")
+            walk(pikepdf.Dictionary({k: v for k, v in o.items() if k != "/Length"}), depth + 1)
+            raw = o.read_raw_bytes()
+            h.update(b"%d:" % len(raw) + raw)
+        elif isinstance(o, pikepdf.Dictionary):
+            h.update(b"D")
+            for k in sorted(o.keys()):
+                h.update(k.encode() + b"=")
+                walk(o[k], depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Array):
+            h.update(b"A")
+            for v in o:
+                walk(v, depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Object):
+            h.update(b"O" + o.unparse() + b";")
+        else:
+            h.update(b"P" + repr(o).encode() + b";")
+
+    walk(obj)
+    return h.digest()
 
 
 def _num(v: float) -> str:

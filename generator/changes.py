@@ -1,0 +1,116 @@
+"""What changed between two versions of a game, by the draw keys of its faces.
+
+In: a project folder, a game and a reference: a git ref (its cards/ and templates/ are
+unpacked under output/.cache/refs/<commit>/ and rendered there, nothing drawn) or
+`last` (the face keys the previous build recorded in output/.cache/builds/<game>.json).
+Out: per component id, the draw keys of its faces (fronts in order, then the back), and
+the ids whose keys differ. A draw key covers everything that decides a face's pixels
+(faces.py), so "changed" means "prints differently", whatever file was edited.
+Used by `pnp build --changed-since` and `pnp diff`.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+from .errors import InputError, RenderError, collect
+from .faces import face_key
+from .load import load_game
+from .render import render_svgs
+
+LAST = "last"
+KEEP_REFS = 4
+
+
+def face_list(rc) -> list[str]:
+    """A component's face keys: its fronts (every face of a die), then its back if printed."""
+    return list(rc.faces or (rc.front,)) + ([rc.back] if rc.back else [])
+
+
+def component_keys(cards, draw_keys: dict) -> dict[str, list[str]]:
+    return {rc.card.id: [draw_keys.get(k) for k in face_list(rc)] for rc in cards}
+
+
+def current(game):
+    """(FaceSVGs, {component: draw keys}, {face key: draw key}) of a loaded game, nothing drawn."""
+    found = render_svgs(game)
+    collect("while rendering", list(found.problems), RenderError)  # a version whose templates fail
+    draw_keys = {k: face_key(svg, found.sizes.get(k), found.roots, found.fonts_digest) for k, svg in found.svgs.items()}
+    return found, component_keys(found.cards, draw_keys), draw_keys
+
+
+def changed_ids(before: dict, after: dict) -> list[str]:
+    """Components of `after` that are new or whose faces differ, in `after`'s order."""
+    return [cid for cid, keys in after.items() if before.get(cid) != keys]
+
+
+def record_path(out_dir: Path, game_id: str) -> Path:
+    return out_dir / ".cache" / "builds" / f"{game_id}.json"
+
+
+def record(rendered) -> bytes:
+    """The build record: every component's draw keys (for `--changed-since last`)."""
+    keys = component_keys(rendered.cards, rendered.draw_keys)
+    return (json.dumps({"game": rendered.game.id, "components": keys}, indent=0) + "\n").encode()
+
+
+def last_build(out_dir: Path, game_id: str) -> dict:
+    path = record_path(out_dir, game_id)
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8"))["components"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{game_id}: no earlier build is recorded in {path.parent}; build once "
+                         "first, or give a git ref (e.g. --changed-since HEAD)") from None
+
+
+def checkout(root: Path, ref: str, out_dir: Path) -> Path:
+    """The project's cards/ and templates/ as they are at git `ref`, unpacked (once per
+    commit) under output/.cache/refs/<commit>/. Raises InputError for a bad ref."""
+    def git(*args) -> bytes:
+        try:
+            return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True).stdout
+        except FileNotFoundError:
+            raise InputError("git is not installed: a git ref cannot be read") from None
+        except subprocess.CalledProcessError as exc:
+            detail = exc.stderr.decode(errors="replace").strip().splitlines()
+            raise InputError(f"cannot read git ref '{ref}' in {root}: "
+                             f"{detail[-1] if detail else 'git failed'}") from None
+
+    commit = git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
+    prefix = git("rev-parse", "--show-prefix").decode().strip()
+    dest = out_dir / ".cache" / "refs" / commit
+    if (dest / ".complete").exists():
+        return dest
+    listing = git("ls-tree", "--name-only", f"{commit}:{prefix}" if prefix else commit).decode().split()
+    paths = [p for p in ("cards", "templates") if p in listing]
+    tmp = dest.with_name(f".{commit}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    if paths:
+        tree = f"{commit}:{prefix}" if prefix else commit
+        with tarfile.open(fileobj=io.BytesIO(git("archive", "--format=tar", tree, *paths))) as tar:
+            tar.extractall(tmp, filter="data")
+    (tmp / ".complete").write_text(commit + "\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(tmp, dest)
+    kept = sorted((p for p in dest.parent.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                  key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[KEEP_REFS:]:  # a bounded cache: the most recently unpacked commits only
+        shutil.rmtree(old, ignore_errors=True)
+    return dest
+
+
+def before(root: Path, game_id: str, ref: str, out_dir: Path):
+    """The reference's (game or None, {component: draw keys}); a game absent at `ref` is empty."""
+    if ref == LAST:
+        return None, last_build(out_dir, game_id)
+    tree = checkout(root, ref, out_dir)
+    if not (tree / "cards" / game_id / "game.yaml").is_file():
+        return None, {}
+    game = load_game(tree, game_id)
+    return game, current(game)[1]

@@ -1,0 +1,116 @@
+"""`pnp diff REF`: which components print differently than at git REF, as pictures for review.
+
+In: the project folder, a git ref, the games, the output folder and an optional
+`FaceCache`. Out: a `GameDiff` per game (components changed, added, removed) and, for
+the report, one PNG per changed component (its faces at REF on the left, now on the
+right, fronts above the back) plus an HTML page listing them, as {relative path: bytes}
+for export to write under output/diff/. Only the faces of changed components are drawn.
+"""
+from __future__ import annotations
+
+import html
+import io
+from dataclasses import dataclass, field
+
+from .changes import before as reference, changed_ids, current, face_list
+from .faces import draw_faces
+from .load import load_game
+
+SCALE = 100 / 72      # 100 dpi: enough to read a card's text in a review
+GAP = 12
+
+
+@dataclass
+class GameDiff:
+    game: str
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    images: dict = field(default_factory=dict)     # component id -> PNG bytes
+
+    @property
+    def any(self) -> bool:
+        return bool(self.changed or self.added or self.removed)
+
+
+def diff_game(root, game_id: str, ref: str, out_dir, cache=None) -> GameDiff:
+    """Compare one game's faces now with those at `ref`, and draw the changed components."""
+    game = load_game(root, game_id)
+    now, after, _ = current(game)
+    old_game, before = reference(root, game_id, ref, out_dir)
+    result = GameDiff(game_id)
+    for cid in changed_ids(before, after):
+        (result.changed if cid in before else result.added).append(cid)
+    result.removed = [cid for cid in before if cid not in after]
+    shown = set(result.changed) | set(result.added)
+    old = current(old_game)[0] if old_game is not None else None
+    new_faces = _faces(now, shown, cache)
+    old_faces = _faces(old, shown, cache) if old is not None else {}
+    for cid in [c for c in after if c in shown]:
+        result.images[cid] = _side_by_side(old_faces.get(cid, []), new_faces.get(cid, []))
+    return result
+
+
+def _faces(found, wanted: set, cache) -> dict[str, list]:
+    """{component: [PIL images of its faces]} for the wanted components of a rendered game."""
+    import pypdfium2 as pdfium
+
+    cards = [rc for rc in found.cards if rc.card.id in wanted]
+    keys = {k for rc in cards for k in face_list(rc)}
+    drawn = draw_faces({k: found.svgs[k] for k in keys}, found.sizes, found.roots, cache=cache)
+    docs = [pdfium.PdfDocument(d) for d in drawn.documents]
+    images = {}
+    for key, (doc, page) in drawn.page_of.items():
+        images[key] = docs[doc][page].render(scale=SCALE).to_pil()
+    return {rc.card.id: [images[k] for k in face_list(rc) if k in images] for rc in cards}
+
+
+def _side_by_side(before: list, after: list) -> bytes:
+    """One PNG: before's faces in the left column, after's in the right (blank where absent)."""
+    from PIL import Image, ImageDraw
+
+    col_w = max([im.width for im in before + after] or [1])
+    rows = max(len(before), len(after), 1)
+    heights = [max([c[i].height for c in (before, after) if i < len(c)] or [1]) for i in range(rows)]
+    sheet = Image.new("RGB", (2 * col_w + 3 * GAP, sum(heights) + (rows + 2) * GAP + 14), "white")
+    pen = ImageDraw.Draw(sheet)
+    pen.text((GAP, 4), "before", fill="#a00")
+    pen.text((2 * GAP + col_w, 4), "after", fill="#070")
+    y = 2 * GAP + 6
+    for i, h in enumerate(heights):
+        for col, faces in enumerate((before, after)):
+            if i < len(faces):
+                sheet.paste(faces[i], (GAP + col * (col_w + GAP), y))
+        y += h + GAP
+    out = io.BytesIO()
+    sheet.save(out, format="PNG")
+    return out.getvalue()
+
+
+def report_files(diffs: list[GameDiff], ref: str) -> dict[str, bytes]:
+    """{path under output/diff/: bytes}: index.html and <game>/<component>.png."""
+    files = {}
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>pnp diff {html.escape(ref)}</title>"
+             "<style>body{font-family:sans-serif;margin:1.5em}img{max-width:100%;border:1px solid #ccc}"
+             "li{margin:.2em 0}</style></head><body>",
+             f"<h1>Components that print differently than at {html.escape(ref)}</h1>"]
+    for d in diffs:
+        parts.append(f"<h2>{html.escape(d.game)}</h2>")
+        if not d.any:
+            parts.append("<p>No component changed.</p>")
+        for label, ids in (("changed", d.changed), ("added", d.added), ("removed", d.removed)):
+            if ids:
+                parts.append(f"<p>{len(ids)} {label}: {html.escape(', '.join(ids))}</p>")
+        for cid, png in d.images.items():
+            name = f"{d.game}/{_safe(cid)}.png"
+            files[name] = png
+            status = "added" if cid in d.added else "changed"
+            parts.append(f"<h3 id='{html.escape(d.game)}-{html.escape(cid)}'>{html.escape(cid)} ({status})</h3>"
+                         f"<img src='{html.escape(name)}' alt='{html.escape(cid)} before and after'>")
+    parts.append("</body></html>\n")
+    files["index.html"] = "".join(parts).encode()
+    return files
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

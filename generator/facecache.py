@@ -1,0 +1,96 @@
+"""The face cache: drawn bundles of faces kept under `output/.cache/faces/`, content-addressed.
+
+In: a bundle key (sha256 hex of everything that decides the bundle's pixels) and the
+bundle's PDF bytes. Out: the same bytes on a later build, or None. Each entry is
+`faces/<key[:2]>/<key>.pdf` followed by a 32-byte sha256 of the PDF, written to a
+temporary name and renamed into place: a build killed mid-write leaves at most a
+`.tmp` file (ignored and later pruned), and an entry whose checksum does not match is
+treated as missing and removed. The folder is bounded: after each build the least
+recently used entries (by mtime, refreshed on every hit) are removed until the total is
+under the limit.
+
+This is the one place besides export that writes files during a build; it writes only
+inside output/.cache/, and nothing it holds is ever needed (a cold build remakes it).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from .errors import OutputError
+
+LIMIT_BYTES = 500 * 1024 * 1024
+_DIGEST = 32
+
+
+class FaceCache:
+    def __init__(self, folder: Path, limit_bytes: int = LIMIT_BYTES):
+        self.folder = Path(folder)
+        self.limit = limit_bytes
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.pdf"
+
+    def get(self, key: str) -> bytes | None:
+        """The bundle stored under `key`, or None when absent or damaged."""
+        path = self._path(key)
+        try:
+            blob = path.read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        data, digest = blob[:-_DIGEST], blob[-_DIGEST:]
+        if len(blob) <= _DIGEST or hashlib.sha256(data).digest() != digest:
+            path.unlink(missing_ok=True)  # damaged on disk: never used, remade by this build
+            self.misses += 1
+            return None
+        try:
+            os.utime(path)  # recently used: kept longest by prune()
+        except OSError:
+            pass
+        self.hits += 1
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        """Store `data` under `key` atomically (a reader sees the whole entry or none)."""
+        path = self._path(key)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as fh:
+                fh.write(data + hashlib.sha256(data).digest())
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise OutputError(f"cannot write the face cache in {self.folder}: {exc.strerror or exc}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def prune(self, stale_tmp_seconds: float = 3600) -> int:
+        """Remove least recently used entries until the cache fits its limit; return how many."""
+        entries, total, removed = [], 0, 0
+        now = time.time()
+        for path in self.folder.glob("*/*"):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            if path.name.endswith(".tmp"):  # left by a killed build
+                if now - st.st_mtime > stale_tmp_seconds:
+                    path.unlink(missing_ok=True)
+                continue
+            entries.append((st.st_mtime, path.name, path, st.st_size))
+            total += st.st_size
+        for _, _, path, size in sorted(entries):
+            if total <= self.limit:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+            removed += 1
+        return removed
+
+    def size(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.glob("*/*.pdf"))

@@ -1,0 +1,201 @@
+"""The live preview: a small web server on 127.0.0.1 that shows every face of the watched games.
+
+In: build outcomes from `watch.py` (`Preview.update`). Out: over HTTP, `/` (one page: a
+deck-by-deck grid of every component, fronts beside backs, a search box, the last build's
+problems naming file, line and card), `/state.json` (what the page draws, with a
+`version` that grows on every build) and `/face/<draw key>.png` (a face rasterised from
+its drawn PDF page with pypdfium2, so the browser shows exactly what prints). The page
+polls `/state.json` and redraws when the version changes: live reload without a plugin.
+Only the standard library's http.server serves it, bound to 127.0.0.1.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+PNG_SCALE = 150 / 72   # 150 dpi: sharp on screen, quick to draw
+
+
+class Preview:
+    """What the page shows; updated by the watch loop, read by the server threads."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.version = 0
+        self.games: dict[str, dict] = {}
+        self.errors: dict[str, list[dict]] = {}
+        self.pages: dict[str, dict] = {}   # game -> {draw key: (faces PDF, page)} of its last good build
+        self.pngs: dict[str, bytes] = {}   # draw key -> PNG, for the faces of the last good builds
+
+    def update(self, outcome) -> None:
+        with self.lock:
+            if outcome.ok and outcome.result is not None and outcome.result.rendered is not None:
+                rendered = outcome.result.rendered
+                self.games[outcome.game] = _snapshot(rendered, outcome.seconds)
+                self.pages[outcome.game] = {
+                    dk: (rendered.faces_pdfs[rendered.page_of[key][0]], rendered.page_of[key][1])
+                    for key, dk in rendered.draw_keys.items() if key in rendered.page_of}
+                current = set().union(*self.pages.values())
+                self.pngs = {k: v for k, v in self.pngs.items() if k in current}  # a long watch stays small
+                self.errors.pop(outcome.game, None)
+            elif not outcome.ok:
+                self.errors[outcome.game] = [
+                    {"file": p.file, "line": p.line, "card": p.card, "message": p.message, "text": str(p)}
+                    for p in outcome.problems]
+            self.version += 1
+
+    def state(self) -> dict:
+        with self.lock:
+            return {"version": self.version, "games": list(self.games.values()),
+                    "errors": [{"game": g, "problems": ps} for g, ps in sorted(self.errors.items())]}
+
+    def png(self, draw_key: str) -> bytes | None:
+        with self.lock:
+            if draw_key in self.pngs:
+                return self.pngs[draw_key]
+            found = next((pages[draw_key] for pages in self.pages.values() if draw_key in pages), None)
+        if found is None:
+            return None
+        data = _rasterise(*found)
+        with self.lock:
+            self.pngs[draw_key] = data
+        return data
+
+
+def _snapshot(rendered, seconds: float) -> dict:
+    """The game as the page lists it: decks, components, their face image addresses."""
+    keys = rendered.draw_keys
+
+    def url(key):
+        return f"/face/{keys[key]}.png" if key in keys else None
+
+    decks: dict[str, dict] = {}
+    for rc in rendered.cards:
+        deck = decks.setdefault(rc.deck.id, {"id": rc.deck.id, "name": rc.deck.name, "components": []})
+        faces = [url(k) for k in rc.faces] if rc.faces else [url(rc.front)]
+        words = " ".join(str(v) for v in rc.card.fields.values() if isinstance(v, (str, int, float)))
+        deck["components"].append({
+            "id": rc.card.id, "name": rc.card.name, "count": rc.card.count,
+            "fronts": [f for f in faces if f], "back": url(rc.back) if rc.back else None,
+            "search": f"{rc.card.id} {rc.card.name} {words}".lower(),
+            "source": f"{rc.card.source.file}:{rc.card.source.line or ''}"})
+    return {"id": rendered.game.id, "title": rendered.game.title, "seconds": round(seconds, 3),
+            "decks": list(decks.values())}
+
+
+def _rasterise(pdf: bytes, page: int) -> bytes:
+    import io
+
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        image = doc[page].render(scale=PNG_SCALE).to_pil()
+        out = io.BytesIO()
+        image.save(out, format="PNG")
+        return out.getvalue()
+    finally:
+        doc.close()
+
+
+def serve(preview: Preview, port: int = 8000) -> ThreadingHTTPServer:
+    """Start serving on 127.0.0.1:`port` (0: any free port) in a daemon thread; returns the server
+    (its `server_address` holds the port; call `shutdown()` to stop)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            path = self.path.split("?", 1)[0]
+            if path == "/":
+                self._send(200, "text/html; charset=utf-8", PAGE.encode())
+            elif path == "/state.json":
+                self._send(200, "application/json", json.dumps(preview.state()).encode())
+            elif path.startswith("/face/") and path.endswith(".png"):
+                data = preview.png(Path(path).stem)
+                if data is None:
+                    self._send(404, "text/plain", b"no such face (rebuilt since?)")
+                else:
+                    self._send(200, "image/png", data, cache=True)
+            else:
+                self._send(404, "text/plain", b"not found")
+
+        def _send(self, status, kind, body, cache=False):
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            # a face's address is the hash of its content: it never changes
+            self.send_header("Cache-Control", "max-age=31536000, immutable" if cache else "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet: the watch prints what matters
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="pnp-preview", daemon=True).start()
+    return server
+
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>pnp preview</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:0;background:#f4f1ea;color:#222}
+header{position:sticky;top:0;background:#223344;color:#fff;padding:.6em 1em;display:flex;gap:1em;align-items:center;z-index:1}
+header input{flex:0 1 24em;padding:.35em .6em;font-size:1em;border-radius:4px;border:0}
+#status{font-size:.9em;opacity:.85}
+#errors{background:#fde2e2;color:#7a0000;border-bottom:2px solid #c00;padding:.6em 1em;white-space:pre-wrap;font-family:monospace}
+#errors:empty{display:none}
+h2{margin:1em 1em .2em} h3{margin:.8em 1em .3em;font-weight:600}
+.deck{display:flex;flex-wrap:wrap;gap:.8em;padding:0 1em}
+.component{background:#fff;border-radius:6px;padding:.4em;box-shadow:0 1px 3px #0002;font-size:.8em;max-width:22em}
+.component img{height:180px;margin:2px;vertical-align:top}
+.component .name{font-weight:600;margin:.2em}
+.hidden{display:none}
+</style></head>
+<body><header><strong>pnp preview</strong><input id="search" type="search" placeholder="Search cards" autofocus>
+<span id="status">connecting...</span></header>
+<div id="errors"></div><main id="games"></main>
+<script>
+let version = -1, state = null;
+function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
+function draw(){
+  const errs = state.errors.flatMap(e => e.problems.map(p => e.game + ": " + p.text));
+  document.getElementById("errors").textContent = errs.length ? "Build failed (showing the last good build):\\n" + errs.join("\\n") : "";
+  let html = "";
+  for (const g of state.games) {
+    html += `<h2>${esc(g.title)}</h2>`;
+    for (const d of g.decks) {
+      html += `<h3>${esc(d.name)}</h3><div class="deck">`;
+      for (const c of d.components) {
+        const imgs = c.fronts.map(u => `<img src="${u}" alt="${esc(c.name)} (front)" class="front">`).join("")
+          + (c.back ? `<img src="${c.back}" alt="${esc(c.name)} (back)" class="back">` : "");
+        html += `<div class="component" data-search="${esc(c.search)}" data-id="${esc(c.id)}">`
+          + `<div class="name">${esc(c.name)} <small>&times;${c.count}</small></div>${imgs}</div>`;
+      }
+      html += "</div>";
+    }
+  }
+  document.getElementById("games").innerHTML = html;
+  filter();
+  document.getElementById("status").textContent = "build " + state.version + " - " +
+    state.games.map(g => g.id + " " + g.seconds + " s").join(", ");
+}
+function filter(){
+  const q = document.getElementById("search").value.trim().toLowerCase();
+  for (const el of document.querySelectorAll(".component"))
+    el.classList.toggle("hidden", q !== "" && !el.dataset.search.includes(q));
+}
+async function poll(){
+  try {
+    const r = await fetch("/state.json", {cache: "no-store"});
+    const s = await r.json();
+    if (s.version !== version) { version = s.version; state = s; draw(); }
+  } catch (e) { document.getElementById("status").textContent = "preview server stopped"; }
+  setTimeout(poll, 400);
+}
+document.getElementById("search").addEventListener("input", filter);
+poll();
+</script></body></html>
+"""

@@ -1,0 +1,107 @@
+"""Rendered face SVGs remembered for the life of the process (`pnp watch` re-renders only
+the cards whose inputs changed).
+
+In: what a face's Jinja render reads: the game's template folders (every file, icons
+included), the game's and the deck's template contexts, the card's context, the side,
+the template name and any extra variables (a die's face), plus the shipped fonts and
+pnp's version (text is fitted from font metrics). Out: a key (sha256 hex) and, for a
+key seen before, the SVG the render produced. Only successful renders are kept; a
+render that failed is tried again on the next build, so its error is reported again.
+
+`game.decks` holds every card of the game, so it would make every face depend on every
+card. It is part of a face's key only when the face can read it: when its template, a
+template that one includes, imports or extends, or the card's own text (expanded by
+fill()) mentions `decks`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import OrderedDict
+from pathlib import Path
+
+LIMIT = 50_000          # faces remembered, least recently used dropped first
+
+
+def _json(value) -> str:
+    return json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
+
+
+class RenderMemo:
+    def __init__(self, limit: int = LIMIT):
+        self.limit = limit
+        self.svgs: OrderedDict[str, str] = OrderedDict()
+        self._files: dict[tuple, str] = {}
+        self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
+
+    def reads_decks(self, env, files: str, template: str) -> bool:
+        """`reads_decks` for templates as they are (`files`: scope digest), parsed once."""
+        if (files, template) not in self._readers:
+            self._readers[(files, template)] = reads_decks(env, template)
+        return self._readers[(files, template)]
+
+    def scope(self, folders, game_context, salt: str) -> tuple[str, str]:
+        """Digests of what all of a game's faces share: (template files and the game context
+        without its decks, the game's decks, the template files alone)."""
+        h = hashlib.sha256(salt.encode())
+        for folder in folders:
+            folder = Path(folder)
+            if not folder.is_dir():
+                continue
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                h.update(f"\n{path.relative_to(folder)}\0{self._file_digest(path)}".encode())
+        files = h.hexdigest()
+        h.update(_json({k: v for k, v in game_context.items() if k != "decks"}).encode())
+        decks = hashlib.sha256(_json(game_context.get("decks")).encode()).hexdigest()
+        return h.hexdigest(), decks, files
+
+    def deck_scope(self, scope: tuple[str, str, str], deck_context) -> tuple[str, str]:
+        return hashlib.sha256((scope[0] + _json(deck_context)).encode()).hexdigest(), scope[1]
+
+    def key(self, deck_scope: tuple[str, str], card_context, side: str, template: str, extra,
+            reads_decks: bool) -> str:
+        card = _json(card_context)
+        decks = deck_scope[1] if reads_decks or "decks" in card else ""
+        return hashlib.sha256(f"{deck_scope[0]}\n{decks}\n{template}\n{side}\n{card}\n{_json(extra)}"
+                              .encode()).hexdigest()
+
+    def get(self, key: str) -> str | None:
+        svg = self.svgs.get(key)
+        if svg is not None:
+            self.svgs.move_to_end(key)
+        return svg
+
+    def put(self, key: str, svg: str) -> None:
+        self.svgs[key] = svg
+        while len(self.svgs) > self.limit:
+            self.svgs.popitem(last=False)
+
+    def _file_digest(self, path: Path) -> str:
+        st = os.stat(path)
+        stamp = (str(path), st.st_mtime_ns, st.st_size)
+        if stamp not in self._files:
+            self._files[stamp] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return self._files[stamp]
+
+
+MEMO = RenderMemo()
+
+
+def reads_decks(env, template: str, seen: set | None = None) -> bool:
+    """Whether `template` or a template it includes, imports or extends mentions `decks`."""
+    import jinja2
+    from jinja2 import meta
+
+    seen = set() if seen is None else seen
+    if template in seen:
+        return False
+    seen.add(template)
+    try:
+        source = env.loader.get_source(env, template)[0]
+        names = meta.find_referenced_templates(env.parse(source))
+    except jinja2.TemplateError:
+        return True  # cannot tell: assume it does (the render reports the error)
+    if "decks" in source:
+        return True
+    return any(name is None or reads_decks(env, name, seen) for name in names)

@@ -1,0 +1,78 @@
+"""`pnp watch`: rebuild a game whenever one of its files is saved.
+
+In: the project folder, the games to watch, build options and a `report` callback.
+Out: nothing returned; each rebuild's outcome (the files written and the time it took,
+or the problems that stopped it) goes to `report`, then watching goes on. A failed build
+leaves the previous output in place (export writes nothing until a build is complete).
+File events come from the `watchfiles` library (inotify on Linux), debounced so that an
+editor's save-as-several-writes is one rebuild.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import PnpError, Problem
+from .render import SHARED
+
+
+@dataclass(frozen=True)
+class Outcome:
+    game: str
+    ok: bool
+    seconds: float
+    changed: tuple[str, ...]            # project-relative paths that triggered the build
+    result: object = None               # pipeline.BuildResult when ok
+    problems: tuple[Problem, ...] = ()  # when not ok
+    message: str = ""
+
+
+def affected_games(root: Path, paths, games: list[str]) -> dict[str, list[str]]:
+    """Which of `games` each changed path belongs to: cards/<game>/… and templates/<game>/…
+    to that game, templates/_shared/… to every game. Returns {game: [relative paths]}."""
+    hit: dict[str, list[str]] = {}
+    for path in sorted(set(paths)):
+        try:
+            rel = Path(path).resolve().relative_to(root.resolve())
+        except ValueError:
+            continue
+        parts = rel.parts
+        if len(parts) < 2 or parts[0] not in ("cards", "templates") or parts[-1].startswith("."):
+            continue
+        owners = games if parts[:2] == ("templates", SHARED) else [g for g in games if g == parts[1]]
+        for g in owners:
+            hit.setdefault(g, []).append(rel.as_posix())
+    return hit
+
+
+def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
+    """Build one game; never raises for the designer's mistakes (they come back as problems)."""
+    from .pipeline import build
+
+    started = time.perf_counter()
+    try:
+        result = build(root, [game], **options)[0]
+    except PnpError as exc:
+        problems = tuple(exc.problems) or (Problem(f"cards/{game}", exc.message),)
+        return Outcome(game, False, time.perf_counter() - started, tuple(changed),
+                       problems=problems, message=exc.message)
+    return Outcome(game, True, time.perf_counter() - started, tuple(changed), result=result)
+
+
+def watch(root: Path, games: list[str], report, stop: threading.Event | None = None, **options) -> None:
+    """Build every game once, then again on each save that touches it, until `stop` is set
+    (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict)."""
+    import watchfiles
+
+    for game in games:
+        report(build_one(root, game, **options))
+    folders = [str(root / "cards"), str(root / "templates")]
+    for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
+                                    raise_interrupt=False):
+        # an editor's or sed's temporary file, made and removed within the batch, is no change
+        made = {p for change, p in changes if change == watchfiles.Change.added}
+        paths = [p for _, p in changes if p not in made or Path(p).exists()]
+        for game, paths in affected_games(root, paths, games).items():
+            report(build_one(root, game, paths, **options))

@@ -1,0 +1,148 @@
+"""The face cache: warm builds redraw only what changed and write the same bytes as a cold build."""
+from __future__ import annotations
+
+import shutil
+
+from generator.facecache import FaceCache
+from generator.faces import bundle_count, face_key
+from tests.conftest import edit, run
+
+
+def files_of(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts}
+
+
+def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
+    out = project / "output"
+    assert run(project, "build", "meteor").exit_code == 0
+    entries = sorted((out / ".cache" / "faces").glob("*/*.pdf"))
+    assert entries, "a build stores its drawn faces"
+    before = (out / "meteor" / "meteor-sheets-a4.pdf").read_bytes()
+    edit(project / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant", "name: Iron Colossus")
+    warm = run(project, "build", "meteor")
+    assert warm.exit_code == 0, warm.output
+    assert (out / "meteor" / "meteor-sheets-a4.pdf").read_bytes() != before
+    new = set((out / ".cache" / "faces").glob("*/*.pdf")) - set(entries)
+    assert 1 <= len(new) <= 2, "one edited face redraws at most two bundles"
+    # the cold build of the edited data, in a fresh output folder with no cache at all
+    cold_out = tmp_path / "cold"
+    cold = run(project, "build", "meteor", "--output", str(cold_out))
+    assert cold.exit_code == 0, cold.output
+    assert files_of(out / "meteor") == files_of(cold_out / "meteor")
+
+
+def test_warm_build_redraws_only_the_changed_bundles(mini):
+    from generator.load import load_game
+    from generator.render import render_game
+
+    cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words of card {i}."}}' for i in range(60))
+    root = mini(cards)
+    cache = FaceCache(root / "output" / ".cache" / "faces")
+    cold = render_game(load_game(root, "mini"), cache=cache)
+    n = len(cold.faces_pdfs)
+    assert n == bundle_count(len(cold.page_of)) > 2 and cold.drawn == n
+    again = render_game(load_game(root, "mini"), cache=cache)
+    assert again.drawn == 0 and again.faces_pdfs == cold.faces_pdfs
+    edit(root / "cards" / "mini" / "deck.yaml", "Words of card 7.", "Other words of card 7.")
+    warm = render_game(load_game(root, "mini"), cache=cache)
+    assert 1 <= warm.drawn <= 2
+    fresh = render_game(load_game(root, "mini"))  # no cache: everything drawn
+    assert fresh.drawn == n and fresh.faces_pdfs == warm.faces_pdfs and fresh.page_of == warm.page_of
+
+
+def test_a_damaged_or_half_written_entry_is_never_used(tmp_path):
+    cache = FaceCache(tmp_path)
+    cache.put("ab" + "0" * 62, b"%PDF-1.5 whole entry")
+    assert cache.get("ab" + "0" * 62) == b"%PDF-1.5 whole entry"
+    path = tmp_path / "ab" / ("ab" + "0" * 62 + ".pdf")
+    path.write_bytes(path.read_bytes()[:-5])  # a torn write
+    assert cache.get("ab" + "0" * 62) is None and not path.exists()
+    (tmp_path / "ab" / ".x.pdf.123.tmp").write_bytes(b"half")  # a build killed mid-write
+    assert cache.get("x") is None
+
+
+def test_killed_build_leaves_no_usable_partial_entry(mini):
+    root = mini('- {id: a, name: A, text: "Text."}')
+    assert run(root, "build").exit_code == 0
+    entries = list((root / "output" / ".cache" / "faces").glob("*/*.pdf"))
+    assert entries
+    for p in entries:  # truncate every entry, as a crash without rename could never do, but a disk might
+        p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2])
+    before = (root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes()
+    shutil.rmtree(root / "output" / "mini")
+    assert run(root, "build").exit_code == 0
+    assert (root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes() == before
+
+
+def test_cache_is_bounded_least_recently_used_first(tmp_path):
+    import os
+    cache = FaceCache(tmp_path, limit_bytes=2500)
+    for i in range(5):
+        key = f"{i:02d}" + "f" * 62
+        cache.put(key, bytes(1000))
+        os.utime(tmp_path / key[:2] / f"{key}.pdf", (1000 + i, 1000 + i))
+    assert cache.get("00" + "f" * 62) is not None  # used now: the newest
+    removed = cache.prune()
+    left = sorted(p.name[:2] for p in tmp_path.glob("*/*.pdf"))
+    assert removed == 3 and left == ["00", "04"] and cache.size() <= 2500
+
+
+def test_face_key_covers_images_and_size(tmp_path):
+    (tmp_path / "art.png").write_bytes(b"one")
+    svg = '<svg xmlns="http://www.w3.org/2000/svg"><image href="art.png"/></svg>'
+    roots = (str(tmp_path),)
+    k1 = face_key(svg, (10, 10), roots)
+    assert face_key(svg, (10, 10), roots) == k1 and face_key(svg, (10, 11), roots) != k1
+    (tmp_path / "art.png").write_bytes(b"two!")
+    assert face_key(svg, (10, 10), roots) != k1
+
+
+def test_bundles_share_identical_fonts_so_sheets_store_each_font_once(mini):
+    import io
+
+    import pikepdf
+    cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(80))
+    root = mini(cards)
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    pdf = pikepdf.open(io.BytesIO((root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes()))
+    names = [str(o.FontName) for o in pdf.objects
+             if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/FontDescriptor"]
+    assert len(names) == len(set(names)) <= 3, names  # faces: Lato regular and bold; labels: Lato
+
+
+def test_clean_removes_the_cache_and_with_all_the_outputs(mini):
+    root = mini('- {id: a, name: A, text: "Text."}')
+    assert run(root, "build").exit_code == 0
+    result = run(root, "clean", "mini")
+    assert result.exit_code == 0 and "removed" in result.output
+    assert not (root / "output" / ".cache").exists() and (root / "output" / "mini").is_dir()
+    result = run(root, "clean", "--all")
+    assert result.exit_code == 0 and not (root / "output" / "mini").exists()
+    assert "nothing to remove" in run(root, "clean").output
+
+
+def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini):
+    from generator.load import load_game
+    from generator.render import render_svgs
+    from tests.conftest import MINI_FRONT
+
+    front = MINI_FRONT.replace("{{ card.name }}", "{{ card.name }} of {{ game.decks.things.cards | length }}")
+    root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}', front=front)
+
+    def faces():
+        found = render_svgs(load_game(root, "mini"))
+        return {rc.card.id: (found.svgs[rc.front], found.svgs[rc.back]) for rc in found.cards}
+
+    first = faces()
+    assert "Alpha of 2" in first["a"][0]
+    assert faces() == first  # remembered: the same SVGs
+    with open(root / "cards" / "mini" / "deck.yaml", "a") as fh:
+        fh.write('  - {id: c, name: Gamma, text: "Third."}\n')
+    second = faces()
+    assert "Alpha of 3" in second["a"][0]  # the front reads game.decks: re-rendered for a new card
+    edit(root / "templates" / "mini" / "back.svg.j2", "BACK {{ card.id }}", "REVERSE {{ card.id }}")
+    third = faces()
+    assert "REVERSE a" in third["a"][1] and "Alpha of 3" in third["a"][0]
+    edit(root / "cards" / "mini" / "deck.yaml", 'text: "Words."', 'text: "Changed words."')
+    assert "Changed" in faces()["a"][0]

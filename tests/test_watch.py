@@ -1,0 +1,140 @@
+"""pnp watch and the live preview: rebuild on save, keep going after errors, reload the browser."""
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+import urllib.request
+
+from generator.preview import Preview, serve
+from generator.watch import affected_games, watch
+from tests.conftest import edit
+
+
+def test_changed_files_map_to_their_games(tmp_path):
+    games = ["meteor", "olympians"]
+    hits = affected_games(tmp_path, [tmp_path / "cards/meteor/bosses.yaml", tmp_path / "templates/_shared/m.j2",
+                                     tmp_path / "output/meteor/x.pdf", tmp_path / "cards/meteor/.swp"], games)
+    assert hits == {"meteor": ["cards/meteor/bosses.yaml", "templates/_shared/m.j2"],
+                    "olympians": ["templates/_shared/m.j2"]}
+
+
+def _watching(root, games=("mini",)):
+    """Start watch() in a thread; returns (outcomes queue, stop event, thread)."""
+    outcomes, stop = queue.Queue(), threading.Event()
+    thread = threading.Thread(target=watch, args=(root, list(games), outcomes.put, stop),
+                              kwargs={"papers": ("a4",)}, daemon=True)
+    thread.start()
+    return outcomes, stop, thread
+
+
+def test_watch_rebuilds_on_save_and_survives_an_error(mini):
+    root = mini('- {id: a, name: Alpha, text: "First words."}')
+    outcomes, stop, thread = _watching(root)
+    try:
+        first = outcomes.get(timeout=60)
+        assert first.ok and first.changed == ()
+        sheets = root / "output" / "mini" / "mini-sheets-a4.pdf"
+        good = sheets.read_bytes()
+        time.sleep(0.3)  # the watcher is listening
+        edit(root / "cards" / "mini" / "deck.yaml", "First words.", "Second words.")
+        second = outcomes.get(timeout=30)
+        assert second.ok and second.changed == ("cards/mini/deck.yaml",)
+        edited = sheets.read_bytes()
+        assert edited != good
+        edit(root / "cards" / "mini" / "deck.yaml", "name: Alpha,", "name: [Alpha,")
+        broken = outcomes.get(timeout=30)
+        assert not broken.ok and broken.problems[0].file == "cards/mini/deck.yaml" and broken.problems[0].line
+        assert sheets.read_bytes() == edited  # the last good output is kept
+        edit(root / "cards" / "mini" / "deck.yaml", "name: [Alpha,", "name: Alpha,")
+        assert outcomes.get(timeout=30).ok  # and the watch went on
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_preview_serves_state_and_face_images(mini):
+    from generator.watch import build_one
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    preview = Preview()
+    preview.update(build_one(root, "mini", papers=("a4",)))
+    server = serve(preview, 0)
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        assert server.server_address[0] == "127.0.0.1"
+        state = json.load(urllib.request.urlopen(base + "/state.json"))
+        component = state["games"][0]["decks"][0]["components"][0]
+        assert component["id"] == "a" and component["back"] and component["fronts"]
+        png = urllib.request.urlopen(base + component["fronts"][0]).read()
+        assert png.startswith(b"\x89PNG")
+        page = urllib.request.urlopen(base + "/").read().decode()
+        assert "search" in page and "/state.json" in page
+    finally:
+        server.shutdown()
+
+
+def _browser():
+    """Debian's chromium through its chromedriver, headless; the Makefile installs both."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def test_browser_shows_an_edit_without_a_reload(mini):
+    """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root = mini('- {id: a, name: Alpha, text: "First words."}\n- {id: b, name: Beta, text: "Other."}')
+    preview = Preview()
+    server = serve(preview, 0)
+    outcomes, stop, thread = _watching(root)
+
+    def report_next():
+        outcome = outcomes.get(timeout=60)
+        preview.update(outcome)
+        return outcome
+
+    driver = _browser()
+    try:
+        assert report_next().ok
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        wait = WebDriverWait(driver, 15)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.component[data-id="a"] img.front'))
+        marker = driver.execute_script("window.notReloaded = 1; return 1")
+        old_src = driver.find_element(By.CSS_SELECTOR, '.component[data-id="a"] img.front').get_attribute("src")
+        wait.until(lambda d: d.execute_script(
+            'const i = document.querySelector(".component[data-id=a] img.front"); return i.complete && i.naturalWidth > 0'))
+        time.sleep(0.3)
+        edit(root / "cards" / "mini" / "deck.yaml", "name: Alpha,", "name: Aardvark,")
+        assert report_next().ok
+        wait.until(lambda d: "Aardvark" in d.find_element(By.CSS_SELECTOR, '.component[data-id="a"] .name').text)
+        new_src = driver.find_element(By.CSS_SELECTOR, '.component[data-id="a"] img.front').get_attribute("src")
+        assert new_src != old_src  # the face itself was redrawn with the new name
+        wait.until(lambda d: d.execute_script(
+            'const i = document.querySelector(".component[data-id=a] img.front"); return i.complete && i.naturalWidth > 0'))
+        assert driver.execute_script("return window.notReloaded") == marker  # live, not reloaded
+        # the search box filters
+        driver.find_element(By.ID, "search").send_keys("beta")
+        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, '.component[data-id="a"]').is_displayed())
+        assert driver.find_element(By.CSS_SELECTOR, '.component[data-id="b"]').is_displayed()
+        # a broken card shows on the page, naming file, line and card
+        edit(root / "cards" / "mini" / "deck.yaml", 'text: "Other."', "text: 12")
+        assert not report_next().ok
+        wait.until(lambda d: "deck.yaml" in d.find_element(By.ID, "errors").text)
+        errors = driver.find_element(By.ID, "errors").text
+        assert "cards/mini/deck.yaml:" in errors and "card b" in errors
+    finally:
+        driver.quit()
+        stop.set()
+        thread.join(10)
+        server.shutdown()
