@@ -29,25 +29,14 @@ def dice_pages(group, paper: str) -> list[PagePlan]:
     page_w, page_h = paper_size(paper)
     nets = [net(deck.die, deck.edge, deck.bleed) for _ in group]
     spots = pack_nets(nets, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
-    pages = []
-    for page in range(max(s.page for s in spots) + 1):
-        faces, fills, dashed, cuts = [], [], [], []
-        for rc, die, spot in zip(group, nets, spots):
-            if spot.page != page:
-                continue
-            placed = die.placed(MARGIN + spot.x, MARGIN + FOOT + spot.y, spot.rotated)
-            for face in placed.faces:
-                key = rc.faces[face.number - 1]
-                faces.append(FaceOnPage(key, rc.card.id, "front", None, Outline.of_polygon(face.clip),
-                                        Outline.of_polygon(face.polygon), {"die": deck.die, "face": face.number},
-                                        matrix=form_cm(face.transform, deck.height)))
-            fills += [Outline.of_polygon(t.polygon) for t in placed.tabs]
-            dashed += [(a[0], a[1], b[0], b[1]) for a, b in placed.fold_edges]
-            cuts.append((rc.card.id, Outline.of_polygon(placed.cut_path)))
-        pages.append(PagePlan(page_w, page_h, "front", f"{deck.name} ({deck.die} nets)", tuple(faces),
-                              outlines=tuple(c for _, c in cuts), label=Label(MARGIN, MARGIN + 4.0, 0, page_w * 0.7),
-                              note=DICE_NOTE, fills=tuple(fills), dashed=tuple(dashed), cuts=tuple(cuts)))
-    return pages
+
+    def draw(rc, placed):
+        faces = [FaceOnPage(rc.faces[face.number - 1], rc.card.id, "front", None, Outline.of_polygon(face.clip),
+                            Outline.of_polygon(face.polygon), {"die": deck.die, "face": face.number},
+                            matrix=form_cm(face.transform, deck.height)) for face in placed.faces]
+        return faces, [t.polygon for t in placed.tabs], placed.fold_edges
+
+    return _pages(group, nets, spots, paper, draw, f"{deck.name} ({deck.die} nets)", DICE_NOTE)
 
 
 def standee_pages(group, paper: str) -> list[PagePlan]:
@@ -55,6 +44,21 @@ def standee_pages(group, paper: str) -> list[PagePlan]:
     page_w, page_h = paper_size(paper)
     kits = [standee(deck.trim_w, deck.trim_h, deck.bleed) for _ in group]
     spots = pack_standees(kits, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
+
+    def draw(rc, placed):
+        # a standee without a back template shows its front art on both sides
+        faces = [FaceOnPage(key, rc.card.id, "front", None, Outline("rect", *side.clip), Outline("rect", *side.trim),
+                            {"standee": art}, matrix=form_cm(side.transform, deck.height))
+                 for art, side, key in (("front", placed.front, rc.front), ("back", placed.back, rc.back or rc.front))]
+        return faces, placed.flaps, [placed.fold_line, *placed.flap_folds]
+
+    return _pages(group, kits, spots, paper, draw, f"{deck.name} (standees)", STANDEE_NOTE)
+
+
+def _pages(group, kits, spots, paper, draw, title, note) -> list[PagePlan]:
+    """Pages of packed kits (nets or standees): `draw(card, placed kit)` gives its faces, its
+    grey areas (polygons) and its folds (segments); each kit is cut along its outline."""
+    page_w, page_h = paper_size(paper)
     pages = []
     for page in range(max(s.page for s in spots) + 1):
         faces, fills, dashed, cuts = [], [], [], []
@@ -62,15 +66,12 @@ def standee_pages(group, paper: str) -> list[PagePlan]:
             if spot.page != page:
                 continue
             placed = kit.placed(MARGIN + spot.x, MARGIN + FOOT + spot.y, spot.rotated)
-            # a standee without a back template shows its front art on both sides
-            for art, side, key in (("front", placed.front, rc.front), ("back", placed.back, rc.back or rc.front)):
-                faces.append(FaceOnPage(key, rc.card.id, "front", None, Outline("rect", *side.clip),
-                                        Outline("rect", *side.trim), {"standee": art},
-                                        matrix=form_cm(side.transform, deck.height)))
-            fills += [Outline.of_polygon(f) for f in placed.flaps]
-            dashed += [(a[0], a[1], b[0], b[1]) for a, b in [placed.fold_line, *placed.flap_folds]]
+            drawn, grey, folds = draw(rc, placed)
+            faces += drawn
+            fills += [Outline.of_polygon(p) for p in grey]
+            dashed += [(a[0], a[1], b[0], b[1]) for a, b in folds]
             cuts.append((rc.card.id, Outline.of_polygon(placed.cut_path)))
-        pages.append(PagePlan(page_w, page_h, "front", f"{deck.name} (standees)", tuple(faces),
-                              outlines=tuple(c for _, c in cuts), label=Label(MARGIN, MARGIN + 4.0, 0, page_w * 0.7),
-                              note=STANDEE_NOTE, fills=tuple(fills), dashed=tuple(dashed), cuts=tuple(cuts)))
+        pages.append(PagePlan(page_w, page_h, "front", title, tuple(faces), outlines=tuple(c for _, c in cuts),
+                              label=Label(MARGIN, MARGIN + 4.0, 0, page_w * 0.7), note=note, fills=tuple(fills),
+                              dashed=tuple(dashed), cuts=tuple(cuts)))
     return pages
