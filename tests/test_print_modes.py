@@ -10,6 +10,7 @@ import pytest
 from generator.units import PT_PER_MM, paper_size
 from tests.conftest import run
 from tests.test_exports import SHARED_BACK, make_game
+from tests.test_sheets import placed_forms
 
 MM = PT_PER_MM
 TOL = 0.01  # mm
@@ -32,18 +33,12 @@ def build(root, *args):
 
 def drawn(page):
     """(a, d, x, y, w, h) of every face drawn on a page: the cm matrix's scale and the mm box
-    the face's form covers once placed, read from the content stream."""
-    forms = {str(k): v for k, v in page.Resources.XObject.items()}
-    out, matrix = [], None
-    for operands, op in pikepdf.parse_content_stream(page):
-        if str(op) == "cm":
-            matrix = [float(v) for v in operands]
-        elif str(op) == "Do":
-            x0, y0, x1, y1 = [float(v) for v in forms[str(operands[0])].BBox]
-            a, b, c, d, e, f = matrix
-            xs = sorted((e + a * x0, e + a * x1))
-            ys = sorted((f + d * y0, f + d * y1))
-            out.append((a, d, xs[0] / MM, ys[0] / MM, (xs[1] - xs[0]) / MM, (ys[1] - ys[0]) / MM))
+    the face's form covers once placed (turned faces included)."""
+    out = []
+    for _, (a, b, c, d, e, f), (x0, y0, x1, y1) in placed_forms(page):
+        xs = sorted((e + a * x0, e + a * x1))
+        ys = sorted((f + d * y0, f + d * y1))
+        out.append((a, d, xs[0] / MM, ys[0] / MM, (xs[1] - xs[0]) / MM, (ys[1] - ys[0]) / MM))
     return out
 
 

@@ -34,19 +34,22 @@ def test_page_size_is_exact(olympians_build, paper):
         assert abs(box[2] - w * MM) < 0.01 and abs(box[3] - h * MM) < 0.01
 
 
-def drawn_faces(page):
-    """(form name, x, y, w, h in mm) of every face placed on a page, read from its content stream."""
+def placed_forms(page):
+    """(form name, cm matrix, form BBox) of every form a page draws, from its content stream."""
     forms = {str(k): v for k, v in page.Resources.XObject.items()}
-    out, matrix = [], None
+    matrix = None
     for operands, op in pikepdf.parse_content_stream(page):
         if str(op) == "cm":
             matrix = [float(v) for v in operands]
         elif str(op) == "Do":
-            form = forms[str(operands[0])]
-            x0, y0, x1, y1 = [float(v) for v in form.BBox]
-            a, b, c, d, e, f = matrix
-            out.append((str(operands[0]), (e + a * x0) / MM, (f + d * y0) / MM, a * (x1 - x0) / MM, d * (y1 - y0) / MM,
-                        (b, c)))
+            yield str(operands[0]), matrix, [float(v) for v in forms[str(operands[0])].BBox]
+
+
+def drawn_faces(page):
+    """(form name, x, y, w, h in mm, (b, c)) of every face placed on a page."""
+    out = []
+    for name, (a, b, c, d, e, f), (x0, y0, x1, y1) in placed_forms(page):
+        out.append((name, (e + a * x0) / MM, (f + d * y0) / MM, a * (x1 - x0) / MM, d * (y1 - y0) / MM, (b, c)))
     return out
 
 

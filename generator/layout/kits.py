@@ -26,9 +26,7 @@ STANDEE_NOTE = "cut along the solid line, fold the dashed lines: the figure at t
 
 def dice_pages(group, paper: str) -> list[PagePlan]:
     deck = group[0].deck
-    page_w, page_h = paper_size(paper)
     nets = [net(deck.die, deck.edge, deck.bleed) for _ in group]
-    spots = pack_nets(nets, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
 
     def draw(rc, placed):
         faces = [FaceOnPage(rc.faces[face.number - 1], rc.card.id, "front", None, Outline.of_polygon(face.clip),
@@ -36,14 +34,12 @@ def dice_pages(group, paper: str) -> list[PagePlan]:
                             matrix=form_cm(face.transform, deck.height)) for face in placed.faces]
         return faces, [t.polygon for t in placed.tabs], placed.fold_edges
 
-    return _pages(group, nets, spots, paper, draw, f"{deck.name} ({deck.die} nets)", DICE_NOTE)
+    return _pages(group, nets, pack_nets, paper, draw, f"{deck.name} ({deck.die} nets)", DICE_NOTE)
 
 
 def standee_pages(group, paper: str) -> list[PagePlan]:
     deck = group[0].deck
-    page_w, page_h = paper_size(paper)
     kits = [standee(deck.trim_w, deck.trim_h, deck.bleed) for _ in group]
-    spots = pack_standees(kits, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
 
     def draw(rc, placed):
         # a standee without a back template shows its front art on both sides
@@ -52,13 +48,15 @@ def standee_pages(group, paper: str) -> list[PagePlan]:
                  for art, side, key in (("front", placed.front, rc.front), ("back", placed.back, rc.back or rc.front))]
         return faces, placed.flaps, [placed.fold_line, *placed.flap_folds]
 
-    return _pages(group, kits, spots, paper, draw, f"{deck.name} (standees)", STANDEE_NOTE)
+    return _pages(group, kits, pack_standees, paper, draw, f"{deck.name} (standees)", STANDEE_NOTE)
 
 
-def _pages(group, kits, spots, paper, draw, title, note) -> list[PagePlan]:
-    """Pages of packed kits (nets or standees): `draw(card, placed kit)` gives its faces, its
-    grey areas (polygons) and its folds (segments); each kit is cut along its outline."""
+def _pages(group, kits, pack, paper, draw, title, note) -> list[PagePlan]:
+    """Pages of kits (nets or standees) shelf-packed by `pack`: `draw(card, placed kit)` gives
+    its faces, its grey areas (polygons) and its folds (segments); each kit is cut along its
+    outline."""
     page_w, page_h = paper_size(paper)
+    spots = pack(kits, page_w - 2 * MARGIN, page_h - 2 * MARGIN - FOOT, gap=GAP)
     pages = []
     for page in range(max(s.page for s in spots) + 1):
         faces, fills, dashed, cuts = [], [], [], []
