@@ -25,7 +25,9 @@ DEFAULT_FAMILY = "Lato"  # what CairoSVG asks for when no font-family is given: 
 
 @dataclass
 class Face:
-    """One font file: its names, style and metrics."""
+    """One font file: its names, style and metrics. The advance widths (the font's hmtx and
+    cmap, the costly part to read) are read on first use: a game pays only for the faces
+    it measures."""
 
     path: Path
     family: str
@@ -35,10 +37,27 @@ class Face:
     units_per_em: int
     ascent: float  # in em
     descent: float  # in em, positive
-    advances: dict = field(repr=False)
-    notdef_advance: int = 0
     weight: int = 400
     aliases: set = field(default_factory=set, repr=False)
+
+    @property
+    def advances(self) -> dict:
+        """code point -> advance width in font units."""
+        if "_advances" not in self.__dict__:
+            self._read_advances()
+        return self.__dict__["_advances"]
+
+    @property
+    def notdef_advance(self) -> int:
+        if "_notdef" not in self.__dict__:
+            self._read_advances()
+        return self.__dict__["_notdef"]
+
+    def _read_advances(self) -> None:
+        font = TTFont(self.path, lazy=True)
+        hmtx = font["hmtx"]
+        self.__dict__["_advances"] = {cp: hmtx[glyph][0] for cp, glyph in font.getBestCmap().items()}
+        self.__dict__["_notdef"] = hmtx[".notdef"][0]
 
     def width(self, text: str, size: float) -> float:
         """Advance width of `text` at `size` (same unit as size), no kerning."""
@@ -46,12 +65,14 @@ class Face:
         units = cache.get(text)
         if units is None:
             adv = self.advances
-            units = cache[text] = sum(adv.get(ord(c), self.notdef_advance) for c in text)
+            notdef = self.notdef_advance
+            units = cache[text] = sum(adv.get(ord(c), notdef) for c in text)
         return units * size / self.units_per_em
 
     def missing(self, text: str) -> list[str]:
         """Characters of `text` this face has no glyph for (whitespace excepted)."""
-        return sorted({c for c in text if ord(c) not in self.advances and not c.isspace()})
+        adv = self.advances
+        return sorted({c for c in text if ord(c) not in adv and not c.isspace()})
 
 
 logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -66,12 +87,9 @@ def _load_face(path: Path) -> Face:
     bold = "bold" in sub
     italic = bool(font["head"].macStyle & 2) or "italic" in sub or "oblique" in sub
     upem = font["head"].unitsPerEm
-    hmtx = font["hmtx"]
-    advances = {cp: hmtx[glyph][0] for cp, glyph in font.getBestCmap().items()}
     hhea = font["hhea"]
     face = Face(path, family, bold, italic, str(names.getDebugName(6)), upem,
-                hhea.ascent / upem, -hhea.descent / upem, advances, hmtx[".notdef"][0])
-    face.weight = weight
+                hhea.ascent / upem, -hhea.descent / upem, weight)
     # fontconfig also knows the face by its typographic family (Lato Black is "Lato" too).
     face.aliases = {(family, bold)}
     if names.getDebugName(16):
