@@ -90,8 +90,9 @@ def _root(ctx) -> Path:
 @click.option("--changed-since", "changed_since", metavar="REF",
               help="Also write <game>-changed-<paper>.pdf with only the components whose faces differ "
                    "from git REF (or from the last build: --changed-since last), with their backs.")
+@click.option("--timings", is_flag=True, help="Print the CPU and wall seconds of each stage of the build.")
 @click.pass_context
-def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since):
+def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings):
     """Build GAMES (default: every game) into output/<game>/."""
     from .pipeline import build as run_build
     from .progress import Progress
@@ -112,6 +113,12 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
                        f"{since}{': ' + ', '.join(r.changed) if r.changed else ' (no changed sheets written)'}")
         names = ", ".join(str(p.relative_to(p.parents[1])) for p in r.files)
         click.echo(f"{r.game}: {len(r.files)} files in {r.seconds:.2f} s: {names}")
+    if timings:
+        from .stopwatch import WATCH
+
+        click.echo(WATCH.table(), err=True)
+        click.echo(f"untimed (start-up, imports, bookkeeping) in this process: cpu {WATCH.untimed_cpu():.3f} s",
+                   err=True)
 
 
 @cli.command()

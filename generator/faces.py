@@ -46,6 +46,7 @@ import cairosvg.text
 from . import __version__
 from .fonts import FONT_DIR, GENERIC, font_files, for_game, shipped
 from .glyphs import check_glyphs
+from .stopwatch import WATCH, children_cpu
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
@@ -313,6 +314,7 @@ def _draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
         # workers inherit a ready fontconfig instead of racing to build its cache
         _load_fonts_once(_fontset(game_fonts))
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
+        before = children_cpu()
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
                 futures = [pool.submit(_draw_chunk, group, primer, roots=roots, game_fonts=game_fonts)
@@ -321,6 +323,7 @@ def _draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
                     yield future.result()
         finally:
             gc.unfreeze()
+            WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once they have ended
     else:
         for group in groups:
             yield _draw_chunk(group, primer, roots=roots, game_fonts=game_fonts)

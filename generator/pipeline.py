@@ -18,6 +18,7 @@ from .facecache import FaceCache
 from .glyphs import printed_text_problems
 from .layout.modes import PrintMode
 from .load import list_games, load_game
+from .stopwatch import WATCH, stage
 from .units import paper_name
 
 log = logging.getLogger("pnp")
@@ -60,6 +61,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     """
     from .progress import SILENT
 
+    WATCH.reset()
     progress = progress or SILENT
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
@@ -76,15 +78,17 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         started = time.perf_counter()
         with progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
             log.info("%s: step 1/5 load", game_id)
-            game = load_game(root, game_id)
-            collect(f"in cards/{game_id}/", printed_text_problems(game))
+            with stage("load"):
+                game = load_game(root, game_id)
+                collect(f"in cards/{game_id}/", printed_text_problems(game))
             papers_of_game = game_papers(game, papers)
             print_mode = print_mode_of(game, mode, back_offset)
             advance()
             warnings = []
             if validate:
                 log.info("%s: step 2/5 validate", game_id)
-                warnings = _validate(game, strict)
+                with stage("rules"):
+                    warnings = _validate(game, strict)
             advance()
         reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
@@ -101,15 +105,16 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
                 artifacts += [_changed_sheets(rendered, changed, paper, print_mode) for paper in papers_of_game]
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
-        try:
-            files = write_game(out_dir, game_id, artifacts, merge=partial)
-        except OSError as exc:
-            raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
-        if not guides:
+        with stage("writing"):
             try:
-                write_atomic(changes.record_path(out_dir, game_id), changes.record(rendered))
+                files = write_game(out_dir, game_id, artifacts, merge=partial)
             except OSError as exc:
-                raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
+                raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
+            if not guides:
+                try:
+                    write_atomic(changes.record_path(out_dir, game_id), changes.record(rendered))
+                except OSError as exc:
+                    raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
         results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered,
                                    tuple(changed) if changed is not None else None))
     cache.prune()
@@ -187,7 +192,8 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode):
 def _rulebooks(game, rendered, paper):
     from .rulebook import layout_rulebook
 
-    book = layout_rulebook(game, rendered, paper)
+    with stage("rulebook"):
+        book = layout_rulebook(game, rendered, paper)
     if book is None:
         return []
     return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,

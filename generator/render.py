@@ -23,6 +23,7 @@ from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
 from .rendermemo import MEMO
+from .stopwatch import stage
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -56,10 +57,12 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> 
     :param progress: see `draw_faces`.
     :raises RenderError: listing every card that could not be drawn.
     """
-    found = render_svgs(game, guides)
+    with stage("jinja"):
+        found = render_svgs(game, guides)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
-    faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts)
+    with stage("drawing (CairoSVG)"):
+        faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -245,7 +248,8 @@ def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
 
 def _textbox(setter: TextSetter):
     def textbox(text, x, y, w, h, **style):
-        return setter.svg(text, x=x, y=y, w=w, h=h, **style)
+        with stage("text fitting"):
+            return setter.svg(text, x=x, y=y, w=w, h=h, **style)
     return textbox
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pikepdf
 
+from ..stopwatch import stage
 from ..units import pt
 from .forms import FacePlacer, add_under
 from .furniture import draw_furniture
@@ -37,20 +38,26 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     """Impose every component of the game on `paper`, printed the way `mode` says
     (default: long-edge duplex, no offset)."""
     mode = mode or PrintMode()
-    plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
-    furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks)
-    out = pikepdf.open(io.BytesIO(furniture))
-    placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
-    placements = []
-    for number, (plan, pdf_page) in enumerate(zip(plans, out.pages), start=1):
-        snippets = []
-        for face in plan.faces:
-            matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
-            snippets.append(placer.draw_at(pdf_page, face.key, matrix, face.clip.pdf_path(pt(1))))
-            placements.append(face.placement(number))
-        add_under(pdf_page, out, snippets)
+    with stage("page planning"):
+        plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
+    with stage("furniture (reportlab)"):
+        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks)
+    with stage("PDF assembly"):
+        out = pikepdf.open(io.BytesIO(furniture))
+    with stage("form placement"):
+        placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
+        placements = []
+        for number, (plan, pdf_page) in enumerate(zip(plans, out.pages), start=1):
+            snippets = []
+            for face in plan.faces:
+                matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
+                snippets.append(placer.draw_at(pdf_page, face.key, matrix, face.clip.pdf_path(pt(1))))
+                placements.append(face.placement(number))
+            add_under(pdf_page, out, snippets)
     components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)
-    return SheetsPDF(save_pdf(out), len(plans), tuple(placements), components, tuple(plans))
+    with stage("PDF assembly"):
+        pdf = save_pdf(out)
+    return SheetsPDF(pdf, len(plans), tuple(placements), components, tuple(plans))
 
 
 
