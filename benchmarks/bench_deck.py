@@ -181,6 +181,8 @@ import json, shutil, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from generator import pipeline
+from generator.rendermemo import MEMO
+MEMO.remember()  # as `pnp watch` does
 root, game, deck, marker = Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), sys.argv[5]
 t = time.perf_counter(); pipeline.build(root, [game], ("a4",)); cold = time.perf_counter() - t
 times, drawn = [], []

@@ -106,10 +106,10 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if font_files(game.templates_dir / "fonts") else ""
     scope = MEMO.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
-                       SALT + _fonts_digest() + own_fonts)
+                       SALT + _fonts_digest() + own_fonts) if MEMO.on else None
     for deck in game.decks:
         deck_context = deck.context()
-        deck_scope = MEMO.deck_scope(scope, deck_context)
+        deck_scope = MEMO.deck_scope(scope, deck_context) if MEMO.on else None
         for card in deck.cards:
             keys = []
             sides = [("front", card.front, {}), ("back", card.back, {})]
@@ -118,7 +118,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                          for n, face in enumerate(card.fields.get("faces") or (), start=1)]
             for side, template, extra in sides:
                 svg = None
-                if template is not None:  # the same inputs as a render this process already did: its SVG
+                if template is not None and MEMO.on:  # the same inputs as a render this process did: its SVG
                     remembered = MEMO.key(deck_scope, card.context(), side, template, extra,
                                           MEMO.reads_decks(env, scope[2], template))
                     svg = MEMO.get(remembered)
@@ -126,6 +126,8 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                         svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
                         if svg is not None:
                             MEMO.put(remembered, svg)
+                elif template is not None:
+                    svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
                 if svg is None:
                     keys.append(None)
                     continue

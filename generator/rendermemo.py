@@ -1,5 +1,6 @@
 """Rendered face SVGs remembered for the life of the process (`pnp watch` re-renders only
-the cards whose inputs changed).
+the cards whose inputs changed). Off in a one-shot build (whose process ends: it would
+only hold every SVG in memory); `pnp watch` turns it on with `MEMO.remember()`.
 
 In: what a face's Jinja render reads: the game's template folders (every file, icons
 included), the game's and the deck's template contexts, the card's context, the side,
@@ -29,8 +30,8 @@ def _json(value) -> str:
 
 
 class RenderMemo:
-    def __init__(self, limit: int = LIMIT):
-        self.limit = limit
+    def __init__(self, limit: int = 0):
+        self.limit = limit  # 0: off
         self.svgs: OrderedDict[str, str] = OrderedDict()
         self._files: dict[tuple, str] = {}
         self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
@@ -65,6 +66,16 @@ class RenderMemo:
         decks = deck_scope[1] if reads_decks or "decks" in card else ""
         return hashlib.sha256(f"{deck_scope[0]}\n{decks}\n{template}\n{side}\n{card}\n{_json(extra)}"
                               .encode()).hexdigest()
+
+    def remember(self, limit: int = LIMIT) -> None:
+        """Keep up to `limit` rendered faces from now on (0: off)."""
+        self.limit = limit
+        while len(self.svgs) > limit:
+            self.svgs.popitem(last=False)
+
+    @property
+    def on(self) -> bool:
+        return self.limit > 0
 
     def get(self, key: str) -> str | None:
         svg = self.svgs.get(key)

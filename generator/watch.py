@@ -66,6 +66,9 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
     (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict)."""
     import watchfiles
 
+    from .rendermemo import MEMO
+
+    MEMO.remember()  # rebuilds re-render only the cards whose inputs changed
     for game in games:
         report(build_one(root, game, **options))
     folders = [str(root / "cards"), str(root / "templates")]

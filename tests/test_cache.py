@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from generator.facecache import FaceCache
 from generator.faces import bundle_count, face_key
 from tests.conftest import edit, run
@@ -122,7 +124,26 @@ def test_clean_removes_the_cache_and_with_all_the_outputs(mini):
     assert "nothing to remove" in run(root, "clean").output
 
 
-def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini):
+@pytest.fixture
+def remembering():
+    from generator.rendermemo import MEMO
+
+    MEMO.remember()   # as `pnp watch` does
+    yield MEMO
+    MEMO.remember(0)
+
+
+def test_a_one_shot_build_remembers_no_svg(mini):
+    from generator.load import load_game
+    from generator.render import render_svgs
+    from generator.rendermemo import MEMO
+
+    assert not MEMO.on
+    render_svgs(load_game(mini('- {id: a, name: Alpha, text: "Words."}'), "mini"))
+    assert not MEMO.svgs
+
+
+def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini, remembering):
     from generator.load import load_game
     from generator.render import render_svgs
     from tests.conftest import MINI_FRONT
@@ -135,7 +156,7 @@ def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_
         return {rc.card.id: (found.svgs[rc.front], found.svgs[rc.back]) for rc in found.cards}
 
     first = faces()
-    assert "Alpha of 2" in first["a"][0]
+    assert "Alpha of 2" in first["a"][0] and len(remembering.svgs) == 4
     assert faces() == first  # remembered: the same SVGs
     with open(root / "cards" / "mini" / "deck.yaml", "a") as fh:
         fh.write('  - {id: c, name: Gamma, text: "Third."}\n')
