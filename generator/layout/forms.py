@@ -17,6 +17,8 @@ import pikepdf
 from pikepdf import Name, Rectangle
 
 KAPPA = 0.5523  # Bezier handle length for a quarter circle
+_FONT_DIGESTS: dict[bytes, dict] = {}  # sha256 of a faces PDF -> {font object: digest}, across builds
+_KEEP = 256                            # faces PDFs whose font digests are kept (a watch rebuilds with most)
 
 
 class FacePlacer:
@@ -26,7 +28,9 @@ class FacePlacer:
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
         self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
-        self.digests: dict[int, dict] = {}              # faces PDF -> {font object: digest}
+        self.docs = [hashlib.sha256(doc).digest() for doc in faces_pdfs]
+        while len(_FONT_DIGESTS) > _KEEP:
+            _FONT_DIGESTS.pop(next(iter(_FONT_DIGESTS)))
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
         """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
@@ -88,7 +92,7 @@ class FacePlacer:
         return pikepdf.Dictionary(out)
 
     def _font(self, font, doc: int):
-        seen = self.digests.setdefault(doc, {}) if font.is_indirect and doc >= 0 else {}
+        seen = _FONT_DIGESTS.setdefault(self.docs[doc], {}) if font.is_indirect and doc >= 0 else {}
         digest = seen.get(font.objgen) or seen.setdefault(font.objgen, _digest(font))
         if digest not in self.fonts:
             self.fonts[digest] = self._copy(font)
