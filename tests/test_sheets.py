@@ -2,6 +2,7 @@
 vector text, embedded fonts, clean PDF syntax, byte-identical rebuilds."""
 from __future__ import annotations
 
+import io
 import json
 
 import pikepdf
@@ -297,3 +298,25 @@ def test_face_forms_keep_the_pages_transparency_group(olympians_build):
     pdf = pikepdf.open(olympians_build / "olympians-sheets-a4.pdf")
     forms = [x for name, x in pdf.pages[0].Resources.XObject.items() if name.startswith("/Face")]
     assert forms and all(f.get("/Group", {}).get("/S") == "/Transparency" for f in forms)
+
+
+def test_furniture_is_reused_for_the_same_plans_and_redrawn_when_a_mark_moves():
+    import dataclasses
+
+    from generator.layout.furniture import draw_furniture, furniture_key
+    from generator.layout.plan import FaceOnPage, PagePlan
+    from generator.shapes import Outline
+
+    box = Outline("rect", 10, 10, 63, 88)
+    face = FaceOnPage("k1", "c1", "front", (7, 7), box, box)
+    plan = PagePlan(210, 297, "front", "Deck", (face,), marks=((0, 10, 5, 10),))
+    other_face = dataclasses.replace(plan, faces=(dataclasses.replace(face, key="k2", card="c2"),))
+    moved = dataclasses.replace(plan, marks=((0, 11, 5, 11),))
+    assert furniture_key([plan], "T", "a4", True) == furniture_key([other_face], "T", "a4", True)
+    assert furniture_key([plan], "T", "a4", True) != furniture_key([moved], "T", "a4", True)
+    assert furniture_key([plan], "T", "a4", True) != furniture_key([plan], "T", "letter", True)
+    first = draw_furniture([plan], "T", "a4", True)
+    assert draw_furniture([other_face], "T", "a4", True) is first       # not drawn again
+    redrawn = draw_furniture([moved], "T", "a4", True)
+    with pikepdf.open(io.BytesIO(redrawn)) as new, pikepdf.open(io.BytesIO(first)) as old:
+        assert new.pages[0].Contents.read_bytes() != old.pages[0].Contents.read_bytes()

@@ -4,9 +4,13 @@ In: `PagePlan`s and the game's title. Out: PDF bytes, one page per plan, holding
 everything that is not a face: crop marks, cut outlines of round and hexagonal tokens,
 glue strips and alignment ticks of board panels, a small assembly map, and the label.
 Faces are placed beneath this furniture afterwards (`forms.py`), so marks stay on top.
+The furniture does not depend on which faces a page holds, only on where they are: a
+rebuild after a text edit (`pnp watch`) reuses the last pages drawn for the same plans.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import io
 
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -19,7 +23,27 @@ LABEL_SIZE = 6.5  # pt
 TICK = 4.0        # mm: length of an alignment tick
 
 
+_DRAWN: dict[str, bytes] = {}   # furniture key -> PDF, the last few drawn in this process
+_KEEP = 8
+
+
+def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> str:
+    """sha256 of all that decides the furniture: the plans without their faces and cuts."""
+    plain = [dataclasses.replace(p, faces=(), cuts=None) for p in pages]
+    return hashlib.sha256(repr((title, paper, crop_marks, plain)).encode()).hexdigest()
+
+
 def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> bytes:
+    """The furniture PDF: one page per plan (the same bytes as the last time for the same key)."""
+    key = furniture_key(pages, title, paper, crop_marks)
+    if key not in _DRAWN:
+        while len(_DRAWN) >= _KEEP:
+            _DRAWN.pop(next(iter(_DRAWN)))
+        _DRAWN[key] = _draw(pages, title, paper, crop_marks)
+    return _DRAWN[key]
+
+
+def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> bytes:
     buf = io.BytesIO()
     first = pages[0]
     canvas = new_canvas(buf, (pt(first.width), pt(first.height)), title)
