@@ -65,7 +65,7 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
     problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root))))
     if problems:
         raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in the rulebook", problems)
-    pdf_bytes, figures, headings = build_pdf(game, blocks, figure_faces, paper, _cover(rendered))
+    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, _cover(rendered), faces)
     out = pikepdf.open(io.BytesIO(pdf_bytes))
     placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
     per_page: dict[int, list] = {}
@@ -85,6 +85,27 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
     shown = sorted({p["id"] for p in placements})
     components = tuple({"id": i, "count": sum(1 for p in placements if p["id"] == i)} for i in shown)
     return RulebookPDF(save_pdf(out), len(out.pages), components, tuple(placements), tuple(headings))
+
+
+_LAID_OUT: dict[str, tuple] = {}   # layout key -> (pdf, figures, headings), the last few in this process
+_KEEP = 8
+
+
+def _laid_out(game, blocks, figure_faces, paper, cover, faces):
+    """build_pdf, or the pages it gave last time for the same text, figure sizes and cards:
+    the Platypus layout does not depend on what a face shows, only on which card it is and
+    its size, so a card edit that leaves the rulebook's text alone (`pnp watch`) skips it.
+    The figures come back with the faces as they are now."""
+    def by_card(face):
+        return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
+    key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
+                sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items())))
+    if key not in _LAID_OUT:
+        while len(_LAID_OUT) >= _KEEP:
+            _LAID_OUT.pop(next(iter(_LAID_OUT)))
+        _LAID_OUT[key] = build_pdf(game, blocks, figure_faces, paper, cover)
+    pdf_bytes, figures, headings = _LAID_OUT[key]
+    return pdf_bytes, [(page, _face(faces[face[1]]), box) for page, face, box in figures], headings
 
 
 def _face(rc):
