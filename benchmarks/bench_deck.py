@@ -211,19 +211,23 @@ def warm_edit(root: Path, game: str, deck: Path, marker: str) -> dict:
 
 def edit_loop() -> None:
     print("edit loop: one card's text edited, A4 sheets (and for Meteor its rulebook) rebuilt in-process, warm")
-    print(f"{'game':>14} {'cold s':>8} {'warm s':>8} {'bundles redrawn':>16}")
+    print(f"{'game':>28} {'cold s':>8} {'warm s':>8} {'bundles redrawn':>16}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write_project(root, 540)
         r = warm_edit(root, "bench", root / "cards" / "bench" / "deck.yaml", 'name: "Ember Drake 1')
-        print(f"{'540 distinct':>14} {r['cold']:>8.2f} {r['warm']:>8.2f} {r['drawn']:>9} of {r['bundles']:<4}")
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        shutil.copytree(ROOT / "cards", root / "cards")
-        shutil.copytree(ROOT / "templates", root / "templates")
-        r = warm_edit(root, "meteor", root / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant")
-        print(f"{'Meteor':>14} {r['cold']:>8.2f} {r['warm']:>8.2f} {r['drawn']:>9} of {r['bundles']:<4}")
-    print("target: one-card edit to updated sheets <= 0.3 s warm")
+        print(f"{'540 distinct':>28} {r['cold']:>8.2f} {r['warm']:>8.2f} {r['drawn']:>9} of {r['bundles']:<4}")
+    for what, file, marker in (("Meteor (zone card)", "zones.yaml", "and get building"),
+                               ("Meteor (boss, in rulebook)", "bosses.yaml", "name: Iron Giant")):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            shutil.copytree(ROOT / "cards", root / "cards")
+            shutil.copytree(ROOT / "templates", root / "templates")
+            r = warm_edit(root, "meteor", root / "cards" / "meteor" / file, marker)
+            print(f"{what:>28} {r['cold']:>8.2f} {r['warm']:>8.2f} {r['drawn']:>9} of {r['bundles']:<4}")
+    print("target: one-card edit to updated sheets <= 0.3 s warm. The zone card is on the rulebook's cover, but "
+          "the rulebook's text does not quote it: its layout is reused. The boss is listed in the rulebook, "
+          "which is laid out again.")
 
 
 def _machine() -> str:
