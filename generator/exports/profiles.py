@@ -28,12 +28,14 @@ from dataclasses import dataclass
 
 import pikepdf
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, RenderError
 from ..layout.forms import FacePlacer
-from ..layout.pdfpage import save_pdf
 from ..units import PT_PER_MM
 from ..yamlsrc import line_of
 from . import ExportFile
+from .cmyk import Cmyk
+from .pdfx import VERSION as pdfx_version
+from .pdfx import PdfX
 from .png import card_sides
 from .raster import Rasteriser, png_bytes
 
@@ -191,6 +193,8 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         for _ in range(rc.card.count):
             # back then front, card by card (Squib's drivethrucards_1up sprue: "alternate back/front")
             order += [(rc, side, key) for side, key in reversed(card_sides(rc))]
+    pdfx = PdfX(pdf, Cmyk(), profile.dpi)
+    flattened = {}
     for rc, side, key in order:
         page = pdf.add_blank_page(page_size=(W, H))
         page.mediabox = page.bleedbox = [0, 0, W, H]
@@ -201,9 +205,17 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         clip = b"0 0 %.4f %.4f re" % (W, H)
         content = placer.draw_at(page, key, (scale, 0, 0, scale, e, f), clip)
         page.contents_add(pdf.make_stream(content))
-    pdf.docinfo["/Title"] = f"{rendered.game.title}: {deck.name}"
-    pdf.docinfo["/Creator"] = "pnp"
-    return ExportFile(f"{deck.id}.pdf", save_pdf(pdf), {
+        report = pdfx.face(placer.forms[rendered.page_of[key]], f"card {rc.card.id} ({side})", scale)
+        if report.raster_px:
+            flattened[(rc.card.id, side)] = report
+    try:
+        data = pdfx.finish(f"{rendered.game.title}: {deck.name}")
+    except ValueError as exc:
+        raise RenderError("1 problem in the export", [Problem(deck.source.file, str(exc))]) from None
+    return ExportFile(f"{deck.id}.pdf", data, {
         "deck": deck.id, "product": product.name, "pages": len(order), "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
-        "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "RGB",
-        "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order]})
+        "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "CMYK",
+        "pdf": pdfx_version, "output_intent": pdfx.cmyk.description,
+        "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order],
+        "flattened": [{"card": card, "side": side, "pixels": list(r.raster_px), "text_in_pixels": r.text_in_pixels}
+                      for (card, side), r in flattened.items()]})
