@@ -29,7 +29,8 @@ SAMPLES = 256   # entries of a converted shading's colour table
 class Cmyk:
     """The sRGB -> CMYK transform of one output profile, with a cache per colour."""
 
-    def __init__(self, path: Path = CMYK_PROFILE):
+    def __init__(self, path: Path | None = None):
+        path = path or CMYK_PROFILE
         try:
             self.icc = path.read_bytes()
         except OSError:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import pikepdf
 
-from ..errors import InputError, Problem, RenderError
+from ..errors import InputError, OutputError, Problem, RenderError
 from ..layout.forms import FacePlacer
 from ..units import PT_PER_MM
 from ..yamlsrc import line_of
@@ -36,6 +36,7 @@ from . import ExportFile
 from .cmyk import Cmyk
 from .pdfx import VERSION as pdfx_version
 from .pdfx import PdfX
+from .pdfx_check import pdfx_problems
 from .png import card_sides
 from .raster import Rasteriser, png_bytes
 
@@ -212,6 +213,10 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         data = pdfx.finish(f"{rendered.game.title}: {deck.name}")
     except ValueError as exc:
         raise RenderError("1 problem in the export", [Problem(deck.source.file, str(exc))]) from None
+    problems = pdfx_problems(data)
+    if problems:  # pnp's own mistake, but never hand a shop a file its preflight refuses
+        raise OutputError(f"the DriveThruCards file of deck {deck.id} is not PDF/X-1a (please report this): "
+                          + "; ".join(problems[:5]))
     return ExportFile(f"{deck.id}.pdf", data, {
         "deck": deck.id, "product": product.name, "pages": len(order), "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
         "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "CMYK",
