@@ -10,6 +10,7 @@ measured; another encoding is measured one em a byte, which is generous.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 
@@ -163,11 +164,22 @@ def _overhang(descriptor) -> tuple[float, float, float, float] | None:
         program = descriptor.FontFile3
     if program is None:
         return None
+    data = program.read_bytes()
+    key = hashlib.sha256(data).digest()
+    if key not in _OVERHANGS:   # the same font program comes back in every deck of a game
+        _OVERHANGS[key] = _measure(data)
+    return _OVERHANGS[key]
+
+
+_OVERHANGS: dict[bytes, tuple | None] = {}
+
+
+def _measure(data: bytes):
     quiet = logging.getLogger("fontTools")
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # cairo's subsets have a zero creation date, which fontTools mentions
     try:
-        font = TTFont(io.BytesIO(program.read_bytes()), lazy=True)
+        font = TTFont(io.BytesIO(data), lazy=True)
         em = font["head"].unitsPerEm
         metrics = font["hmtx"].metrics
         left = right = bottom = top = 0.0
