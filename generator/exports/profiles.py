@@ -15,8 +15,12 @@ and boards are not cards and are left out.
 - dtc (DriveThruCards): one PDF per deck, one card per page, each page trim + 1/8 in bleed
   (poker 2.75 x 3.75 in), back then front for every copy (Squib's DriveThruCards sprue:
   "alternate back/front"; DTC's own template not seen), every page with TrimBox and
-  BleedBox; faces stay vector. DTC asks for PDF/X-1a (CMYK); pnp's faces are RGB, so the
-  manifest says `"colour": "RGB"` and DTC's own fix-up (or Acrobat) must convert them.
+  BleedBox. The file is PDF/X-1a:2003, as DTC asks (pdfx.py): CMYK through Ghostscript's
+  SWOP profile, which the OutputIntent embeds; transparent marks and what lies beneath
+  them become a CMYK image per face, the rest (usually all text) stays vector. The
+  manifest says `"colour": "CMYK"`, `"pdf"`, `"output_intent"`, and lists under
+  `flattened` each face with pixels (their size, and how many text operators lie in them,
+  kept as invisible text). Each file is checked (pdfx_check.py) before it is written.
 
 A face is placed on the canvas centred, scaled by the smallest factor >= 1 that lets its
 bleed cover the canvas (1 when the deck's own trim and bleed are the shop's); the factor is
