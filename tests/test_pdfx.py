@@ -235,3 +235,43 @@ def test_olympians_for_drivethrucards(tmp_path):
     playing = files[0]
     assert {f["side"] for f in playing["flattened"]} == {"back", "front"}
     assert sum(f["text_in_pixels"] for f in playing["flattened"]) == 0
+
+
+def test_rgb_shading_becomes_a_table_of_profile_colours():
+    pdf = pikepdf.new()
+    red_to_white = pikepdf.Dictionary(FunctionType=2, Domain=[0, 1], C0=[1, 0, 0], C1=[1, 1, 1], N=1)
+    white_to_blue = pikepdf.Dictionary(FunctionType=2, Domain=[0, 1], C0=[1, 1, 1], C1=[0, 0, 1], N=1)
+    shading = pikepdf.Dictionary(ShadingType=2, ColorSpace=pikepdf.Name.DeviceRGB, Coords=[0, 0, 100, 0],
+                                 Extend=[True, True], Function=pikepdf.Dictionary(
+                                     FunctionType=3, Domain=[0, 1], Bounds=[0.5], Encode=[0, 1, 0, 1],
+                                     Functions=[red_to_white, white_to_blue]))
+    cmyk = Cmyk()
+    out = cmyk.shading(pdf, shading)
+    assert out.ColorSpace == pikepdf.Name.DeviceCMYK and out.Function.FunctionType == 0
+    assert list(out.Extend) == [True, True] and [float(v) for v in out.Coords] == [0, 0, 100, 0]
+    table = out.Function.read_bytes()
+    size = int(out.Function.Size[0])
+    assert len(table) == 4 * size
+
+    def expected(t):   # the stitched RGB gradient, worked out by hand
+        if t < 0.5:
+            u = t / 0.5
+            return (1, u, u)
+        u = (t - 0.5) / 0.5
+        return (1 - u, 1 - u, 1)
+
+    for k in (0, 64, 127, 128, 200, size - 1):
+        t = k / (size - 1)
+        assert tuple(table[4 * k:4 * k + 4]) == tuple(round(v * 255) for v in cmyk.colour(expected(t))), k
+    assert tuple(table[:4]) == tuple(round(v * 255) for v in cmyk.colour((1, 0, 0)))
+
+
+def test_a_colour_space_pdfx_1a_cannot_take_is_named():
+    from generator.exports.recolour import Recolour
+    pdf = pikepdf.new()
+    form = pdf.make_stream(b"/L0 cs 50 0 0 sc 0 0 10 10 re f")
+    form.BBox = [0, 0, 10, 10]
+    form.Resources = pikepdf.Dictionary(ColorSpace={"/L0": pikepdf.Array(
+        [pikepdf.Name.Lab, pikepdf.Dictionary(WhitePoint=[0.95, 1, 1.09])])})
+    with pytest.raises(ValueError, match="colour space /Lab"):
+        Recolour(pdf, Cmyk()).stream(form)

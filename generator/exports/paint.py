@@ -69,10 +69,11 @@ class Analyser:
             self._marks[key] = [b for p in paints if p.box is not None for b in p.boxes()]
         return self._seen[key]
 
-    def paints(self, holder: pikepdf.Object, limit, ops=None) -> list[Paint]:
+    def paints(self, holder: pikepdf.Object, limit, ops=None, res=None) -> list[Paint]:
         """Every painting operator of the stream `holder`, in order; `limit` is the box
-        nothing it draws can leave (a form's BBox)."""
-        res = holder.get("/Resources", pikepdf.Dictionary())
+        nothing it draws can leave (a form's BBox); `res` the resources when they are not
+        the stream's own (a Type 3 glyph's are its font's)."""
+        res = holder.get("/Resources", pikepdf.Dictionary()) if res is None else res
         ops = pikepdf.parse_content_stream(holder) if ops is None else ops
         state = _State(limit)
         stack, out = [], []
@@ -157,7 +158,7 @@ class Analyser:
                     alpha = state.masked or (state.ca < 1 and state.tr in (0, 2, 4, 6)) or \
                         (state.CA < 1 and state.tr in (1, 2, 5, 6))
                     pattern = self._pattern_transparent(res, state.fill_pattern) or \
-                        self._pattern_transparent(res, state.stroke_pattern)
+                        self._pattern_transparent(res, state.stroke_pattern) or self._type3_transparent(state.font)
                     if state.tr in (1, 2, 5, 6) and box is not None:
                         g = state.lw / 2 * max(1.0, state.miter)
                         box = (box[0] - g, box[1] - g, box[2] + g, box[3] + g)
@@ -170,7 +171,8 @@ class Analyser:
             return Paint(i, None, False, "form")
         if xobj.get("/Subtype") == Name.Image:
             drawn = _clipped(box_through((0, 0, 1, 1), state.ctm), state.clip)
-            soft = "/SMask" in xobj or "/SMaskInData" in xobj and int(xobj.SMaskInData) != 0
+            soft = "/SMask" in xobj or "/SMaskInData" in xobj and int(xobj.SMaskInData) != 0 \
+                or isinstance(xobj.get("/Mask"), pikepdf.Array)   # a colour key: pixels that are not drawn
             return Paint(i, drawn, soft or state.ca < 1 or state.masked, "image")
         matrix = mul(tuple(float(v) for v in xobj.get("/Matrix", IDENTITY)), state.ctm)
         inside = self.transparent_inside(xobj)
@@ -194,6 +196,18 @@ class Analyser:
             return self.transparent_inside(pattern)
         gs = pattern.get("/ExtGState")
         return gs is not None and _gs_transparent(gs)
+
+    def _type3_transparent(self, font) -> bool:
+        """Whether a Type 3 font's glyphs paint anything transparently."""
+        if font is None or font.get("/Subtype") != Name.Type3:
+            return False
+        key = ("type3",) + font.objgen
+        if key not in self._seen:
+            res = font.get("/Resources", pikepdf.Dictionary())
+            huge = (-1e9, -1e9, 1e9, 1e9)
+            self._seen[key] = any(p.transparent for glyph in font.CharProcs.values()
+                                  for p in self.paints(glyph, huge, res=res))
+        return self._seen[key]
 
     def _metrics(self, font):
         key = font.objgen

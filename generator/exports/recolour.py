@@ -41,6 +41,9 @@ class Recolour:
 
         for i, ins in enumerate(ops):
             if isinstance(ins, pikepdf.ContentStreamInlineImage):
+                if ins.operands[0].image_mask or ins.operands[0].mode in ("L", "1", "CMYK"):
+                    out.append(ins)   # a stencil (painted in the fill colour), gray or CMYK: as it is
+                    continue
                 name = Name(f"/PnpInline{i}")
                 use("/XObject", name, self._inline(ins))
                 out.append(Ins([name], Operator("Do")))
@@ -181,15 +184,18 @@ class Recolour:
         return xobj
 
     def _font(self, font):
+        """A Type 3 font's glyphs rewritten like any content (they share the font's resources)."""
         key = font.objgen
         if font.get("/Subtype") == Name.Type3 and key not in self.done:
             self.done[key] = font
+            shared: dict[str, dict] = {}
             for glyph in font.CharProcs.values():
                 glyph.Resources = font.get("/Resources", pikepdf.Dictionary())
                 self.stream(glyph)
+                for kind, names in glyph.Resources.items():
+                    shared.setdefault(kind, {}).update({str(n): v for n, v in names.items()})
                 del glyph["/Resources"]
-            if "/Resources" in font:
-                del font["/Resources"]
+            font.Resources = pikepdf.Dictionary({k: pikepdf.Dictionary(v) for k, v in sorted(shared.items())})
         return font
 
     def _image(self, image) -> None:
@@ -207,7 +213,10 @@ class Recolour:
         if kind in ("gray-icc", "cmyk-icc"):
             image.ColorSpace = Name.DeviceGray if kind == "gray-icc" else Name.DeviceCMYK
             return
-        pil = pikepdf.PdfImage(image).as_pil_image()
+        try:
+            pil = pikepdf.PdfImage(image).as_pil_image()
+        except Exception as exc:  # an encoding pikepdf cannot decode (JBIG2, 16-bit, ...)
+            raise ValueError(f"an RGB image pnp cannot read ({exc})") from None
         cmyk = self.cmyk.image(pil)
         image.write(cmyk.tobytes())
         image.ColorSpace, image.BitsPerComponent = Name.DeviceCMYK, 8
@@ -216,13 +225,12 @@ class Recolour:
                 del image[k]
 
     def _inline(self, ins):
+        """An RGB inline image as a CMYK image XObject."""
         pil = ins.operands[0].as_pil_image()
-        mode = {"L": Name.DeviceGray, "CMYK": Name.DeviceCMYK}.get(pil.mode)
-        data = pil.tobytes() if mode is not None else self.cmyk.image(pil).tobytes()
-        image = self.pdf.make_stream(data)
+        image = self.pdf.make_stream(self.cmyk.image(pil).tobytes())
         image.Type, image.Subtype = Name.XObject, Name.Image
         image.Width, image.Height, image.BitsPerComponent = pil.width, pil.height, 8
-        image.ColorSpace = mode or Name.DeviceCMYK
+        image.ColorSpace = Name.DeviceCMYK
         return image
 
 
