@@ -275,3 +275,10 @@ def test_a_colour_space_pdfx_1a_cannot_take_is_named():
         [pikepdf.Name.Lab, pikepdf.Dictionary(WhitePoint=[0.95, 1, 1.09])])})
     with pytest.raises(ValueError, match="colour space /Lab"):
         Recolour(pdf, Cmyk()).stream(form)
+
+
+def test_export_says_which_faces_hold_text_in_pixels(layered):
+    result = run(layered, "export", "--profile", "dtc", "ex")
+    assert result.exit_code == 0, result.output
+    assert "note: ex: 2 faces draw with transparency" in result.output
+    assert "things/a (front), things/b (front)" in result.output

@@ -154,7 +154,25 @@ def profile_files(rendered, name: str):
             files.append(_pdf(profile, product, turned, cards, rendered))
     summary = {"shop": profile.shop, "dpi": profile.dpi, "bleed_in": profile.bleed_in, "source": profile.source,
                "skipped": [str(p) for p in problems]}
+    if profile.kind == "pdf":
+        summary["notes"] = _flattened_note(files, profile.dpi)
     return files, summary
+
+
+def _flattened_note(files, dpi: int) -> list[str]:
+    """One line saying which faces PDF/X-1a made partly pixels, and which of them hold text."""
+    faces = [(f.entry["deck"], x) for f in files for x in f.entry.get("flattened", [])]
+    if not faces:
+        return []
+    texts = sorted({f"{deck}/{x['card']} ({x['side']})" for deck, x in faces if x["text_in_pixels"]})
+    many = len(faces) != 1
+    line = (f"{len(faces)} face{'s' if many else ''} draw{'' if many else 's'} with transparency, which PDF/X-1a "
+            f"forbids: those marks and what lies "
+            f"beneath them are CMYK pixels at {dpi} dpi, the rest stays vector (manifest: flattened)")
+    if texts:
+        shown = ", ".join(texts[:4]) + (f" and {len(texts) - 4} more" if len(texts) > 4 else "")
+        line += f"; text in the pixels, kept as invisible searchable text: {shown}"
+    return [line]
 
 
 def _images(profile, product, turned, cards, raster) -> list[ExportFile]:
