@@ -41,7 +41,6 @@ def box_through(box, m):
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-
 class TextObject:
     """The text matrix of one BT..ET and the boxes of the strings it shows."""
 
