@@ -5,7 +5,7 @@ each face drawn on blank paper; its title; the `Cmyk` transform; the raster reso
 Out (`PdfX.finish`): the file's bytes, PDF 1.4 without object streams, with the
 identification PDF/X-1a:2003 asks for (`GTS_PDFXVersion`, `Trapped /False`, Title, fixed
 CreationDate and ModDate, a content-derived /ID) and a GTS_PDFX OutputIntent embedding the
-CMYK profile; and per face (`PdfX.faces`) what had to become pixels.
+CMYK profile; and per face (what `PdfX.face` returns) what had to become pixels.
 
 Transparency (cairo writes opacity as `ca`/`CA` and gradients with alpha as soft masks)
 cannot be kept. For each face, paint.py finds the transparent operators and every operator
