@@ -4,8 +4,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
+# Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
+CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test bench validate clean browser
+.PHONY: build test bench validate clean browser cmyk-profile
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
@@ -27,7 +29,14 @@ browser:
 	    (apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)) >/dev/null \
 	    || { echo "cannot install chromium and chromium-driver: the preview test needs them"; exit 1; }; }
 
-test: $(STAMP) browser
+# DriveThruCards' PDF/X-1a is converted to CMYK with Ghostscript's profile: install it, or fail loudly
+cmyk-profile:
+	@test -f $(CMYK_ICC) || \
+	  { echo "$(CMYK_ICC) is missing (the CMYK profile of DriveThruCards' PDF/X-1a); installing libgs-common"; \
+	    (apt-get install -y libgs-common || (apt-get update && apt-get install -y libgs-common)) >/dev/null \
+	    || { echo "cannot install libgs-common: pnp export --profile dtc and its tests need it"; exit 1; }; }
+
+test: $(STAMP) browser cmyk-profile
 	$(PY) -m pytest
 
 validate: $(STAMP)

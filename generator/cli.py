@@ -230,6 +230,8 @@ def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
         folder = r.files[-1].parent
         for w in r.warnings:
             click.echo(f"warning: skipped: {w}", err=True)
+        for note in r.notes:
+            click.echo(f"note: {r.game}: {note}", err=True)
         click.echo(f"{r.game}: {len(r.files)} files in {folder} ({r.seconds:.2f} s)")
 
 

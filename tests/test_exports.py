@@ -223,9 +223,10 @@ def test_dtc_pdf_one_card_per_page_with_page_boxes(game):
     doc = pdfium.PdfDocument(str(folder / "things.pdf"))
     assert "BACK a" in doc[0].get_textpage().get_text_range()
     assert "Card a" in doc[1].get_textpage().get_text_range()
-    # the page shows the whole face: the dark back reaches the page corner
+    # the page shows the whole face: the dark back reaches the page corner (in CMYK now:
+    # PDFium draws it back to within a few levels of the template's #335)
     image = doc[0].render(scale=2).to_pil().convert("RGB")
-    assert image.getpixel((2, 2)) == (0x33, 0x33, 0x55)
+    assert all(abs(a - b) <= 6 for a, b in zip(image.getpixel((2, 2)), (0x33, 0x33, 0x55)))
 
 
 # --- the print-and-play kit ------------------------------------------------------------------

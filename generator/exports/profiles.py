@@ -15,8 +15,12 @@ and boards are not cards and are left out.
 - dtc (DriveThruCards): one PDF per deck, one card per page, each page trim + 1/8 in bleed
   (poker 2.75 x 3.75 in), back then front for every copy (Squib's DriveThruCards sprue:
   "alternate back/front"; DTC's own template not seen), every page with TrimBox and
-  BleedBox; faces stay vector. DTC asks for PDF/X-1a (CMYK); pnp's faces are RGB, so the
-  manifest says `"colour": "RGB"` and DTC's own fix-up (or Acrobat) must convert them.
+  BleedBox. The file is PDF/X-1a:2003, as DTC asks (pdfx.py): CMYK through Ghostscript's
+  SWOP profile, which the OutputIntent embeds; transparent marks and what lies beneath
+  them become a CMYK image per face, the rest (usually all text) stays vector. The
+  manifest says `"colour": "CMYK"`, `"pdf"`, `"output_intent"`, and lists under
+  `flattened` each face with pixels (their size, and how many text operators lie in them,
+  kept as invisible text). Each file is checked (pdfx_check.py) before it is written.
 
 A face is placed on the canvas centred, scaled by the smallest factor >= 1 that lets its
 bleed cover the canvas (1 when the deck's own trim and bleed are the shop's); the factor is
@@ -28,12 +32,15 @@ from dataclasses import dataclass
 
 import pikepdf
 
-from ..errors import InputError, Problem
+from ..errors import InputError, OutputError, Problem, RenderError
 from ..layout.forms import FacePlacer
-from ..layout.pdfpage import save_pdf
 from ..units import PT_PER_MM
 from ..yamlsrc import line_of
 from . import ExportFile
+from .cmyk import Cmyk
+from .pdfx import VERSION as pdfx_version
+from .pdfx import PdfX
+from .pdfx_check import pdfx_problems
 from .png import card_sides
 from .raster import Rasteriser, png_bytes
 
@@ -147,7 +154,25 @@ def profile_files(rendered, name: str):
             files.append(_pdf(profile, product, turned, cards, rendered))
     summary = {"shop": profile.shop, "dpi": profile.dpi, "bleed_in": profile.bleed_in, "source": profile.source,
                "skipped": [str(p) for p in problems]}
+    if profile.kind == "pdf":
+        summary["notes"] = _flattened_note(files, profile.dpi)
     return files, summary
+
+
+def _flattened_note(files, dpi: int) -> list[str]:
+    """One line saying which faces PDF/X-1a made partly pixels, and which of them hold text."""
+    faces = [(f.entry["deck"], x) for f in files for x in f.entry.get("flattened", [])]
+    if not faces:
+        return []
+    texts = sorted({f"{deck}/{x['card']} ({x['side']})" for deck, x in faces if x["text_in_pixels"]})
+    many = len(faces) != 1
+    line = (f"{len(faces)} face{'s' if many else ''} draw{'' if many else 's'} with transparency, which PDF/X-1a "
+            f"forbids: those marks and what lies "
+            f"beneath them are CMYK pixels at {dpi} dpi, the rest stays vector (manifest: flattened)")
+    if texts:
+        shown = ", ".join(texts[:4]) + (f" and {len(texts) - 4} more" if len(texts) > 4 else "")
+        line += f"; text in the pixels, kept as invisible searchable text: {shown}"
+    return [line]
 
 
 def _images(profile, product, turned, cards, raster) -> list[ExportFile]:
@@ -191,6 +216,8 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         for _ in range(rc.card.count):
             # back then front, card by card (Squib's drivethrucards_1up sprue: "alternate back/front")
             order += [(rc, side, key) for side, key in reversed(card_sides(rc))]
+    pdfx = PdfX(pdf, Cmyk(), profile.dpi)
+    flattened = {}
     for rc, side, key in order:
         page = pdf.add_blank_page(page_size=(W, H))
         page.mediabox = page.bleedbox = [0, 0, W, H]
@@ -201,9 +228,21 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         clip = b"0 0 %.4f %.4f re" % (W, H)
         content = placer.draw_at(page, key, (scale, 0, 0, scale, e, f), clip)
         page.contents_add(pdf.make_stream(content))
-    pdf.docinfo["/Title"] = f"{rendered.game.title}: {deck.name}"
-    pdf.docinfo["/Creator"] = "pnp"
-    return ExportFile(f"{deck.id}.pdf", save_pdf(pdf), {
+        report = pdfx.face(placer.forms[rendered.page_of[key]], f"card {rc.card.id} ({side})", scale)
+        if report.raster_px:
+            flattened[(rc.card.id, side)] = report
+    try:
+        data = pdfx.finish(f"{rendered.game.title}: {deck.name}")
+    except ValueError as exc:
+        raise RenderError("1 problem in the export", [Problem(deck.source.file, str(exc))]) from None
+    problems = pdfx_problems(data)
+    if problems:  # pnp's own mistake, but never hand a shop a file its preflight refuses
+        raise OutputError(f"the DriveThruCards file of deck {deck.id} is not PDF/X-1a (please report this): "
+                          + "; ".join(problems[:5]))
+    return ExportFile(f"{deck.id}.pdf", data, {
         "deck": deck.id, "product": product.name, "pages": len(order), "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
-        "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "RGB",
-        "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order]})
+        "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "CMYK",
+        "pdf": pdfx_version, "output_intent": pdfx.cmyk.description,
+        "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order],
+        "flattened": [{"card": card, "side": side, "pixels": list(r.raster_px), "text_in_pixels": r.text_in_pixels}
+                      for (card, side), r in flattened.items()]})

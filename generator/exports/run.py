@@ -26,6 +26,7 @@ class ExportResult:
     files: list[Path]
     seconds: float
     warnings: list
+    notes: list = ()
 
 
 def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = True,
@@ -51,7 +52,7 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
             raise OutputError(f"cannot write {game_id}'s {target} export to {out_dir}: "
                               f"{exc.strerror or exc}") from None
         results.append(ExportResult(game_id, target, written, time.perf_counter() - started,
-                                    list(summary.get("skipped", []))))
+                                    list(summary.get("skipped", [])), list(summary.get("notes", []))))
     return results
 
 
