@@ -174,14 +174,17 @@ def for_game(templates_dir: Path, shown: str | None = None) -> FontSet:
     folder = templates_dir / "fonts"
     if not font_files(folder):
         return shipped()
-    fonts = _game_set(folder.resolve(), Path(shown) if shown else folder)
+    stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in font_files(folder))
+    fonts = _game_set(folder.resolve(), Path(shown) if shown else folder, stamp)
     if not fonts.clashes():  # a game's 'Lato' would be drawn by whichever file fontconfig picks
         _add_to_fontconfig(folder.resolve())
     return fonts
 
 
 @lru_cache(maxsize=16)
-def _game_set(folder: Path, shown: Path) -> FontSet:
+def _game_set(folder: Path, shown: Path, stamp: tuple) -> FontSet:
+    """The set for a game's fonts folder as it is now (`stamp`: names, times and sizes of
+    its files): metrics are read when first used, so a replaced file makes a new set."""
     fonts = FontSet(FONT_DIR, folder)
     fonts.game_dir = shown
     return fonts

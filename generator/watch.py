@@ -68,14 +68,18 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
 
     from .rendermemo import MEMO
 
+    before = MEMO.limit
     MEMO.remember()  # rebuilds re-render only the cards whose inputs changed
-    for game in games:
-        report(build_one(root, game, **options))
-    folders = [str(root / "cards"), str(root / "templates")]
-    for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
-                                    raise_interrupt=False):
-        # an editor's or sed's temporary file, made and removed within the batch, is no change
-        made = {p for change, p in changes if change == watchfiles.Change.added}
-        paths = [p for _, p in changes if p not in made or Path(p).exists()]
-        for game, paths in affected_games(root, paths, games).items():
-            report(build_one(root, game, paths, **options))
+    try:
+        for game in games:
+            report(build_one(root, game, **options))
+        folders = [str(root / "cards"), str(root / "templates")]
+        for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
+                                        raise_interrupt=False):
+            # an editor's or sed's temporary file, made and removed within the batch, is no change
+            made = {p for change, p in changes if change == watchfiles.Change.added}
+            paths = [p for _, p in changes if p not in made or Path(p).exists()]
+            for game, paths in affected_games(root, paths, games).items():
+                report(build_one(root, game, paths, **options))
+    finally:
+        MEMO.remember(before)  # as it was: a one-shot build in this process holds no SVGs
