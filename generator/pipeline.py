@@ -190,6 +190,8 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode):
 
 
 def _rulebooks(game, rendered, paper):
+    if not game.meta.get("rulebook") and not (game.cards_dir / "rulebook.md").exists():
+        return []  # no rulebook: Platypus is not even imported
     from .rulebook import layout_rulebook
 
     with stage("rulebook"):
