@@ -143,8 +143,9 @@ def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
         elif isinstance(value, list):
             stack.extend(((*path, n), v) for n, v in enumerate(value))
         elif isinstance(value, str):
-            bad = next((ch for ch in value if _CONTROL.match(ch)), None)
-            if bad is not None:
+            hit = _CONTROL.search(value)  # the first one, in one pass
+            if hit is not None:
+                bad = hit.group()
                 found.append(Problem(shown, f"control character U+{ord(bad):04X} cannot be printed (in "
                                      f"{shorten(value)!r})", line=line_of(raw, ("cards", i, *path)),
                                      card=str(card.get("id")), field=".".join(map(str, path))))
