@@ -58,7 +58,7 @@ _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 FACES_PER_BUNDLE = 16
-SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1\n"
+SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1 exact pages 1\n"
 
 
 @dataclass(frozen=True)
@@ -76,21 +76,49 @@ class _WrongSize(Exception):
 
 def _page_drawer(deck: cairo.PDFSurface, expected_pt, started: list):
     """A CairoSVG surface class that draws straight onto the next page of `deck` (one PDF
-    for many faces, so font subsets are shared), after checking the SVG's size. Appends to
-    `started` once drawing on the page has begun."""
+    for many faces, so font subsets are shared), after checking the SVG's size. Appends the
+    face's size in pt to `started` once drawing on the page has begun.
+
+    cairo clips each page to its size cut down to whole points, which would leave the last
+    fraction of a point of the bleed blank on the right and at the bottom: the page is made
+    whole points large (the face drawn from its top-left corner) and `_exact_pages` then
+    gives it its exact size back as its MediaBox."""
 
     class Page(cairosvg.surface.PDFSurface):
         def _create_surface(self, width, height):
             if expected_pt and (abs(width - expected_pt[0]) > 0.15 or abs(height - expected_pt[1]) > 0.15):
                 raise _WrongSize(width, height)
-            deck.set_size(width, height)
-            started.append(True)
+            deck.set_size(_whole(width), _whole(height))
+            started.append((width, height))
             return deck, width, height
 
         def finish(self):  # the page is shown by the caller; the deck is finished once
             pass
 
     return Page
+
+
+def _whole(v: float) -> int:
+    """The whole number of points a page needs to hold `v` pt (197.0000001 needs 197)."""
+    return math.ceil(v - 1e-4)
+
+
+def _exact_pages(pdf: bytes, sizes: list) -> bytes:
+    """Each face page's MediaBox made the face's exact size: [0, H - h, w, H] on a page
+    cairo made W x H whole points, the face drawn from its top-left corner (see
+    `_page_drawer`). `sizes` has (w, h) pt per page, None for pages left alone."""
+    import pikepdf
+
+    if all(size is None or (_whole(size[0]) == size[0] and _whole(size[1]) == size[1]) for size in sizes):
+        return pdf
+    with pikepdf.open(io.BytesIO(pdf)) as doc:
+        for page, size in zip(doc.pages, sizes):
+            if size is not None:
+                top = float(page.mediabox[3])
+                page.mediabox = pikepdf.Array([0, round(top - size[1], 6), round(size[0], 6), top])
+        out = io.BytesIO()
+        doc.save(out, deterministic_id=True, compress_streams=True)
+    return out.getvalue()
 
 
 _cairosvg_text = cairosvg.text.text
@@ -213,10 +241,11 @@ def _draw_chunk(items, primer: tuple | None = None, fast_text: bool = True, root
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
-    keys, problems = [], []
+    keys, problems, sizes = [], [], []
     if primer is not None:
         _draw_primer(surface, primer)
         keys.append(None)
+        sizes.append(None)
     for key, svg, size_mm in items:
         try:
             tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url_fetcher=fetcher)
@@ -242,12 +271,14 @@ def _draw_chunk(items, primer: tuple | None = None, fast_text: bool = True, root
         else:
             surface.show_page()
             keys.append(key)
+            sizes.append(started[0])
             continue
         if started:  # the failure came mid-drawing: close that page so the next face starts clean
             surface.show_page()
             keys.append(None)
+            sizes.append(None)
     surface.finish()
-    return out.getvalue(), keys, problems
+    return _exact_pages(out.getvalue(), sizes), keys, problems
 
 
 def _fontset(game_fonts: tuple | None):

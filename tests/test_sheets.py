@@ -36,14 +36,19 @@ def test_page_size_is_exact(olympians_build, paper):
 
 
 def placed_forms(page):
-    """(form name, cm matrix, form BBox) of every form a page draws, from its content stream."""
+    """(form name, cm matrix, form BBox) of every form a page draws, from its content stream;
+    the BBox as the form's own /Matrix (a move: faces.py) puts it in the space `cm` maps."""
     forms = {str(k): v for k, v in page.Resources.XObject.items()}
     matrix = None
     for operands, op in pikepdf.parse_content_stream(page):
         if str(op) == "cm":
             matrix = [float(v) for v in operands]
         elif str(op) == "Do":
-            yield str(operands[0]), matrix, [float(v) for v in forms[str(operands[0])].BBox]
+            form = forms[str(operands[0])]
+            a, b, c, d, e, f = [float(v) for v in form.get("/Matrix", [1, 0, 0, 1, 0, 0])]
+            assert (a, b, c, d) == (1, 0, 0, 1), "a face form only ever moves its page"
+            x0, y0, x1, y1 = [float(v) for v in form.BBox]
+            yield str(operands[0]), matrix, [x0 + e, y0 + f, x1 + e, y1 + f]
 
 
 def drawn_faces(page):
@@ -267,8 +272,42 @@ def test_faces_keep_their_exact_size():
     faces = draw_faces({"k": svg})
     pdf = pikepdf.open(io.BytesIO(faces.documents[0]))
     box = [float(v) for v in pdf.pages[1].MediaBox]  # page 0 of a bundle is its font primer
-    assert abs(box[2] - 69 * MM) < 0.01 and abs(box[3] - 94 * MM) < 0.01
+    assert abs(box[2] - box[0] - 69 * MM) < 0.001 and abs(box[3] - box[1] - 94 * MM) < 0.001
     assert faces.page_of == {"k": (0, 1)}
+
+
+@pytest.mark.parametrize("size", [(69, 94), (69.5, 94.9), (72, 97)])
+def test_the_bleed_is_printed_to_the_very_edge_of_every_face(size):
+    """cairo clips a page to whole points: the last fraction of a point of bleed (right and
+    bottom) must still be drawn, in the faces PDF and on the sheets."""
+    from generator.faces import draw_faces
+    from generator.layout.forms import FacePlacer
+
+    w, h = size
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}mm" height="{h}mm" viewBox="0 0 {w} {h}">'
+           f'<rect width="{w}" height="{h}" fill="#f00"/></svg>')
+    faces = draw_faces({"k": svg})
+    page = pdfium.PdfDocument(faces.documents[0])[1]
+    image = page.render(scale=8).to_pil().convert("RGB")
+    assert abs(image.width - w * MM * 8) <= 1 and abs(image.height - h * MM * 8) <= 1
+    for xy in ((image.width - 1, image.height // 2), (image.width // 2, image.height - 1),
+               (image.width - 1, image.height - 1), (0, 0)):
+        assert image.getpixel(xy)[1] < 40, f"{xy} of the face is not red: {image.getpixel(xy)}"
+    # placed as a form at (10, 10) pt on a page, it covers exactly its own box
+    out = pikepdf.new()
+    out.add_blank_page(page_size=(300, 320))
+    placer = FacePlacer(out, faces.documents, faces.page_of)
+    snippet = placer.draw_at(out.pages[0], "k", (1, 0, 0, 1, 10, 10), b"0 0 300 320 re")
+    out.pages[0].contents_add(out.make_stream(snippet))
+    buf = io.BytesIO()
+    out.save(buf)
+    sheet = pdfium.PdfDocument(buf.getvalue())[0].render(scale=4).to_pil().convert("RGB")
+    right, top = (10 + w * MM) * 4, 320 * 4 - (10 + h * MM) * 4
+    assert sheet.getpixel((int(right) - 2, 600))[1] < 40 and sheet.getpixel((int(right) + 2, 600))[1] > 200
+    assert sheet.getpixel((200, int(top) + 2))[1] < 40 and sheet.getpixel((200, int(top) - 2))[1] > 200
+    # the left and bottom edges at (10, 10) pt: 40 px in, 1240 px down
+    assert sheet.getpixel((42, 1000))[1] < 40 and sheet.getpixel((38, 1000))[1] > 200
+    assert sheet.getpixel((200, 1236))[1] < 40 and sheet.getpixel((200, 1244))[1] > 200
 
 
 @pytest.mark.parametrize("paper, size", [("a4", (63, 88)), ("letter", (63, 88)), ("a4", (70, 70)),

@@ -67,15 +67,20 @@ class FacePlacer:
         """The face page as a Form XObject of the output, made from the page's own (still
         compressed) content and its resources: much lighter than pikepdf's
         as_form_xobject() and a copy, which counts for decks of thousands of distinct cards."""
+        box = [float(v) for v in face.mediabox]
         contents = face.obj.get("/Contents")
         if not isinstance(contents, pikepdf.Stream):  # several content streams: let pikepdf join them
-            return self.out.copy_foreign(face.as_form_xobject())
+            form = self.out.copy_foreign(face.as_form_xobject())
+            form.BBox = pikepdf.Array(box)
+            _from_lower_left(form, box)
+            return form
         form = pikepdf.Stream(self.out, contents.read_raw_bytes())
         for key in ("/Filter", "/DecodeParms"):
             if key in contents:
                 form[key] = contents[key]
         form.Type, form.Subtype, form.FormType = Name.XObject, Name.Form, 1
-        form.BBox = pikepdf.Array([float(v) for v in face.mediabox])
+        form.BBox = pikepdf.Array(box)
+        _from_lower_left(form, box)
         form.Resources = self._resources(face.obj.Resources, doc)
         if "/Group" in face.obj:
             form.Group = self._copy(face.obj.Group)
@@ -109,6 +114,14 @@ class FacePlacer:
         if isinstance(obj, pikepdf.Array):
             return pikepdf.Array([self._copy(v) for v in obj])
         return obj
+
+
+def _from_lower_left(form, box) -> None:
+    """A face page's MediaBox need not start at 0 0 (faces.py: the face is drawn from the
+    top of a page of whole points): the form's /Matrix moves the face's lower-left corner
+    to the origin, where every placement expects it."""
+    if box[0] or box[1]:
+        form.Matrix = pikepdf.Array([1, 0, 0, 1, -box[0], -box[1]])
 
 
 def _digest(obj) -> bytes:
