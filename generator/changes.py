@@ -19,7 +19,7 @@ import tarfile
 from pathlib import Path
 
 from .errors import InputError, RenderError, collect
-from .faces import face_key
+from .drawkey import face_key
 from .load import load_game
 from .render import render_svgs
 

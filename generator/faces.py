@@ -10,9 +10,8 @@ pages are the faces, a map from face key to (document, page), each face's draw k
 the problems found (characters a font lacks, bad SVG, a face of the wrong size, a
 missing image).
 
-Incremental builds. A face's *draw key* hashes everything that decides its pixels: the
-SVG, its size, the bytes of every image it refers to, the shipped fonts, pnp's and
-CairoSVG's versions. Faces go to bundles by their draw key alone (key mod the number of
+Incremental builds. A face's *draw key* (drawkey.py) hashes everything that decides its
+pixels. Faces go to bundles by their draw key alone (key mod the number of
 bundles, a power of two near faces / FACES_PER_BUNDLE), sorted by key inside a bundle,
 so editing one card changes at most two bundles and a warm build redraws only those;
 cold and warm builds assemble the same bundles, so their output is byte-identical by
@@ -34,7 +33,6 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -43,14 +41,13 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
-from . import __version__
-from .fonts import FONT_DIR, GENERIC, font_files, for_game, shipped
+from .drawkey import SALT, _game_fonts_digest, face_key
+from .fonts import GENERIC, for_game, shipped
 from .glyphs import check_glyphs
 from .stopwatch import WATCH, children_cpu
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
-_HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 _TEXT = re.compile(r">([^<]+)<")
 _FAMILY = re.compile(r"""font-family\s*[=:]\s*["']?([^"';>]+)""")
 _FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
@@ -58,7 +55,6 @@ _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 FACES_PER_BUNDLE = 16
-SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1 exact pages 1\n"
 
 
 @dataclass(frozen=True)
@@ -373,52 +369,3 @@ def charset(svgs) -> str:
         for text in _TEXT.findall(svg):
             chars.update(html.unescape(text) if "&" in text else text)
     return "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))
-
-
-@lru_cache(maxsize=1)
-def _fonts_digest() -> str:
-    h = hashlib.sha256()
-    for path in sorted(FONT_DIR.glob("*.ttf")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
-_image_digests: dict = {}
-
-
-def _image_digest(roots: tuple[str, ...], href: str) -> str:
-    """sha256 of the file an <image> href names (as ArtFetcher resolves it), or 'missing'."""
-    if href.startswith("file://"):
-        href = href[len("file://"):]
-    if not roots:
-        return "no-roots"
-    path = os.path.realpath(os.path.join(roots[0], unquote(href)))
-    try:
-        st = os.stat(path)
-    except OSError:
-        return "missing"
-    stamp = (path, st.st_mtime_ns, st.st_size)
-    if stamp not in _image_digests:
-        with open(path, "rb") as fh:
-            _image_digests[stamp] = hashlib.sha256(fh.read()).hexdigest()
-    return _image_digests[stamp]
-
-
-def _game_fonts_digest(game_fonts: tuple | None) -> str:
-    """sha256 of a game's own font files (names and bytes), '' for a game without any."""
-    if not game_fonts:
-        return ""
-    h = hashlib.sha256()
-    for path in font_files(Path(game_fonts[0]) / "fonts"):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
-def face_key(svg: str, size_mm, roots: tuple[str, ...] = (), game_fonts_digest: str = "") -> str:
-    """sha256 hex of everything that decides a face's pixels (see the module docstring)."""
-    h = hashlib.sha256((SALT + _fonts_digest() + game_fonts_digest + f"\n{size_mm!r}\n").encode())
-    h.update(svg.encode())
-    for href in sorted(set(_HREF.findall(svg))):
-        if not href.startswith(("data:", "#")):
-            h.update(f"\n{href}\0{_image_digest(roots, href)}".encode())
-    return h.hexdigest()

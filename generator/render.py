@@ -17,7 +17,8 @@ from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
-from .faces import SALT, _fonts_digest, _game_fonts_digest, draw_faces
+from .drawkey import SALT, _fonts_digest, _game_fonts_digest
+from .faces import draw_faces
 from .fonts import font_files, for_game
 from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line

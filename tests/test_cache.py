@@ -6,7 +6,8 @@ import shutil
 import pytest
 
 from generator.facecache import FaceCache
-from generator.faces import bundle_count, face_key
+from generator.drawkey import face_key
+from generator.faces import bundle_count
 from tests.conftest import edit, run
 
 

@@ -1,0 +1,75 @@
+"""A face's draw key: a sha256 of everything that decides its pixels, so a face whose key
+is unchanged need not be drawn again (the face cache, `--changed-since`, `pnp diff`).
+
+In: the face's SVG text, its size, the folders its <image> elements read from and the
+digest of a game's own fonts. Out: `face_key` (hex). The key covers the SVG, the size, the
+bytes of every image the SVG refers to (by href, read as the drawing reads them), the
+shipped fonts' bytes, a game's own fonts, and `SALT`: pnp's, CairoSVG's and cairo's
+versions and the version of how faces are drawn into bundles.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote
+
+import cairocffi as cairo
+import cairosvg
+
+from . import __version__
+from .fonts import FONT_DIR, font_files
+
+SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1 exact pages 1\n"
+_HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
+
+
+@lru_cache(maxsize=1)
+def _fonts_digest() -> str:
+    h = hashlib.sha256()
+    for path in sorted(FONT_DIR.glob("*.ttf")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+_image_digests: dict = {}
+
+
+def _image_digest(roots: tuple[str, ...], href: str) -> str:
+    """sha256 of the file an <image> href names (as ArtFetcher resolves it), or 'missing'."""
+    if href.startswith("file://"):
+        href = href[len("file://"):]
+    if not roots:
+        return "no-roots"
+    path = os.path.realpath(os.path.join(roots[0], unquote(href)))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    stamp = (path, st.st_mtime_ns, st.st_size)
+    if stamp not in _image_digests:
+        with open(path, "rb") as fh:
+            _image_digests[stamp] = hashlib.sha256(fh.read()).hexdigest()
+    return _image_digests[stamp]
+
+
+def _game_fonts_digest(game_fonts: tuple | None) -> str:
+    """sha256 of a game's own font files (names and bytes), '' for a game without any."""
+    if not game_fonts:
+        return ""
+    h = hashlib.sha256()
+    for path in font_files(Path(game_fonts[0]) / "fonts"):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def face_key(svg: str, size_mm, roots: tuple[str, ...] = (), game_fonts_digest: str = "") -> str:
+    """sha256 hex of everything that decides a face's pixels (see the module docstring)."""
+    h = hashlib.sha256((SALT + _fonts_digest() + game_fonts_digest + f"\n{size_mm!r}\n").encode())
+    h.update(svg.encode())
+    for href in sorted(set(_HREF.findall(svg))):
+        if not href.startswith(("data:", "#")):
+            h.update(f"\n{href}\0{_image_digest(roots, href)}".encode())
+    return h.hexdigest()
