@@ -1,0 +1,147 @@
+"""The edit loop's commands: `pnp watch`, `pnp serve`, `pnp diff` and `pnp clean`, flags
+wired to watch.py, preview.py, changes.py and pipeline.clean, registered on the `pnp`
+group of cli.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .cli import PAPER, _root, cli
+from .errors import InputError
+
+
+def _watch_options(f):
+    for option in reversed([
+        click.argument("games", nargs=-1),
+        click.option("--paper", type=PAPER, multiple=True, help="a4 or letter (default: the game's papers)."),
+        click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                     help="Where to write (default: output/ in the project)."),
+        click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules."),
+        click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+                     help="Preview port on 127.0.0.1 (0: any free port)."),
+    ]):
+        f = option(f)
+    return f
+
+
+@cli.command()
+@_watch_options
+@click.option("--serve", is_flag=True, help="Also serve a live preview on http://127.0.0.1:PORT/.")
+@click.pass_context
+def watch(ctx, games, paper, out_dir, no_validate, port, serve):
+    """Rebuild GAMES (default: every game) each time one of their files is saved.
+
+    Prints what changed and how long the build took; a build that fails prints its
+    problems, keeps the last good output, and the watch goes on. Ctrl-C stops.
+    """
+    _run_watch(ctx, games, paper, out_dir, no_validate, port, serve)
+
+
+@cli.command()
+@_watch_options
+@click.pass_context
+def serve(ctx, games, paper, out_dir, no_validate, port):
+    """Watch GAMES and show every face live in the browser (same as `pnp watch --serve`)."""
+    _run_watch(ctx, games, paper, out_dir, no_validate, port, True)
+
+
+def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve):
+    from .pipeline import resolve_games
+    from .watch import watch as run_watch
+
+    root = _root(ctx)
+    names = resolve_games(root, games)
+    preview = None
+    if serve:
+        from .preview import Preview, serve as start_server
+
+        preview = Preview()
+        try:
+            server = start_server(preview, port)
+        except OSError as exc:
+            raise InputError(f"cannot serve the preview on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+        click.echo(f"preview: http://127.0.0.1:{server.server_address[1]}/")
+
+    def report(outcome):
+        if preview is not None:
+            preview.update(outcome)
+        what = f" ({', '.join(outcome.changed)} changed)" if outcome.changed else ""
+        if outcome.ok:
+            written = len(outcome.result.files)
+            click.echo(f"{outcome.game}: built in {outcome.seconds:.2f} s{what}, {written} files")
+        else:
+            click.echo(f"{outcome.game}: build failed after {outcome.seconds:.2f} s{what}; "
+                       "the last good output is kept", err=True)
+            for p in outcome.problems:
+                click.echo(f"  {p}", err=True)
+
+    click.echo(f"watching {', '.join(names)} (cards/ and templates/); Ctrl-C stops")
+    run_watch(root, names, report, papers=tuple(p.lower() for p in paper) or None, out_dir=out_dir,
+              validate=not no_validate)
+
+
+@cli.command()
+@click.argument("ref")
+@click.argument("games", nargs=-1)
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The output folder (default: output/ in the project); the report goes to its diff/.")
+@click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
+@click.pass_context
+def diff(ctx, ref, games, out_dir, fail_on_change):
+    """List the components of GAMES (default: every game) whose faces differ from git REF.
+
+    Writes output/diff/index.html and one before/after PNG per changed component (a CI
+    artifact for review). Exit 0, or 1 with --fail-on-change when something changed.
+    """
+    import shutil
+
+    from . import fonts
+    from .diffreport import diff_game, report_files
+    from .errors import OutputError
+    from .export import write_atomic
+    from .facecache import FaceCache
+    from .pipeline import resolve_games
+
+    root = _root(ctx)
+    out_dir = out_dir or root / "output"
+    try:
+        fonts.activate(out_dir / ".cache")
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    cache = FaceCache(out_dir / ".cache" / "faces")
+    diffs = [diff_game(root, g, ref, out_dir, cache) for g in resolve_games(root, games)]
+    folder = out_dir / "diff"
+    try:
+        shutil.rmtree(folder, ignore_errors=True)
+        for name, data in report_files(diffs, ref).items():
+            write_atomic(folder / name, data)
+    except OSError as exc:
+        raise OutputError(f"cannot write the diff report to {folder}: {exc.strerror or exc}") from None
+    for d in diffs:
+        if not d.any:
+            click.echo(f"{d.game}: no component changed since {ref}")
+        for label, ids in (("changed", d.changed), ("added", d.added), ("removed", d.removed)):
+            if ids:
+                click.echo(f"{d.game}: {len(ids)} {label} since {ref}: {', '.join(ids)}")
+    click.echo(f"report: {folder / 'index.html'}")
+    ctx.exit(1 if fail_on_change and any(d.any for d in diffs) else 0)
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Also remove the built files (output/<game>/).")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The output folder (default: output/ in the project).")
+@click.pass_context
+def clean(ctx, games, everything, out_dir):
+    """Remove the build caches (output/.cache/); with --all, the built files of GAMES too.
+
+    The face cache is shared by every game (a face drawn for one game serves another), so
+    it is removed whole, whether or not GAMES are named.
+    """
+    from .pipeline import clean as run_clean
+
+    root = _root(ctx)
+    for line in run_clean(root, games, out_dir, everything):
+        click.echo(line)

@@ -1,0 +1,92 @@
+"""`pnp export`, `pnp calibrate` and `pnp kit`: flags wired to the export stage (exports/,
+layout/calibration.py), registered on the `pnp` group of cli.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .cli import MODE, PAPER, OffsetType, _root, cli
+
+
+@cli.command("export")
+@click.argument("args", nargs=-1, metavar="png|tts [GAMES]...")
+@click.option("--profile", type=click.Choice(["tgc", "mpc", "dtc"], case_sensitive=False),
+              help="Files a print shop accepts as is: tgc (The Game Crafter), mpc (MakePlayingCards), "
+                   "dtc (DriveThruCards). Then every argument is a game.")
+@click.option("--dpi", type=click.IntRange(30, 1200), default=300, show_default=True,
+              help="Resolution of PNG images and TTS sheets.")
+@click.option("--bleed/--no-bleed", default=True, show_default=True, help="PNG images keep the bleed, or show the trim.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")
+@click.pass_context
+def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
+    """Export GAMES (default: every game) into output/<game>/exports/<target>/.
+
+    \b
+    pnp export png [GAMES]      one PNG per face, named by card id
+    pnp export tts [GAMES]      Tabletop Simulator deck sheets and a saved object
+    pnp export --profile tgc|mpc|dtc [GAMES]   print-shop files
+    """
+    from .exports.run import run_exports
+
+    if profile:
+        target, games = profile.lower(), args
+    elif args and args[0] in ("png", "tts"):
+        target, games = args[0], args[1:]
+    else:
+        raise click.UsageError("say what to export: `pnp export png`, `pnp export tts` or "
+                               "`pnp export --profile tgc|mpc|dtc`")
+    for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate):
+        folder = r.files[-1].parent
+        for w in r.warnings:
+            click.echo(f"warning: skipped: {w}", err=True)
+        for note in r.notes:
+            click.echo(f"note: {r.game}: {note}", err=True)
+        click.echo(f"{r.game}: {len(r.files)} files in {folder} ({r.seconds:.2f} s)")
+
+
+@cli.command()
+@click.option("--paper", type=PAPER, default="a4", show_default=True, help="Paper to calibrate.")
+@click.option("--mode", type=click.Choice(["duplex-long", "duplex-short"], case_sensitive=False),
+              default="duplex-long", show_default=True, help="How the printer flips the sheet.")
+@click.option("--back-offset", type=OffsetType(), default="0,0", show_default=True,
+              help="The offset in use, X,Y mm: print again with it to check the scales read 0.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.pass_context
+def calibrate(ctx, paper, mode, back_offset, out_dir):
+    """Write a duplex calibration page (output/calibration/) to read a printer's back offset."""
+    from . import fonts
+    from .errors import OutputError
+    from .export import write_calibration
+    from .layout.calibration import calibration_pdf
+    from .layout.modes import PrintMode
+
+    out_dir = out_dir or _root(ctx) / "output"
+    try:
+        fonts.activate(out_dir / ".cache")
+        x, y = back_offset
+        path = write_calibration(out_dir, f"calibration-{paper}-{mode.lower()}.pdf",
+                                 calibration_pdf(paper, PrintMode(mode.lower(), (x, y))))
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    click.echo(f"calibration page: {path}")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--paper", type=PAPER, multiple=True,
+              help="Papers to include (default: the game's print: papers, else a4 and letter). Repeatable.")
+@click.option("--mode", type=MODE, help="Print mode of the sheets (default: the game's print: mode).")
+@click.option("--back-offset", type=OffsetType(), help="X,Y mm to move the backs by.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write (default: output/ in the project).")
+@click.pass_context
+def kit(ctx, game, paper, mode, back_offset, out_dir):
+    """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/)."""
+    from .exports.run import run_kit
+
+    r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir)
+    click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")
