@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import zlib
 
 import pikepdf
 from pikepdf import Name, Rectangle
@@ -50,8 +51,7 @@ class FacePlacer:
         plain move, or a turn for die faces and standees), clipped to the path `clip` (PDF
         path operators in pt)."""
         name, _ = self._form_for(page, key)
-        cm = " ".join(_num(v) for v in matrix).encode()
-        return b"q " + clip + b" W n " + cm + b" cm " + name.encode() + b" Do Q"
+        return placement_content(name, matrix, clip)
 
     def _form_for(self, page: pikepdf.Page, key: str):
         doc, number = self.page_of[key]
@@ -114,6 +114,70 @@ class FacePlacer:
         if isinstance(obj, pikepdf.Array):
             return pikepdf.Array([self._copy(v) for v in obj])
         return obj
+
+
+def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
+    """Each face of `keys` as a Form XObject written into `writer` (a `PDFStream`), one face
+    bundle open at a time, every font with identical bytes written once; returns face key ->
+    (resource name, form reference). The streaming counterpart of `FacePlacer` for sheets of
+    any size."""
+    from .pdfstream import Raw
+
+    wanted: dict[int, dict[int, str]] = {}
+    for key in keys:
+        doc, number = page_of[key]
+        wanted.setdefault(doc, {})[number] = key
+    fonts: dict[bytes, object] = {}
+    placed = {}
+    for doc in sorted(wanted):
+        data = faces_pdfs[doc]
+        seen = _font_digests(hashlib.sha256(data).digest())
+        writer.new_source()
+        with pikepdf.open(io.BytesIO(data)) as pdf:
+            for number in sorted(wanted[doc]):
+                face = pdf.pages[number]
+                box = [float(v) for v in face.mediabox]
+                contents = face.obj.get("/Contents")
+                if isinstance(contents, pikepdf.Stream):
+                    data_of_face = contents.read_raw_bytes()
+                    entries = {k: contents[k] for k in ("/Filter", "/DecodeParms") if k in contents}
+                else:  # several content streams: joined
+                    data_of_face = zlib.compress(b"\n".join(c.read_bytes() for c in contents))
+                    entries = {"/Filter": Raw(b"/FlateDecode")}
+                entries.update({"/Type": Raw(b"/XObject"), "/Subtype": Raw(b"/Form"), "/FormType": 1, "/BBox": box})
+                if box[0] or box[1]:  # see _from_lower_left
+                    entries["/Matrix"] = [1, 0, 0, 1, -box[0], -box[1]]
+                entries["/Resources"] = {
+                    k: ({name: _written_font(writer, font, fonts, seen) for name, font in v.items()}
+                        if k == "/Font" else v) for k, v in face.obj.Resources.items()}
+                if "/Group" in face.obj:
+                    entries["/Group"] = face.obj.Group
+                placed[wanted[doc][number]] = (f"/Face{doc}_{number}", writer.add_stream(entries, data_of_face))
+            writer.drain()
+    return placed
+
+
+def _written_font(writer, font, fonts: dict, seen: dict):
+    """The output reference of `font` (the first written font with the same bytes)."""
+    if not font.is_indirect:
+        return font
+    digest = seen.get(font.objgen) or seen.setdefault(font.objgen, _digest(font))
+    if digest not in fonts:
+        fonts[digest] = writer.copy(font)
+    return fonts[digest]
+
+
+def _font_digests(bundle: bytes) -> dict:
+    """{font object: digest} of a faces PDF (by its sha256), kept across builds."""
+    while len(_FONT_DIGESTS) > _KEEP:
+        _FONT_DIGESTS.pop(next(iter(_FONT_DIGESTS)))
+    return _FONT_DIGESTS.setdefault(bundle, {})
+
+
+def placement_content(name: str, matrix, clip: bytes) -> bytes:
+    """Content drawing the form `name` through `matrix` (a `cm` in pt), clipped to `clip`."""
+    cm = " ".join(_num(v) for v in matrix).encode()
+    return b"q " + clip + b" W n " + cm + b" cm " + name.encode() + b" Do Q"
 
 
 def _from_lower_left(form, box) -> None:

@@ -11,17 +11,18 @@ are reproducible.
 from __future__ import annotations
 
 import io
+import zlib
 from dataclasses import dataclass
 
 import pikepdf
 
 from ..stopwatch import stage
 from ..units import pt
-from .forms import FacePlacer, add_under
+from .forms import placement_content, write_forms
 from .furniture import draw_furniture
 from .modes import PrintMode, apply_mode
 from .pages import plan_pages
-from .pdfpage import save_pdf
+from .pdfstream import PDFStream, Raw
 from .plan import PagePlan
 
 
@@ -42,22 +43,41 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
     with stage("furniture (reportlab)"):
         furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks)
-    with stage("PDF assembly"):
-        out = pikepdf.open(io.BytesIO(furniture))
     with stage("form placement"):
-        placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
-        placements = []
-        for number, (plan, pdf_page) in enumerate(zip(plans, out.pages), start=1):
-            snippets = []
-            for face in plan.faces:
-                matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
-                snippets.append(placer.draw_at(pdf_page, face.key, matrix, face.clip.pdf_path(pt(1))))
-                placements.append(face.placement(number))
-            add_under(pdf_page, out, snippets)
-    components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)
+        writer = PDFStream()
+        tree = writer.reserve()
+        keys = dict.fromkeys(face.key for plan in plans for face in plan.faces)
+        forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys)
     with stage("PDF assembly"):
-        pdf = save_pdf(out)
+        placements, kids = [], []
+        writer.new_source()
+        with pikepdf.open(io.BytesIO(furniture)) as marks:
+            for number, (plan, pdf_page) in enumerate(zip(plans, marks.pages), start=1):
+                snippets, used = [], {}
+                for face in plan.faces:
+                    name, form = forms[face.key]
+                    used[name] = form
+                    matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
+                    snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
+                    placements.append(face.placement(number))
+                kids.append(writer.add(_page(writer, pdf_page, tree, snippets, used)))
+            writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
+            root = writer.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})
+            info = writer.copy(marks.trailer.Info) if "/Info" in marks.trailer else None
+            pdf = writer.finish(root, info)
+    components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)
     return SheetsPDF(pdf, len(plans), tuple(placements), components, tuple(plans))
 
-
-
+def _page(writer: PDFStream, page: pikepdf.Page, tree, snippets: list[bytes], forms: dict) -> dict:
+    """A furniture page with the faces drawn beneath its marks: the page's own entries, its
+    resources with the faces' forms added, and the placements' content first."""
+    entries = {k: v for k, v in page.obj.items() if k not in ("/Parent", "/Contents", "/Resources")}
+    resources = dict(page.obj.Resources.items()) if "/Resources" in page.obj else {}
+    xobjects = dict(resources["/XObject"].items()) if "/XObject" in resources else {}
+    resources["/XObject"] = {**xobjects, **forms}
+    contents = page.obj.get("/Contents")
+    contents = [] if contents is None else list(contents) if isinstance(contents, pikepdf.Array) else [contents]
+    if snippets:
+        faces = zlib.compress(b"q\n" + b"\n".join(snippets) + b"\nQ", 6)
+        contents.insert(0, writer.add_stream({"/Filter": Raw(b"/FlateDecode")}, faces))
+    return {**entries, "/Parent": tree, "/Resources": resources, "/Contents": contents}

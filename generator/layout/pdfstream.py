@@ -1,0 +1,195 @@
+"""A PDF written object by object, so sheets of any number of faces take little memory.
+
+In: objects that pikepdf parsed from other PDFs (the face bundles, the furniture pages)
+and dictionaries and streams made here. Out: the PDF's bytes.
+
+pikepdf (qpdf) keeps a document's whole object graph until it saves; for sheets of
+thousands of distinct faces that graph, not the faces, was most of a build's memory
+(about 25 KB a face). Here every object is serialised the moment it is added: a
+foreign object is copied with its references renumbered (each indirect object of a
+source once, in the order first met), and what stays in memory is the output bytes,
+the object offsets and the number map of the one source being copied. Dictionaries,
+arrays and numbers go into compressed object streams and the cross-reference table is a
+compressed xref stream, as qpdf writes with `object_stream_mode=generate`, so the files
+are as small. Output depends only on what was added, in order: the same input gives the
+same bytes, and the /ID is a digest of them.
+
+Objects are numbered in the order they are reserved or first referred to; a source's
+objects must be added (`drain`) before that source is closed.
+"""
+from __future__ import annotations
+
+import decimal
+import functools
+import hashlib
+import io
+import struct
+import zlib
+from collections import deque
+
+import pikepdf
+
+PER_OBJECT_STREAM = 100   # objects per object stream (qpdf's default)
+_COMPRESSION = 6
+
+
+class Ref(int):
+    """A reference to an object of the output: `Ref(12)` is written `12 0 R`."""
+
+
+class Raw(bytes):
+    """PDF syntax written as is (a name such as b'/XObject', an operator-free token)."""
+
+
+class PDFStream:
+    def __init__(self, version: str = "1.7"):
+        self.buf = io.BytesIO()
+        self.buf.write(b"%PDF-" + version.encode() + b"\n%\xe2\xe3\xcf\xd3\n")
+        self.where: list = [None]      # object number -> (1, file offset) or (2, object stream, index)
+        self.batch: list = []          # (number, body) waiting for the next object stream
+        self.seen: dict = {}           # objgen in the current source -> output number
+        self.queue: deque = deque()        # (number, foreign object) referred to but not yet written
+
+    # numbering and writing
+    def reserve(self) -> Ref:
+        """A number for an object written later with `put` (e.g. the page tree, before its kids)."""
+        self.where.append(None)
+        return Ref(len(self.where) - 1)
+
+    def put(self, number: Ref, obj) -> Ref:
+        """Write a dictionary, array or number (pikepdf objects of the current source allowed)
+        as object `number`."""
+        self.batch.append((number, self.serialise(obj)))
+        if len(self.batch) >= PER_OBJECT_STREAM:
+            self._flush_batch()
+        return number
+
+    def add(self, obj) -> Ref:
+        return self.put(self.reserve(), obj)
+
+    def add_stream(self, entries: dict, data: bytes, number: Ref | None = None) -> Ref:
+        """A stream object: `entries` its dictionary (no /Length), `data` its bytes as stored."""
+        number = self.reserve() if number is None else number
+        head = self.serialise({**entries, "/Length": len(data)})
+        self.where[number] = (1, self.buf.tell())
+        self.buf.write(b"%d 0 obj\n%s\nstream\n" % (number, head))
+        self.buf.write(data)
+        self.buf.write(b"\nendstream\nendobj\n")
+        return number
+
+    # copying from other PDFs
+    def new_source(self) -> None:
+        """Start copying from another PDF: its object numbers mean other objects."""
+        self.drain()
+        self.seen = {}
+
+    def copy(self, obj: pikepdf.Object) -> Ref:
+        """The output number of the current source's indirect object `obj` (written by `drain`)."""
+        key = obj.objgen
+        if key not in self.seen:
+            self.seen[key] = number = self.reserve()
+            self.queue.append((number, obj))
+        return self.seen[key]
+
+    def drain(self) -> None:
+        """Write every foreign object referred to so far (and what those refer to)."""
+        while self.queue:
+            number, obj = self.queue.popleft()
+            if isinstance(obj, pikepdf.Stream):
+                entries = {k: v for k, v in obj.stream_dict.items() if k != "/Length"}
+                self.add_stream(entries, obj.read_raw_bytes(), number)
+            else:
+                self.put(number, _direct(obj))
+
+    def serialise(self, value) -> bytes:
+        """PDF syntax for a value: Python dicts (keys are names such as "/Type"), lists, numbers,
+        bools, None, `Ref`, `Raw`, and pikepdf objects (indirect ones are copied)."""
+        if isinstance(value, Ref):
+            return b"%d 0 R" % value
+        if isinstance(value, pikepdf.Object):
+            if value.is_indirect:
+                return b"%d 0 R" % self.copy(value)
+            if isinstance(value, pikepdf.Dictionary):
+                return self.serialise(dict(value.items()))
+            if isinstance(value, pikepdf.Array):
+                return self.serialise(list(value))
+            return value.unparse()
+        if isinstance(value, dict):
+            return b"<<" + b"".join(_name(k) + b" " + self.serialise(v)
+                                    for k, v in value.items()) + b">>"
+        if isinstance(value, (list, tuple)):
+            return b"[" + b" ".join(self.serialise(v) for v in value) + b"]"
+        if isinstance(value, Raw):
+            return bytes(value)
+        if value is None:
+            return b"null"
+        if isinstance(value, bool):
+            return b"true" if value else b"false"
+        if isinstance(value, int):
+            return b"%d" % value
+        if isinstance(value, (float, decimal.Decimal)):
+            return number(value).encode()
+        raise TypeError(f"cannot write {type(value).__name__} into a PDF")
+
+    # the end
+    def finish(self, root: Ref, info: Ref | None = None) -> bytes:
+        """Write what is pending, the xref stream and the trailer; return the PDF's bytes."""
+        self.drain()
+        self._flush_batch()
+        body = self.buf.getvalue()
+        digest = hashlib.md5(body).hexdigest().encode()
+        xref = self.reserve()
+        offset = self.buf.tell()
+        self.where[xref] = (1, offset)
+        rows = [struct.pack(">BIH", 0, 0, 0xFFFF)]
+        for entry in self.where[1:]:
+            if entry is None:
+                raise ValueError("an object was reserved but never written")
+            kind, a, *b = entry
+            rows.append(struct.pack(">BIH", kind, a, b[0] if b else 0))
+        trailer = {"/Type": Raw(b"/XRef"), "/Size": len(self.where), "/W": [1, 4, 2], "/Root": root,
+                   "/ID": [Raw(b"<" + digest + b">"), Raw(b"<" + digest + b">")], "/Filter": Raw(b"/FlateDecode")}
+        if info is not None:
+            trailer["/Info"] = info
+        data = zlib.compress(b"".join(rows), _COMPRESSION)
+        self.add_stream(trailer, data, xref)
+        self.buf.write(b"startxref\n%d\n%%%%EOF\n" % offset)
+        return self.buf.getvalue()
+
+    def _flush_batch(self) -> None:
+        if not self.batch:
+            return
+        batch, self.batch = self.batch, []
+        stream = self.reserve()
+        heads, bodies, at = [], [], 0
+        for index, (number, body) in enumerate(batch):
+            heads.append(b"%d %d" % (number, at))
+            bodies.append(body)
+            at += len(body) + 1
+            self.where[number] = (2, stream, index)
+        head = b" ".join(heads) + b"\n"
+        data = zlib.compress(head + b"\n".join(bodies) + b"\n", _COMPRESSION)
+        self.add_stream({"/Type": Raw(b"/ObjStm"), "/N": len(batch), "/First": len(head),
+                         "/Filter": Raw(b"/FlateDecode")}, data, stream)
+
+
+def _direct(obj: pikepdf.Object):
+    """An indirect dictionary or array as a direct one (its own references stay references)."""
+    if isinstance(obj, pikepdf.Dictionary):
+        return dict(obj.items())
+    if isinstance(obj, pikepdf.Array):
+        return list(obj)
+    return Raw(obj.unparse()) if isinstance(obj, pikepdf.Object) else obj
+
+
+@functools.lru_cache(maxsize=4096)
+def _name(key: str) -> bytes:
+    return pikepdf.Name(key).unparse()
+
+
+def number(v) -> str:
+    """A PDF number: fixed decimals (PDF has no exponents), no '-0'."""
+    text = f"{v:.5f}" if isinstance(v, float) else format(v, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "", "-") else text

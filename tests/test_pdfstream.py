@@ -1,0 +1,80 @@
+"""The streaming PDF writer: what it writes is a valid PDF that reads back as written."""
+import io
+import zlib
+
+import pikepdf
+import pytest
+
+from generator.layout.pdfstream import PDFStream, Raw, number
+
+
+def _source() -> pikepdf.Pdf:
+    """A PDF with a shared indirect font, a stream and a direct resource dictionary."""
+    src = pikepdf.new()
+    font = src.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+                                                BaseFont=pikepdf.Name("/Fake#20Font")))
+    for text in (b"0 0 1 1 re f", b"1 0 0 rg 0 0 2 2 re f"):
+        src.add_blank_page(page_size=(10, 20))
+        src.pages[-1].obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
+        src.pages[-1].obj.Contents = src.make_stream(text)
+    return pikepdf.open(io.BytesIO(_saved(src)))
+
+
+def _saved(pdf) -> bytes:
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+def _write(n_extra: int = 0) -> bytes:
+    src = _source()
+    w = PDFStream()
+    tree = w.reserve()
+    w.new_source()
+    kids = []
+    for page in src.pages:
+        content = w.add_stream({"/Filter": Raw(b"/FlateDecode")}, zlib.compress(page.obj.Contents.read_bytes()))
+        kids.append(w.add({"/Type": Raw(b"/Page"), "/Parent": tree, "/MediaBox": page.obj.MediaBox,
+                           "/Resources": page.obj.Resources, "/Contents": content}))
+    extras = [w.add({"/N": i, "/R": 0.25 * i, "/S": pikepdf.String(f"({i})")}) for i in range(n_extra)]
+    w.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
+    root = w.add({"/Type": Raw(b"/Catalog"), "/Pages": tree, "/Extras": extras})
+    return w.finish(root)
+
+
+@pytest.mark.parametrize("n_extra", [0, 250])
+def test_what_is_written_reads_back_the_same(n_extra):
+    data = _write(n_extra)
+    pdf = pikepdf.open(io.BytesIO(data))
+    assert pdf.check_pdf_syntax() == []
+    assert len(pdf.pages) == 2
+    assert [p.obj.Contents.read_bytes() for p in pdf.pages] == [b"0 0 1 1 re f", b"1 0 0 rg 0 0 2 2 re f"]
+    assert [float(v) for v in pdf.pages[0].mediabox] == [0, 0, 10, 20]
+    fonts = [p.obj.Resources.Font.F1 for p in pdf.pages]
+    assert fonts[0].objgen == fonts[1].objgen, "a source's indirect object is written once"
+    assert str(fonts[0].BaseFont) == "/Fake#20Font" or fonts[0].BaseFont == pikepdf.Name("/Fake Font")
+    extras = pdf.Root.Extras
+    assert [int(e.N) for e in extras] == list(range(n_extra))
+    assert [float(e.R) for e in extras] == [0.25 * i for i in range(n_extra)]
+    assert [str(e.S) for e in extras] == [f"({i})" for i in range(n_extra)]
+
+
+def test_the_same_input_gives_the_same_bytes_and_id():
+    a, b = _write(120), _write(120)
+    assert a == b
+    assert pikepdf.open(io.BytesIO(a)).trailer.ID[0] == pikepdf.open(io.BytesIO(a)).trailer.ID[1]
+    assert a != _write(121)
+
+
+def test_a_reserved_object_never_written_is_an_error():
+    w = PDFStream()
+    w.reserve()
+    root = w.add({"/Type": Raw(b"/Catalog")})
+    with pytest.raises(ValueError, match="never written"):
+        w.finish(root)
+
+
+@pytest.mark.parametrize("value, text", [(1.0, "1"), (-0.0, "0"), (0.1 + 0.2, "0.3"), (1e-7, "0"),
+                                         (2.5e6, "2500000"), (-12.345678, "-12.34568")])
+def test_numbers_have_no_exponent_and_no_minus_zero(value, text):
+    assert number(value) == text
