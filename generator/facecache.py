@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import OutputError
@@ -55,6 +56,15 @@ class FaceCache:
         self.hits += 1
         return data
 
+    def read(self, key: str) -> bytes | None:
+        """The bundle stored under `key` if present and whole (nothing counted or touched)."""
+        try:
+            blob = self._path(key).read_bytes()
+        except OSError:
+            return None
+        data, digest = blob[:-_DIGEST], blob[-_DIGEST:]
+        return data if len(blob) > _DIGEST and hashlib.sha256(data).digest() == digest else None
+
     def put(self, key: str, data: bytes) -> None:
         """Store `data` under `key` atomically (a reader sees the whole entry or none)."""
         path = self._path(key)
@@ -69,8 +79,10 @@ class FaceCache:
         finally:
             tmp.unlink(missing_ok=True)
 
-    def prune(self, stale_tmp_seconds: float = 3600) -> int:
-        """Remove least recently used entries until the cache fits its limit; return how many."""
+    def prune(self, stale_tmp_seconds: float = 3600, keep=()) -> int:
+        """Remove least recently used entries until the cache fits its limit, never the bundles
+        `keep` (the last build's, which its results still read); return how many."""
+        keep = {f"{key}.pdf" for key in keep}
         entries, total, removed = [], 0, 0
         now = time.time()
         for path in self.folder.glob("*/*"):
@@ -84,9 +96,11 @@ class FaceCache:
                 continue
             entries.append((st.st_mtime, path.name, path, st.st_size))
             total += st.st_size
-        for _, _, path, size in sorted(entries):
+        for _, name, path, size in sorted(entries):
             if total <= self.limit:
                 break
+            if name in keep:
+                continue
             path.unlink(missing_ok=True)
             total -= size
             removed += 1
@@ -94,3 +108,32 @@ class FaceCache:
 
     def size(self) -> int:
         return sum(p.stat().st_size for p in self.folder.glob("*/*.pdf"))
+
+
+class Bundles(Sequence):
+    """The face bundles of a build, as a sequence of PDF bytes: those stored in the face cache
+    are read back from it each time they are asked for, so a build of thousands of faces does
+    not hold them all in memory; the others (no cache, or drawn with problems) are held."""
+
+    def __init__(self, cache: FaceCache | None, entries: list):
+        self.cache = cache
+        self.entries = tuple(entries)   # bytes, or the cache key of a stored bundle
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        entry = self.entries[index]
+        if isinstance(entry, bytes):
+            return entry
+        data = self.cache.read(entry)
+        if data is None:
+            raise OutputError(f"a bundle of faces vanished from {self.cache.folder} during the build (was the "
+                              "cache cleared meanwhile?): build again")
+        return data
+
+    def keys(self) -> list[str]:
+        """The cache keys of the stored bundles."""
+        return [e for e in self.entries if isinstance(e, str)]

@@ -41,6 +41,7 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
+from .facecache import Bundles
 from .drawkey import SALT, _game_fonts_digest, face_key
 from .fonts import GENERIC, for_game, shipped
 from .glyphs import check_glyphs
@@ -59,7 +60,7 @@ FACES_PER_BUNDLE = 16
 
 @dataclass(frozen=True)
 class FacesPDF:
-    documents: tuple[bytes, ...]
+    documents: Bundles     # the bundle PDFs (read from the face cache when asked for)
     page_of: dict          # face key -> (document index, page index)
     problems: tuple        # (face key, message)
     draw_keys: dict = field(default_factory=dict)   # face key -> draw key (sha256 hex)
@@ -314,24 +315,25 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
         group.sort()
         digest = hashlib.sha256((SALT + repr(primer_page) + "\n" + "\n".join(dk for dk, *_ in group)).encode())
         bundles.append((digest.hexdigest(), [(k, svg, size) for _, k, svg, size in group]))
-    results: list = [None] * n_bundles
+    results: list = [None] * n_bundles   # (bytes, or the cache key once stored; keys drawn; problems)
     if cache is not None:
         for i, (bkey, group) in enumerate(bundles):
-            data = cache.get(bkey)
-            if data is not None:
-                results[i] = (data, [None] + [k for k, _, _ in group], [])
+            if cache.get(bkey) is not None:
+                results[i] = (bkey, [None] + [k for k, _, _ in group], [])
     todo = [i for i, r in enumerate(results) if r is None]
     with (progress(len(todo), n_bundles) if progress else nullcontext(lambda n=1: None)) as advance:
-        for i, result in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer_page, roots, game_fonts)):
-            results[i] = result
-            if cache is not None and not result[2] and None not in result[1][1:]:
-                cache.put(bundles[i][0], result[0])
+        for i, (data, keys, found) in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer_page, roots,
+                                                              game_fonts)):
+            if cache is not None and not found and None not in keys[1:]:
+                cache.put(bundles[i][0], data)
+                data = bundles[i][0]  # read back from the cache when laid out: not held in memory
+            results[i] = (data, keys, found)
             advance(1)
     page_of, problems = {}, []
     for doc, (_, keys, found) in enumerate(results):
         page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
         problems.extend(found)
-    return FacesPDF(tuple(r[0] for r in results), page_of, tuple(problems), draw_keys, len(todo))
+    return FacesPDF(Bundles(cache, [r[0] for r in results]), page_of, tuple(problems), draw_keys, len(todo))
 
 
 def _draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):

@@ -117,7 +117,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
                     raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
         results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered,
                                    tuple(changed) if changed is not None else None))
-    cache.prune()
+    cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
     return results
 
 

@@ -25,25 +25,19 @@ _KEEP = 256                            # faces PDFs whose font digests are kept 
 class FacePlacer:
     def __init__(self, out: pikepdf.Pdf, faces_pdfs, page_of: dict):
         self.out = out
-        self.faces = [pikepdf.open(io.BytesIO(doc)) for doc in faces_pdfs]
+        self.bundles = faces_pdfs
+        self.faces: dict[int, pikepdf.Pdf] = {}   # bundle -> opened, when one of its faces is first placed
+        self.docs: dict[int, bytes] = {}          # bundle -> sha256 of its bytes
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
         self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
-        self.docs = [hashlib.sha256(doc).digest() for doc in faces_pdfs]
-        while len(_FONT_DIGESTS) > _KEEP:
-            _FONT_DIGESTS.pop(next(iter(_FONT_DIGESTS)))
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
         """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
         (or to `clip_path`, path operators in pt, for round and hexagonal components)."""
-        doc, number = self.page_of[key]
-        if (doc, number) not in self.forms:
-            self.forms[(doc, number)] = self._form(self.faces[doc].pages[number], doc)
-        form = self.forms[(doc, number)]
-        name = Name(f"/Face{doc}_{number}")
-        page.add_resource(form, Name.XObject, name=name, replace_existing=True)
+        name, form = self._form_for(page, key)
         x, y, w, h = box
-        place = page.calc_form_xobject_placement(form, name, Rectangle(x, y, x + w, y + h))
+        place = page.calc_form_xobject_placement(form, Name(name), Rectangle(x, y, x + w, y + h))
         return b"q " + (clip_path or _clip_path(clip, radius)) + b" W n " + place + b" Q"
 
     def draw_at(self, page: pikepdf.Page, key: str, matrix, clip: bytes) -> bytes:
@@ -56,6 +50,10 @@ class FacePlacer:
     def _form_for(self, page: pikepdf.Page, key: str):
         doc, number = self.page_of[key]
         if (doc, number) not in self.forms:
+            if doc not in self.faces:
+                data = self.bundles[doc]
+                self.docs[doc] = hashlib.sha256(data).digest()
+                self.faces[doc] = pikepdf.open(io.BytesIO(data))
             self.forms[(doc, number)] = self._form(self.faces[doc].pages[number], doc)
         form = self.forms[(doc, number)]
         name = f"/Face{doc}_{number}"
@@ -97,7 +95,7 @@ class FacePlacer:
         return pikepdf.Dictionary(out)
 
     def _font(self, font, doc: int):
-        seen = _FONT_DIGESTS.setdefault(self.docs[doc], {}) if font.is_indirect and doc >= 0 else {}
+        seen = _font_digests(self.docs[doc]) if font.is_indirect and doc >= 0 else {}
         digest = seen.get(font.objgen) or seen.setdefault(font.objgen, _digest(font))
         if digest not in self.fonts:
             self.fonts[digest] = self._copy(font)
