@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+from itertools import chain
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,7 +89,7 @@ def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bo
         _carry_over(folder, new, skip=new_paths | dropped | {"manifest.json"})
         entries.sort(key=lambda e: e["path"])
         manifest = {"game": game_id, "files": entries}
-        _write_synced(new / "manifest.json", (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
+        _write_synced(new / "manifest.json", manifest_json(manifest))
         _fsync_dir(new)
         _swap_in(new, folder, out_dir / f".{game_id}.old-{os.getpid()}")
     return [folder / a.path for a in artifacts] + [folder / "manifest.json"]
@@ -158,10 +159,48 @@ def _carry_over(folder: Path, new: Path, skip: set) -> None:
                 os.fsync(fh.fileno())
 
 
-def _write_synced(path: Path, data: bytes) -> None:
+def manifest_json(manifest: dict):
+    """The manifest as JSON (indent 1), in pieces of bytes: each lazy list of placements (not
+    a list: sheets make them when read) is written one placement at a time, so a deck of
+    thousands of faces never has them all in memory at once, as dicts or as text."""
+    lazy = {}
+
+    def marked(entry: dict) -> dict:
+        found = entry.get("placements")
+        if found is None or isinstance(found, list):
+            return entry
+        token = json.dumps(f"@@placements {len(lazy)}@@")
+        lazy[token] = found
+        return {**entry, "placements": f"@@placements {len(lazy) - 1}@@"}
+
+    text = json.dumps({**manifest, "files": [marked(e) for e in manifest.get("files", [])]},
+                      indent=1, ensure_ascii=False) + "\n"
+    if not lazy:
+        yield text.encode()
+        return
+    for piece in re.split(r'("@@placements \d+@@")', text):
+        if piece not in lazy:
+            yield piece.encode()
+            continue
+        items = iter(lazy[piece])
+        first = next(items, None)
+        if first is None:
+            yield b"[]"
+            continue
+        inner = "\n" + " " * (len(text[:text.index(piece)].rsplit("\n", 1)[1]) - len('"placements": ') + 1)
+        yield b"[" + inner.encode()
+        for n, item in enumerate(chain([first], items)):
+            yield ((("," + inner) if n else "") + json.dumps(item, indent=1, ensure_ascii=False).replace(
+                "\n", inner)).encode()
+        yield (inner[:-1] + "]").encode()
+
+
+def _write_synced(path: Path, data) -> None:
+    """Write bytes (or pieces of bytes) to `path` and sync them to disk."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as fh:
-        fh.write(data)
+        for piece in [data] if isinstance(data, bytes) else data:
+            fh.write(piece)
         fh.flush()
         os.fsync(fh.fileno())
 

@@ -30,6 +30,7 @@ import math
 import multiprocessing
 import os
 import re
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -346,10 +347,10 @@ def _draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
         before = children_cpu()
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                futures = [pool.submit(_draw_chunk, group, primer, roots=roots, game_fonts=game_fonts)
-                           for group in groups]
-                for future in futures:
-                    yield future.result()
+                futures = deque(pool.submit(_draw_chunk, group, primer, roots=roots, game_fonts=game_fonts)
+                                for group in groups)
+                while futures:  # each result let go once handed on: a deck's bundles are never all held
+                    yield futures.popleft().result()
         finally:
             gc.unfreeze()
             WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once they have ended

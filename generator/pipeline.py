@@ -136,7 +136,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
         artifacts.append(Artifact(
             path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
             pages=sheets.pages, components=list(sheets.components),
-            placements=list(sheets.placements),
+            placements=sheets.placements,
             extra={"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}))
         if not guides:
             artifacts.append(Artifact(
@@ -186,7 +186,7 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode):
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
     sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode)
     return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
-                    pages=sheets.pages, components=list(sheets.components), placements=list(sheets.placements))
+                    pages=sheets.pages, components=list(sheets.components), placements=sheets.placements)
 
 
 def _rulebooks(game, rendered, paper):

@@ -113,7 +113,21 @@ def read_yaml(path: Path, shown_as: str) -> Any:
     too_big = data_bounds(data)
     if too_big:
         raise InputError("1 problem in YAML", [Problem(shown_as, too_big)])
-    return data
+    return _compacted(data) if len(text) > COMPACT_ABOVE else data
+
+
+COMPACT_ABOVE = 256 * 1024  # characters
+
+
+def _compacted(data: Any) -> Any:
+    """The same data in fresh memory. PyYAML composes the whole file into nodes (several
+    times the size of the data) before constructing it, and the constructed strings are the
+    nodes' own, so a few of them pin every block of memory the nodes took and a large deck
+    file would keep all of it for the whole build. A pickle round trip copies the data into
+    new, compact memory; dropping the original then frees those blocks whole."""
+    import pickle
+
+    return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def line_of(data: Any, path: tuple | list) -> int | None:

@@ -173,3 +173,21 @@ def test_killed_builds_leave_the_old_or_the_new_set_and_the_next_build_cleans_up
     subprocess.run(cmd, check=True, capture_output=True, timeout=120)
     assert state(root / "output" / "mini") == a
     assert sorted(p.name for p in (root / "output").iterdir() if p.name != ".cache") == [".mini.lock", "mini"]
+
+
+@pytest.mark.parametrize("placements", [[], [{"page": 1, "id": "a", "box": [1.5, 2]}],
+                                        [{"page": 1, "id": "é"}, {"page": 2, "id": "b", "panel": {"col": 1}}]])
+def test_a_manifest_with_lazy_placements_is_the_json_of_their_list(placements):
+    from generator.export import manifest_json
+
+    class Lazy:  # like sheets' Placements: made when iterated, not a list
+        def __iter__(self):
+            return iter(placements)
+
+    def manifest(p):
+        return {"game": "g", "files": [{"path": "a.pdf", "placements": p, "components": [{"id": "x"}]},
+                                       {"path": "b.pdf", "placements": [{"page": 3}]}]}
+
+    written = b"".join(manifest_json(manifest(Lazy())))
+    assert written == (json.dumps(manifest(placements), indent=1, ensure_ascii=False) + "\n").encode()
+    assert json.loads(written)["files"][0]["placements"] == placements

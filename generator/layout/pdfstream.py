@@ -136,8 +136,8 @@ class PDFStream:
         """Write what is pending, the xref stream and the trailer; return the PDF's bytes."""
         self.drain()
         self._flush_batch()
-        body = self.buf.getvalue()
-        digest = hashlib.md5(body).hexdigest().encode()
+        with self.buf.getbuffer() as body:  # no copy of what is written so far
+            digest = hashlib.md5(body).hexdigest().encode()
         xref = self.reserve()
         offset = self.buf.tell()
         self.where[xref] = (1, offset)

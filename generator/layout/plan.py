@@ -6,6 +6,7 @@ millimetres from the page's lower-left corner, y up.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..shapes import Outline
@@ -64,3 +65,26 @@ class PagePlan:
         if self.cuts is not None:
             return list(self.cuts)
         return [(f.card, f.cut) for f in self.faces]
+
+
+class Placements(Sequence):
+    """The manifest's placement of every face on pages planned as `plans` (page numbers from 1),
+    made when read: a deck of thousands of faces does not hold them all as dicts."""
+
+    def __init__(self, plans):
+        self.plans = tuple(plans)
+        self.count = sum(len(plan.faces) for plan in self.plans)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self):
+        for number, plan in enumerate(self.plans, start=1):
+            for face in plan.faces:
+                yield face.placement(number)
+
+    def __getitem__(self, index):
+        return list(self)[index]
+
+    def __eq__(self, other):
+        return isinstance(other, Sequence) and list(self) == list(other)

@@ -23,14 +23,14 @@ from .furniture import draw_furniture
 from .modes import PrintMode, apply_mode
 from .pages import plan_pages
 from .pdfstream import PDFStream, Raw
-from .plan import PagePlan
+from .plan import PagePlan, Placements
 
 
 @dataclass(frozen=True)
 class SheetsPDF:
     pdf: bytes
     pages: int
-    placements: tuple[dict, ...]
+    placements: Placements     # a dict per face placed, made when read
     components: tuple[dict, ...]
     plans: tuple[PagePlan, ...]
 
@@ -49,7 +49,7 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         keys = dict.fromkeys(face.key for plan in plans for face in plan.faces)
         forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys)
     with stage("PDF assembly"):
-        placements, kids = [], []
+        kids = []
         writer.new_source()
         with pikepdf.open(io.BytesIO(furniture)) as marks:
             for number, (plan, pdf_page) in enumerate(zip(plans, marks.pages), start=1):
@@ -59,14 +59,13 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
                     used[name] = form
                     matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
                     snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
-                    placements.append(face.placement(number))
                 kids.append(writer.add(_page(writer, pdf_page, tree, snippets, used)))
             writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
             root = writer.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})
             info = writer.copy(marks.trailer.Info) if "/Info" in marks.trailer else None
             pdf = writer.finish(root, info)
     components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)
-    return SheetsPDF(pdf, len(plans), tuple(placements), components, tuple(plans))
+    return SheetsPDF(pdf, len(plans), Placements(plans), components, tuple(plans))
 
 def _page(writer: PDFStream, page: pikepdf.Page, tree, snippets: list[bytes], forms: dict) -> dict:
     """A furniture page with the faces drawn beneath its marks: the page's own entries, its
