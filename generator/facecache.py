@@ -134,6 +134,12 @@ class Bundles(Sequence):
                               "cache cleared meanwhile?): build again")
         return data
 
+    def __eq__(self, other):
+        return isinstance(other, Sequence) and len(self) == len(other) and all(
+            a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
     def keys(self) -> list[str]:
         """The cache keys of the stored bundles."""
         return [e for e in self.entries if isinstance(e, str)]

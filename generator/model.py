@@ -12,7 +12,7 @@ from .shapes import face_outline
 from .yamlsrc import plain
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where something was written: a file (relative to the project) and a line."""
 
@@ -20,7 +20,7 @@ class Source:
     line: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Card:
     """One component design; `count` copies are printed."""
 

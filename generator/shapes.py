@@ -16,7 +16,7 @@ KAPPA = 0.5522847498  # Bezier handle length of a quarter circle, as a fraction 
 SQRT3 = math.sqrt(3)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outline:
     """A closed cut path around the trim box (x, y, w, h), y up (PDF and manifest space)."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..shapes import Outline
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FaceOnPage:
     """One rendered face drawn on a page."""
 
@@ -31,7 +31,7 @@ class FaceOnPage:
                 "w_mm": round(c.w, 3), "h_mm": round(c.h, 3), **c.manifest(), **self.extra}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Label:
     """The page's label: where it goes and how long it may be."""
 
@@ -41,7 +41,7 @@ class Label:
     room: float          # mm of line it may take
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PagePlan:
     width: float
     height: float
