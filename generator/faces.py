@@ -30,6 +30,8 @@ import math
 import multiprocessing
 import os
 import re
+import zlib
+from collections.abc import Mapping
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
@@ -66,6 +68,31 @@ class FacesPDF:
     problems: tuple        # (face key, message)
     draw_keys: dict = field(default_factory=dict)   # face key -> draw key (sha256 hex)
     drawn: int = 0         # bundles drawn by this build (the rest came from the cache)
+
+
+class SVGTexts(Mapping):
+    """Face key -> SVG text, each kept zlib-compressed until it is read: a face is a few KB
+    of repetitive text, and a deck of 10,000 distinct faces would otherwise hold about 20 MB
+    of it until drawn. Drawing workers are sent the compressed bytes (`packed`)."""
+
+    def __init__(self):
+        self._packed: dict[str, bytes] = {}
+
+    def add(self, key: str, svg: str) -> None:
+        if key not in self._packed:
+            self._packed[key] = zlib.compress(svg.encode(), 1)
+
+    def packed(self, key: str) -> bytes:
+        return self._packed[key]
+
+    def __getitem__(self, key: str) -> str:
+        return zlib.decompress(self._packed[key]).decode()
+
+    def __iter__(self):
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
 
 
 class _WrongSize(Exception):
@@ -245,6 +272,8 @@ def _draw_chunk(items, primer: tuple | None = None, fast_text: bool = True, root
         keys.append(None)
         sizes.append(None)
     for key, svg, size_mm in items:
+        if isinstance(svg, bytes):  # SVGTexts.packed
+            svg = zlib.decompress(svg).decode()
         try:
             tree = cairosvg.parser.Tree(bytestring=_unhinted(svg).encode(), url_fetcher=fetcher)
         except Exception as exc:  # the XML parser's own errors: a template produced bad SVG
@@ -310,7 +339,8 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     n_bundles = bundle_count(len(svgs))
     members: list[list] = [[] for _ in range(n_bundles)]
     for k, svg in svgs.items():
-        members[int(draw_keys[k][:8], 16) % n_bundles].append((draw_keys[k], k, svg, sizes.get(k)))
+        payload = svgs.packed(k) if isinstance(svgs, SVGTexts) else svg
+        members[int(draw_keys[k][:8], 16) % n_bundles].append((draw_keys[k], k, payload, sizes.get(k)))
     bundles = []
     for group in members:
         group.sort()

@@ -202,7 +202,8 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
             why = _template_problem(templates_dir, t) if t else None
             if why:
                 problems.append(Problem(cards_file, why, line=line_of(raw, ("cards", i, key)), card=c["id"], field=key))
-        fields = {**defaults, **{k: v for k, v in c.items() if k not in ("front", "back")}}
+        own = not defaults and "front" not in c and "back" not in c  # the card as written is its fields
+        fields = c if own else {**defaults, **{k: v for k, v in c.items() if k not in ("front", "back")}}
         cards.append(Card(id=c["id"], name=c["name"], count=c.get("count", 1),
                           front=c.get("front", front), back=c.get("back", back),
                           fields=fields, source=Source(cards_file, line), index=i))

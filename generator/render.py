@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
-from .faces import draw_faces
+from .faces import SVGTexts, draw_faces
 from .fonts import font_files, for_game
 from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
@@ -83,7 +83,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> 
 class FaceSVGs:
     """The render stage before drawing: every card's face keys and every distinct face's SVG."""
     cards: tuple[RenderedCard, ...]
-    svgs: dict             # face key -> SVG text
+    svgs: SVGTexts         # face key -> SVG text (kept compressed)
     sizes: dict            # face key -> (w, h) mm
     roots: tuple           # folders <image> may read
     problems: list         # templates that failed (raised once the others are drawn)
@@ -102,7 +102,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                                            "the game's its own family name") for family in setter.fonts.clashes())
     env.globals.update(textbox=_textbox(setter), icon=_icon(icons))
     game_context = game.context()
-    svgs: dict[str, str] = {}
+    svgs = SVGTexts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if font_files(game.templates_dir / "fonts") else ""
@@ -135,7 +135,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                 if guides:
                     svg = _with_guides(svg, deck)
                 key = hashlib.sha256(svg.encode()).hexdigest()[:16]
-                svgs.setdefault(key, svg)
+                svgs.add(key, svg)
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.layout == "dice":
