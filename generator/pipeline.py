@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import changes, fonts
+from . import changes, fonts, memory
 from .errors import InputError, OutputError, collect
 from .export import Artifact, write_atomic, write_game
 from .facecache import FaceCache
@@ -90,11 +90,13 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
                 with stage("rules"):
                     warnings = _validate(game, strict)
             advance()
+        memory.release()  # the YAML parser's nodes
         reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
         rendered = render_game(game, guides=guides, cache=cache, progress=lambda todo, total: progress.bar(
             f"{game_id}: drawing {todo} of {total} bundles of faces ({total - todo} unchanged, from the cache)", todo))
         warnings = [*warnings, *rendered.warnings]  # external references not followed
+        memory.release()  # the SVG text
         changed = None
         if reference is not None:
             changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
@@ -144,6 +146,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
                 paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
         if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
             artifacts.extend(_rulebooks(game, rendered, paper))
+        memory.release()  # the paper's page objects
         advance()
     return artifacts
 

@@ -156,3 +156,49 @@ def test_fields_named_line_or_lines_reach_templates_as_data(tmp_path):
                 source=Source("x.yaml", 1), index=0)
     text = jinja2.Environment().from_string("{{ card.route.line }} {{ card.route.lines | join('-') }}")
     assert text.render(card=card.context()) == "7 N-S"
+
+
+STREAM_CASES = [
+    "cards:\n  - {id: a, name: A, n: 1}\n  - id: b\n    name: B\n    tags: [x, y]\n",
+    "base: &base {cost: 1, kind: x}\ncards:\n  - <<: *base\n    id: a\n  - {<<: *base, id: b, cost: 2}\n",
+    "one: &one {a: 1}\ntwo: &two {b: 2}\ncards:\n  - <<: [*one, *two]\n    id: c\n",
+    "row: &row [1, 2]\ncards:\n  - *row\n  - [*row, *row]\n  - &z {id: z}\n  - *z\n",
+    "cards:\n  - {id: a, id: b}\n",
+    "cards:\n  - {id: !!int abc}\n",
+    "cards:\n  - [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+    "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+    "cards: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n",
+    "cards:\n  - {id: a}\n   - {id: b}\n",
+]
+
+
+def _read_both(tmp_path, monkeypatch, text):
+    from generator import yamlsrc
+
+    path = tmp_path / "deck.yaml"
+    path.write_text(text)
+    found = []
+    for threshold in (10 ** 9, 0):  # the all-C loader, then the streaming one
+        monkeypatch.setattr(yamlsrc, "STREAM_ABOVE", threshold)
+        try:
+            data = yamlsrc.read_yaml(path, "deck.yaml")
+            found.append(("data", data, _lines(data)))
+        except InputError as exc:
+            found.append(("error", [(p.file, p.line, p.message) for p in exc.problems]))
+    return found
+
+
+def _lines(data):
+    if isinstance(data, dict):
+        return (data.line, dict(data.lines), {k: _lines(v) for k, v in data.items()})
+    if isinstance(data, list):
+        return (data.line, list(data.lines), [_lines(v) for v in data])
+    return None
+
+
+@pytest.mark.parametrize("text", STREAM_CASES)
+def test_large_files_read_by_the_streaming_loader_give_the_same_data_lines_and_errors(tmp_path, monkeypatch, text):
+    c_loader, streaming = _read_both(tmp_path, monkeypatch, text)
+    assert streaming == c_loader
