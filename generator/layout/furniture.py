@@ -29,8 +29,10 @@ _KEEP = 8
 
 def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> str:
     """sha256 of all that decides the furniture: the plans without their faces and cuts."""
-    plain = [dataclasses.replace(p, faces=(), cuts=None) for p in pages]
-    return hashlib.sha256(repr((title, paper, crop_marks, plain)).encode()).hexdigest()
+    key = hashlib.sha256(repr((title, paper, crop_marks)).encode())
+    for page in pages:  # page by page: no text of every page at once
+        key.update(repr(dataclasses.replace(page, faces=(), cuts=None)).encode())
+    return key.hexdigest()
 
 
 def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> bytes:
