@@ -91,6 +91,35 @@ def test_cache_is_bounded_least_recently_used_first(tmp_path):
     assert removed == 3 and left == ["00", "04"] and cache.size() <= 2500
 
 
+def test_prune_never_removes_the_bundles_the_last_build_still_reads(tmp_path):
+    import os
+    cache = FaceCache(tmp_path, limit_bytes=2500)
+    keys = [f"{i:02d}" + "e" * 62 for i in range(5)]
+    for i, key in enumerate(keys):
+        cache.put(key, bytes(1000))
+        os.utime(tmp_path / key[:2] / f"{key}.pdf", (1000 + i, 1000 + i))
+    cache.prune(keep=keys[:3])  # the three oldest are the last build's
+    left = sorted(p.name[:2] for p in tmp_path.glob("*/*.pdf"))
+    assert left == ["00", "01", "02"]
+
+
+def test_bundles_in_the_cache_are_read_back_not_held(mini, tmp_path):
+    from generator.errors import OutputError
+    from generator.load import load_game
+    from generator.render import render_game
+
+    root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
+    cache = FaceCache(root / "output" / ".cache" / "faces")
+    warm = render_game(load_game(root, "mini"), cache=cache)
+    held = render_game(load_game(root, "mini"))  # no cache: the bytes are all the build has
+    assert all(isinstance(e, str) for e in warm.faces_pdfs.entries)
+    assert all(isinstance(e, bytes) for e in held.faces_pdfs.entries)
+    assert list(warm.faces_pdfs) == list(held.faces_pdfs) and warm.faces_pdfs == held.faces_pdfs
+    shutil.rmtree(cache.folder)
+    with pytest.raises(OutputError, match="vanished from"):
+        warm.faces_pdfs[0]
+
+
 def test_face_key_covers_images_and_size(tmp_path):
     (tmp_path / "art.png").write_bytes(b"one")
     svg = '<svg xmlns="http://www.w3.org/2000/svg"><image href="art.png"/></svg>'

@@ -1,6 +1,7 @@
 """Place rendered faces on pages of an existing PDF as vector Form XObjects.
 
-In: a pikepdf document being assembled and the faces PDFs from the render stage.
+In: a pikepdf document being assembled (the rulebook, export profiles) or a streaming
+`PDFStream` (sheets: `write_forms`), and the face bundles from the render stage.
 Out: content-stream snippets that draw a face into a box, clipped to a rectangle (or a
 rounded one), and the page resources they need, under explicit names so that the same
 input always gives the same bytes. Each face is copied into the document once, however

@@ -4,9 +4,11 @@ In: a `RenderedGame` and a paper name. Out: a `SheetsPDF`: the PDF bytes, the pl
 map (every face drawn: page, card id, side, trim box in mm, cut shape) and the page plans
 the cut file is made from. `pages.py` plans the pages (cards on grids, tokens packed,
 boards in panels), `furniture.py` draws marks, cut lines and labels with reportlab, and
-`forms.py` places each face of the faces PDF beneath them as a Form XObject, clipped to
-its printed area, so text stays text, each distinct face is stored once, and the bytes
-are reproducible.
+`forms.py` writes each face of the face bundles as a Form XObject placed beneath them,
+clipped to its printed area, so text stays text, each distinct face is stored once, and the
+bytes are reproducible. The PDF is written object by object (`pdfstream.py`), one face
+bundle open at a time, so a deck of 10,000 distinct faces is laid out in a few tens of MB;
+the placements are made from the plans only when the manifest is written.
 """
 from __future__ import annotations
 
