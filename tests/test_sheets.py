@@ -357,5 +357,32 @@ def test_furniture_is_reused_for_the_same_plans_and_redrawn_when_a_mark_moves():
     first = draw_furniture([plan], "T", "a4", True)
     assert draw_furniture([other_face], "T", "a4", True) is first       # not drawn again
     redrawn = draw_furniture([moved], "T", "a4", True)
-    with pikepdf.open(io.BytesIO(redrawn)) as new, pikepdf.open(io.BytesIO(first)) as old:
+    with pikepdf.open(io.BytesIO(redrawn[0])) as new, pikepdf.open(io.BytesIO(first[0])) as old:
         assert new.pages[0].Contents.read_bytes() != old.pages[0].Contents.read_bytes()
+
+
+def test_furniture_drawn_in_several_pdfs_gives_the_same_pages(mini, monkeypatch):
+    """Sheets of thousands of pages get their furniture a few hundred pages at a time; the
+    pages look the same and say the same as when drawn in one PDF."""
+    import io
+
+    import pikepdf
+    import pypdfium2 as pdfium
+
+    from generator.layout import furniture, sheets
+    from generator.load import load_game
+    from generator.render import render_game
+
+    root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
+    rendered = render_game(load_game(root, "mini"))
+    whole = sheets.layout_sheets(rendered, "a4")
+    monkeypatch.setattr(furniture, "PAGES_PER_PDF", 3)
+    monkeypatch.setattr(sheets, "PAGES_PER_PDF", 3)
+    furniture._DRAWN.clear()
+    pieces = sheets.layout_sheets(rendered, "a4")
+    assert whole.pages == pieces.pages > 3
+    assert pikepdf.open(io.BytesIO(pieces.pdf)).check_pdf_syntax() == []
+    a, b = pdfium.PdfDocument(whole.pdf), pdfium.PdfDocument(pieces.pdf)
+    for i in range(whole.pages):
+        assert a[i].get_textpage().get_text_range() == b[i].get_textpage().get_text_range()
+        assert a[i].render(scale=0.5).to_pil().tobytes() == b[i].render(scale=0.5).to_pil().tobytes()

@@ -1,6 +1,6 @@
 """The page furniture of a sheets PDF, drawn by reportlab over blank pages.
 
-In: `PagePlan`s and the game's title. Out: PDF bytes, one page per plan, holding
+In: `PagePlan`s and the game's title. Out: PDFs (a few hundred pages each), one page per plan, holding
 everything that is not a face: crop marks, cut outlines of round and hexagonal tokens,
 glue strips and alignment ticks of board panels, a small assembly map, and the label.
 Faces are placed beneath this furniture afterwards (`forms.py`), so marks stay on top.
@@ -35,22 +35,30 @@ def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: boo
     return key.hexdigest()
 
 
-def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> bytes:
-    """The furniture PDF: one page per plan (the same bytes as the last time for the same key)."""
+def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> tuple[bytes, ...]:
+    """The furniture: PDFs of at most PAGES_PER_PDF pages each, one page per plan in order
+    (the same bytes as the last time for the same key). reportlab holds a document's pages
+    until it saves, so sheets of thousands of pages are drawn a few hundred at a time."""
     key = furniture_key(pages, title, paper, crop_marks)
     if key not in _DRAWN:
         while len(_DRAWN) >= _KEEP:
             _DRAWN.pop(next(iter(_DRAWN)))
-        _DRAWN[key] = _draw(pages, title, paper, crop_marks)
+        sheets = sum(1 for p in pages if p.side == "front")
+        _DRAWN[key] = tuple(
+            _draw(pages[start:start + PAGES_PER_PDF], title, paper, crop_marks, sheets,
+                  sum(1 for p in pages[:start] if p.side == "front"))
+            for start in range(0, len(pages), PAGES_PER_PDF))
     return _DRAWN[key]
 
 
-def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> bytes:
+PAGES_PER_PDF = 400
+
+
+def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheets: int, sheet: int) -> bytes:
+    """Pages of furniture; `sheets` in all, `sheet` of them before the first of these pages."""
     buf = io.BytesIO()
     first = pages[0]
     canvas = new_canvas(buf, (pt(first.width), pt(first.height)), title)
-    sheets = sum(1 for p in pages if p.side == "front")
-    sheet = 0
     for page in pages:
         canvas.setPageSize((pt(page.width), pt(page.height)))
         sheet += page.side == "front"

@@ -21,7 +21,7 @@ import pikepdf
 from ..stopwatch import stage
 from ..units import pt
 from .forms import placement_content, write_forms
-from .furniture import draw_furniture
+from .furniture import PAGES_PER_PDF, draw_furniture
 from .modes import PrintMode, apply_mode
 from .pages import plan_pages
 from .pdfstream import PDFStream, Raw
@@ -52,22 +52,31 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys)
     with stage("PDF assembly"):
         kids = []
-        writer.new_source()
-        with pikepdf.open(io.BytesIO(furniture)) as marks:
-            for number, (plan, pdf_page) in enumerate(zip(plans, marks.pages), start=1):
-                snippets, used = [], {}
-                for face in plan.faces:
-                    name, form = forms[face.key]
-                    used[name] = form
-                    matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
-                    snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
-                kids.append(writer.add(_page(writer, pdf_page, tree, snippets, used)))
-            writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
-            root = writer.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})
-            info = writer.copy(marks.trailer.Info) if "/Info" in marks.trailer else None
-            pdf = writer.finish(root, info)
+        info = None
+        pdf_pages = iter(())
+        for plan in plans:
+            pdf_page = next(pdf_pages, None)
+            if pdf_page is None:  # the next PDF of furniture
+                marks = pikepdf.open(io.BytesIO(furniture[len(kids) // PAGES_PER_PDF]))
+                writer.new_source()
+                if info is None and "/Info" in marks.trailer:
+                    info = writer.copy(marks.trailer.Info)
+                pdf_pages = iter(marks.pages)
+                pdf_page = next(pdf_pages)
+            snippets, used = [], {}
+            for face in plan.faces:
+                name, form = forms[face.key]
+                used[name] = form
+                matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
+                snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
+            kids.append(writer.add(_page(writer, pdf_page, tree, snippets, used)))
+            writer.drain()
+        writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
+        root = writer.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})
+        pdf = writer.finish(root, info)
     components = tuple({"id": rc.card.id, "count": rc.card.count} for rc in rendered.cards)
     return SheetsPDF(pdf, len(plans), Placements(plans), components, tuple(plans))
+
 
 def _page(writer: PDFStream, page: pikepdf.Page, tree, snippets: list[bytes], forms: dict) -> dict:
     """A furniture page with the faces drawn beneath its marks: the page's own entries, its
