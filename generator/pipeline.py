@@ -71,7 +71,19 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         cache.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    from .faces import drawing_workers
     from .render import render_game
+
+    with drawing_workers():
+        results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
+                               changed_since, progress, render_game)
+    cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
+    return results
+
+
+def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
+                 progress, render_game) -> list[BuildResult]:
+    from . import faces
 
     results = []
     for game_id in games:
@@ -95,6 +107,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         log.info("%s: step 3/5 render", game_id)
         rendered = render_game(game, guides=guides, cache=cache, progress=lambda todo, total: progress.bar(
             f"{game_id}: drawing {todo} of {total} bundles of faces ({total - todo} unchanged, from the cache)", todo))
+        faces.end_drawing_workers()  # the early workers: idle from here on
         warnings = [*warnings, *rendered.warnings]  # external references not followed
         memory.release()  # the SVG text
         changed = None
@@ -119,7 +132,6 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
                     raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
         results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered,
                                    tuple(changed) if changed is not None else None))
-    cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
     return results
 
 
