@@ -22,19 +22,15 @@ faces, never by the number of cores, so the bytes are the same on every machine.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
 import html
 import io
 import math
-import multiprocessing
 import os
 import re
 import zlib
 from collections.abc import Mapping
-from collections import deque
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -44,12 +40,10 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
-from . import memory
 from .facecache import Bundles
 from .drawkey import SALT, _game_fonts_digest, face_key
 from .fonts import GENERIC, for_game, shipped
 from .glyphs import check_glyphs
-from .stopwatch import WATCH, children_cpu
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
@@ -309,27 +303,9 @@ def _draw_chunk(items, primer: tuple | None = None, fast_text: bool = True, root
     return _exact_pages(out.getvalue(), sizes), keys, problems
 
 
-def _draw_in_worker(items, primer, roots=(), game_fonts=None):
-    """`_draw_chunk` in a drawing worker, which then hands what the bundle took back to the
-    system: a worker draws hundreds of bundles, and would otherwise only grow."""
-    try:
-        return _draw_chunk(items, primer, roots=roots, game_fonts=game_fonts)
-    finally:
-        memory.release()
-
-
 def _fontset(game_fonts: tuple | None):
     """The fonts faces may use: shipped, plus a game's own ((templates dir, as shown) or None)."""
     return for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else shipped()
-
-
-def _load_fonts_once(fonts=None) -> None:
-    """Make cairo resolve every shipped family now, in this process."""
-    surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
-    ctx = cairo.Context(surface)
-    for family in (fonts or shipped()).families:
-        ctx.select_font_face(family)
-        ctx.text_extents("A")
 
 
 def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
@@ -342,6 +318,8 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     :param progress: called as progress(bundles to draw, all bundles); returns a context
         manager yielding advance(n), called once per bundle drawn (see progress.py).
     """
+    from .drawpool import draw_bundles
+
     sizes = sizes or {}
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: face_key(svg, sizes.get(k), roots, own) for k, svg in svgs.items()}
@@ -363,7 +341,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
                 results[i] = (bkey, [None] + [k for k, _, _ in group], [])
     todo = [i for i, r in enumerate(results) if r is None]
     with (progress(len(todo), n_bundles) if progress else nullcontext(lambda n=1: None)) as advance:
-        for i, (data, keys, found) in zip(todo, _draw_bundles([bundles[i][1] for i in todo], primer_page, roots,
+        for i, (data, keys, found) in zip(todo, draw_bundles([bundles[i][1] for i in todo], primer_page, roots,
                                                               game_fonts)):
             if cache is not None and not found and None not in keys[1:]:
                 cache.put(bundles[i][0], data)
@@ -375,73 +353,6 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
         page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
         problems.extend(found)
     return FacesPDF(Bundles(cache, [r[0] for r in results]), page_of, tuple(problems), draw_keys, len(todo))
-
-
-_WORKERS: ProcessPoolExecutor | None = None   # forked early by `drawing_workers`, for a whole build
-
-
-@contextmanager
-def drawing_workers():
-    """Fork the drawing workers now, for every game the build draws, while this process holds
-    little more than its imports. Forked later, from a process holding thousands of loaded
-    cards and the memory their reading left behind, each worker copied some 20 MB of it as
-    it allocated. The workers' CPU is charged to drawing when they end."""
-    global _WORKERS
-    workers = os.cpu_count() or 1
-    if _WORKERS is not None or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        yield
-        return
-    _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
-    before = children_cpu()
-    gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
-    try:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
-    finally:
-        gc.unfreeze()
-    _WORKERS = pool
-    try:
-        yield
-    finally:
-        end_drawing_workers()
-        WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)
-
-
-def end_drawing_workers() -> None:
-    """End the workers `drawing_workers` forked, once the first game is drawn: idle, they
-    would hold their memory while the sheets are laid out (later games fork their own)."""
-    global _WORKERS
-    if _WORKERS is not None:
-        pool, _WORKERS = _WORKERS, None
-        pool.shutdown()
-
-
-def _draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
-    """Draw each group of faces as one bundle PDF, on the build's workers (or a fork pool of
-    its own) when there are several."""
-    workers = min(len(groups), os.cpu_count() or 1)
-    if workers > 1 and _WORKERS is not None:
-        futures = deque(_WORKERS.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
-                        for group in groups)
-        while futures:
-            yield futures.popleft().result()
-    elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        # workers inherit a ready fontconfig instead of racing to build its cache
-        _load_fonts_once(_fontset(game_fonts))
-        gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
-        before = children_cpu()
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                futures = deque(pool.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
-                                for group in groups)
-                while futures:  # each result let go once handed on: a deck's bundles are never all held
-                    yield futures.popleft().result()
-        finally:
-            gc.unfreeze()
-            WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once they have ended
-    else:
-        for group in groups:
-            yield _draw_chunk(group, primer, roots=roots, game_fonts=game_fonts)
 
 
 def bundle_count(n_faces: int) -> int:

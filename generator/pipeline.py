@@ -71,7 +71,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         cache.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
-    from .faces import drawing_workers
+    from .drawpool import drawing_workers
     from .render import render_game
 
     with drawing_workers():
@@ -83,7 +83,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
                  progress, render_game) -> list[BuildResult]:
-    from . import faces
+    from . import drawpool
 
     results = []
     for game_id in games:
@@ -107,7 +107,7 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         log.info("%s: step 3/5 render", game_id)
         rendered = render_game(game, guides=guides, cache=cache, progress=lambda todo, total: progress.bar(
             f"{game_id}: drawing {todo} of {total} bundles of faces ({total - todo} unchanged, from the cache)", todo))
-        faces.end_drawing_workers()  # the early workers: idle from here on
+        drawpool.end_drawing_workers()  # the early workers: idle from here on
         warnings = [*warnings, *rendered.warnings]  # external references not followed
         memory.release()  # the SVG text
         changed = None

@@ -1,0 +1,108 @@
+"""The drawing workers: bundles of faces drawn on both cores, by forked processes.
+
+In: groups of faces to draw as bundles (faces.py). Out: each bundle's (PDF, keys drawn,
+problems), in order. A build forks its workers first (`drawing_workers`), while the
+process holds little more than its imports, and ends them once its first game is drawn;
+a draw outside a build, or for a later game, forks a pool of its own. The workers' CPU
+is charged to the "drawing (CairoSVG)" stage once they have ended.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+
+import cairocffi as cairo
+
+from . import memory
+from .faces import _draw_chunk, _fontset
+from .fonts import shipped
+from .stopwatch import WATCH, children_cpu
+
+
+_WORKERS: ProcessPoolExecutor | None = None   # forked early by `drawing_workers`, for a whole build
+
+
+@contextmanager
+def drawing_workers():
+    """Fork the drawing workers now, for every game the build draws, while this process holds
+    little more than its imports. Forked later, from a process holding thousands of loaded
+    cards and the memory their reading left behind, each worker copied some 20 MB of it as
+    it allocated. The workers' CPU is charged to drawing when they end."""
+    global _WORKERS
+    workers = os.cpu_count() or 1
+    if _WORKERS is not None or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield
+        return
+    _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
+    before = children_cpu()
+    gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
+    finally:
+        gc.unfreeze()
+    _WORKERS = pool
+    try:
+        yield
+    finally:
+        end_drawing_workers()
+        WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)
+
+
+def end_drawing_workers() -> None:
+    """End the workers `drawing_workers` forked, once the first game is drawn: idle, they
+    would hold their memory while the sheets are laid out (later games fork their own)."""
+    global _WORKERS
+    if _WORKERS is not None:
+        pool, _WORKERS = _WORKERS, None
+        pool.shutdown()
+
+
+def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
+    """Draw each group of faces as one bundle PDF, on the build's workers (or a fork pool of
+    its own) when there are several."""
+    workers = min(len(groups), os.cpu_count() or 1)
+    if workers > 1 and _WORKERS is not None:
+        futures = deque(_WORKERS.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
+                        for group in groups)
+        while futures:
+            yield futures.popleft().result()
+    elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # workers inherit a ready fontconfig instead of racing to build its cache
+        _load_fonts_once(_fontset(game_fonts))
+        gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
+        before = children_cpu()
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                futures = deque(pool.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
+                                for group in groups)
+                while futures:  # each result let go once handed on: a deck's bundles are never all held
+                    yield futures.popleft().result()
+        finally:
+            gc.unfreeze()
+            WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once they have ended
+    else:
+        for group in groups:
+            yield _draw_chunk(group, primer, roots=roots, game_fonts=game_fonts)
+
+
+def _draw_in_worker(items, primer, roots=(), game_fonts=None):
+    """`_draw_chunk` in a drawing worker, which then hands what the bundle took back to the
+    system: a worker draws hundreds of bundles, and would otherwise only grow."""
+    try:
+        return _draw_chunk(items, primer, roots=roots, game_fonts=game_fonts)
+    finally:
+        memory.release()
+
+
+def _load_fonts_once(fonts=None) -> None:
+    """Make cairo resolve every shipped family now, in this process."""
+    surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
+    ctx = cairo.Context(surface)
+    for family in (fonts or shipped()).families:
+        ctx.select_font_face(family)
+        ctx.text_extents("A")
