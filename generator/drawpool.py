@@ -23,18 +23,22 @@ from .fonts import shipped
 from .stopwatch import WATCH, children_cpu
 
 
+DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
 _WORKERS: ProcessPoolExecutor | None = None   # forked early by `drawing_workers`, for a whole build
 
 
 @contextmanager
-def drawing_workers():
+def drawing_workers(early: bool = True):
     """Fork the drawing workers now, for every game the build draws, while this process holds
     little more than its imports. Forked later, from a process holding thousands of loaded
     cards and the memory their reading left behind, each worker copied some 20 MB of it as
-    it allocated. The workers' CPU is charged to drawing when they end."""
+    it allocated. The workers' CPU is charged to drawing when they end.
+
+    Not `early` (`pnp watch`, whose rebuilds mostly draw one bundle or none, in this
+    process): a draw of several bundles forks its own workers then."""
     global _WORKERS
     workers = os.cpu_count() or 1
-    if _WORKERS is not None or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if not early or _WORKERS is not None or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         yield
         return
     _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
@@ -66,6 +70,8 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
     """Draw each group of faces as one bundle PDF, on the build's workers (or a fork pool of
     its own) when there are several."""
     workers = min(len(groups), os.cpu_count() or 1)
+    if workers > 1 and _WORKERS is None and len(groups) <= DRAW_HERE_UP_TO:
+        workers = 1  # forking a pool from a process that holds a build costs more than it saves
     if workers > 1 and _WORKERS is not None:
         futures = deque(_WORKERS.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
                         for group in groups)

@@ -11,11 +11,14 @@ the problems found (characters a font lacks, bad SVG, a face of the wrong size, 
 missing image).
 
 Incremental builds. A face's *draw key* (drawkey.py) hashes everything that decides its
-pixels. Faces go to bundles by their draw key alone (key mod the number of
-bundles, a power of two near faces / FACES_PER_BUNDLE), sorted by key inside a bundle,
-so editing one card changes at most two bundles and a warm build redraws only those;
-cold and warm builds assemble the same bundles, so their output is byte-identical by
-construction. Every bundle first draws a *primer* page (the game's characters plus
+pixels. Faces go to bundles by where they belong, not by what they show: a hash of
+their *home* (deck, card and side: `SVGTexts.add`) mod the number of bundles, a power
+of two near the faces' SVG weight / BYTES_PER_BUNDLE (so a bundle of heavy faces holds
+few of them, and redrawing one costs about as much as one of light faces) and never
+below faces / FACES_PER_BUNDLE. Faces are sorted by draw key inside a bundle. Editing
+one card changes its face's key but not its home: one bundle changes, and a warm build
+redraws only that one. Cold and warm builds assemble the same bundles, so their output
+is byte-identical by construction. Every bundle first draws a *primer* page (the game's characters plus
 printable ASCII in every shipped font; never placed) so that all bundles of a game embed
 identical font subsets, which layout stores once (forms.py). Bundles are fixed by the
 faces, never by the number of cores, so the bytes are the same on every machine.
@@ -54,6 +57,7 @@ _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 FACES_PER_BUNDLE = 16
+BYTES_PER_BUNDLE = 32_768   # of SVG text: drawing costs about 2.5 us a byte
 
 
 @dataclass(frozen=True)
@@ -68,14 +72,21 @@ class FacesPDF:
 class SVGTexts(Mapping):
     """Face key -> SVG text, each kept zlib-compressed until it is read: a face is a few KB
     of repetitive text, and a deck of 10,000 distinct faces would otherwise hold about 20 MB
-    of it until drawn. Drawing workers are sent the compressed bytes (`packed`)."""
+    of it until drawn. Drawing workers are sent the compressed bytes (`packed`). Each face
+    also has a *home* (where it is printed: the first of its deck/card/side names), which
+    picks its bundle, and its length in bytes, which sizes the bundles."""
 
     def __init__(self):
         self._packed: dict[str, bytes] = {}
+        self.homes: dict[str, str] = {}
+        self.weight = 0   # bytes of SVG text, all faces
 
-    def add(self, key: str, svg: str) -> None:
+    def add(self, key: str, svg: str, home: str | None = None) -> None:
         if key not in self._packed:
             self._packed[key] = zlib.compress(svg.encode(), 1)
+            self.weight += len(svg)
+        if home is not None and (key not in self.homes or home < self.homes[key]):
+            self.homes[key] = home
 
     def packed(self, key: str) -> bytes:
         return self._packed[key]
@@ -324,11 +335,15 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: face_key(svg, sizes.get(k), roots, own) for k, svg in svgs.items()}
     primer_page = primer(svgs.values(), _fontset(game_fonts))
-    n_bundles = bundle_count(len(svgs))
+    packed = isinstance(svgs, SVGTexts)
+    weight = svgs.weight if packed else sum(map(len, svgs.values()))
+    n_bundles = bundle_count(len(svgs), weight)
+    homes = svgs.homes if packed else {}
     members: list[list] = [[] for _ in range(n_bundles)]
     for k, svg in svgs.items():
-        payload = svgs.packed(k) if isinstance(svgs, SVGTexts) else svg
-        members[int(draw_keys[k][:8], 16) % n_bundles].append((draw_keys[k], k, payload, sizes.get(k)))
+        home = homes.get(k)
+        spot = int(hashlib.sha256(home.encode()).hexdigest()[:8] if home else draw_keys[k][:8], 16)
+        members[spot % n_bundles].append((draw_keys[k], k, svgs.packed(k) if packed else svg, sizes.get(k)))
     bundles = []
     for group in members:
         group.sort()
@@ -355,9 +370,11 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     return FacesPDF(Bundles(cache, [r[0] for r in results]), page_of, tuple(problems), draw_keys, len(todo))
 
 
-def bundle_count(n_faces: int) -> int:
-    """A power of two near n_faces / FACES_PER_BUNDLE: the same for every deck of similar size."""
-    target = n_faces / FACES_PER_BUNDLE
+def bundle_count(n_faces: int, weight: int = 0) -> int:
+    """A power of two near the larger of n_faces / FACES_PER_BUNDLE and weight (bytes of SVG)
+    / BYTES_PER_BUNDLE: the same for every deck of similar size, and bundles that cost
+    about the same to draw whether the faces are light or heavy."""
+    target = max(n_faces / FACES_PER_BUNDLE, weight / BYTES_PER_BUNDLE)
     return 1 if target < 1.5 else 2 ** round(math.log2(target))
 
 

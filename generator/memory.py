@@ -20,8 +20,15 @@ if sys.platform.startswith("linux"):
         _trim = None
 
 
-def release() -> None:
-    """Collect garbage and give freed memory back to the system (Linux with glibc)."""
+def release(now: bool = False) -> None:
+    """Collect garbage and give freed memory back to the system (Linux with glibc). While
+    `pnp watch` rebuilds (the render memo is on), only when asked `now`: a collection of a
+    process holding its memos costs tens of milliseconds, and between stages of a build of
+    one edited card there is little to hand back."""
+    from .rendermemo import MEMO
+
+    if MEMO.on and not now:
+        return
     gc.collect()
     if _trim is not None:
         _trim(0)

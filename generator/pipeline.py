@@ -18,6 +18,7 @@ from .facecache import FaceCache
 from .glyphs import printed_text_problems
 from .layout.modes import PrintMode
 from .load import list_games, load_game
+from .rendermemo import MEMO
 from .stopwatch import WATCH, stage
 from .units import paper_name
 
@@ -74,7 +75,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     from .drawpool import drawing_workers
     from .render import render_game
 
-    with drawing_workers():
+    with drawing_workers(early=not MEMO.on):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
                                changed_since, progress, render_game)
     cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])

@@ -135,7 +135,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                 if guides:
                     svg = _with_guides(svg, deck)
                 key = hashlib.sha256(svg.encode()).hexdigest()[:16]
-                svgs.add(key, svg)
+                svgs.add(key, svg, f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}")
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.layout == "dice":

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import memory
 from .errors import PnpError, Problem
 from .render import SHARED
 
@@ -81,5 +82,6 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
             paths = [p for _, p in changes if p not in made or Path(p).exists()]
             for game, paths in affected_games(root, paths, games).items():
                 report(build_one(root, game, paths, **options))
+                memory.release(now=True)  # what the build let go, handed back once it is reported
     finally:
         MEMO.remember(before)  # as it was: a one-shot build in this process holds no SVGs

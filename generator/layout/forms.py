@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zlib
+from collections import OrderedDict
 
 import pikepdf
 from pikepdf import Name, Rectangle
@@ -119,9 +120,12 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
     """Each face of `keys` as a Form XObject written into `writer` (a `PDFStream`), one face
     bundle open at a time, every font with identical bytes written once; returns face key ->
     (resource name, form reference). The streaming counterpart of `FacePlacer` for sheets of
-    any size."""
-    from .pdfstream import Raw
+    any size.
 
+    Each bundle's forms are one segment of the file. While `pnp watch` rebuilds, a segment
+    written before is replayed instead of being made again when it would come out the same:
+    the same bundle, the same faces of it, at the same object number, after the same fonts
+    (an edit redraws one bundle; the others are copied as bytes)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:
         doc, number = page_of[key]
@@ -129,31 +133,89 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
     fonts: dict[bytes, object] = {}
     placed = {}
     for doc in sorted(wanted):
-        data = faces_pdfs[doc]
-        seen = _font_digests(hashlib.sha256(data).digest())
-        writer.new_source()
-        with pikepdf.open(io.BytesIO(data)) as pdf:
-            for number in sorted(wanted[doc]):
-                face = pdf.pages[number]
-                box = [float(v) for v in face.mediabox]
-                contents = face.obj.get("/Contents")
-                if isinstance(contents, pikepdf.Stream):
-                    data_of_face = contents.read_raw_bytes()
-                    entries = {k: contents[k] for k in ("/Filter", "/DecodeParms") if k in contents}
-                else:  # several content streams: joined
-                    data_of_face = zlib.compress(b"\n".join(c.read_bytes() for c in contents))
-                    entries = {"/Filter": Raw(b"/FlateDecode")}
-                entries.update({"/Type": Raw(b"/XObject"), "/Subtype": Raw(b"/Form"), "/FormType": 1, "/BBox": box})
-                if box[0] or box[1]:  # see _from_lower_left
-                    entries["/Matrix"] = [1, 0, 0, 1, -box[0], -box[1]]
-                entries["/Resources"] = {
-                    k: ({name: _written_font(writer, font, fonts, seen) for name, font in v.items()}
-                        if k == "/Font" else v) for k, v in face.obj.Resources.items()}
-                if "/Group" in face.obj:
-                    entries["/Group"] = face.obj.Group
-                placed[wanted[doc][number]] = (f"/Face{doc}_{number}", writer.add_stream(entries, data_of_face))
-            writer.drain()
+        pages = tuple(sorted(wanted[doc]))
+        memo = (_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()))
+        segment = SEGMENTS.get(memo)
+        if segment is None:
+            mark = writer.mark()
+            refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts)
+            SEGMENTS.put(memo, (writer.since(mark), refs, tuple(fonts.items())))
+        else:
+            written, refs, fonts_after = segment
+            writer.replay(written)
+            fonts = dict(fonts_after)
+        placed.update({wanted[doc][number]: (f"/Face{doc}_{number}", ref) for number, ref in zip(pages, refs)})
     return placed
+
+
+def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict) -> tuple:
+    """The forms of `pages` of one bundle (fonts not yet in `fonts` written and added)."""
+    from .pdfstream import Raw
+
+    seen = _font_digests(hashlib.sha256(data).digest())
+    refs = []
+    writer.new_source()
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        for number in pages:
+            face = pdf.pages[number]
+            box = [float(v) for v in face.mediabox]
+            contents = face.obj.get("/Contents")
+            if isinstance(contents, pikepdf.Stream):
+                data_of_face = contents.read_raw_bytes()
+                entries = {k: contents[k] for k in ("/Filter", "/DecodeParms") if k in contents}
+            else:  # several content streams: joined
+                data_of_face = zlib.compress(b"\n".join(c.read_bytes() for c in contents))
+                entries = {"/Filter": Raw(b"/FlateDecode")}
+            entries.update({"/Type": Raw(b"/XObject"), "/Subtype": Raw(b"/Form"), "/FormType": 1, "/BBox": box})
+            if box[0] or box[1]:  # see _from_lower_left
+                entries["/Matrix"] = [1, 0, 0, 1, -box[0], -box[1]]
+            entries["/Resources"] = {
+                k: ({name: _written_font(writer, font, fonts, seen) for name, font in v.items()}
+                    if k == "/Font" else v) for k, v in face.obj.Resources.items()}
+            if "/Group" in face.obj:
+                entries["/Group"] = face.obj.Group
+            refs.append(writer.add_stream(entries, data_of_face))
+        writer.drain()
+    return tuple(refs)
+
+
+def _identity(faces_pdfs, doc: int):
+    """What names a bundle's bytes: its face-cache key, else a digest of the bytes."""
+    entries = getattr(faces_pdfs, "entries", None)
+    if entries is not None and isinstance(entries[doc], str):
+        return entries[doc]
+    return hashlib.sha256(faces_pdfs[doc]).digest()
+
+
+class _Segments:
+    """Segments of sheets written by this process, kept only while `pnp watch` rebuilds (the
+    render memo is on), least recently used dropped past LIMIT bytes."""
+
+    LIMIT = 96 * 2**20
+
+    def __init__(self):
+        self.kept: OrderedDict = OrderedDict()
+        self.size = 0
+
+    def get(self, key):
+        found = self.kept.get(key)
+        if found is not None:
+            self.kept.move_to_end(key)
+        return found
+
+    def put(self, key, value) -> None:
+        from ..rendermemo import MEMO
+
+        if not MEMO.on or key in self.kept:
+            return
+        self.kept[key] = value
+        self.size += len(value[0].data)
+        while self.size > self.LIMIT:
+            _, dropped = self.kept.popitem(last=False)
+            self.size -= len(dropped[0].data)
+
+
+SEGMENTS = _Segments()
 
 
 def _written_font(writer, font, fonts: dict, seen: dict):

@@ -131,6 +131,32 @@ class PDFStream:
             return number(value).encode()
         raise TypeError(f"cannot write {type(value).__name__} into a PDF")
 
+    # segments: what a part of the document wrote, replayed by a later build (`pnp watch`)
+    def mark(self) -> tuple[int, int]:
+        """Start a segment: everything pending is written, so what follows stands alone."""
+        self.drain()
+        self._flush_batch()
+        return self.buf.tell(), len(self.where)
+
+    def since(self, mark: tuple[int, int]) -> Segment:
+        """What was written since `mark` (pending objects written first), to `replay` later."""
+        offset, first = self.mark()[0], mark[1]
+        entries = tuple((1, e[1] - mark[0]) if e[0] == 1 else e for e in self.where[first:])
+        return Segment(first, self.buf.getbuffer()[mark[0]:offset].tobytes(), entries)
+
+    def replay(self, segment: Segment) -> None:
+        """Write `segment` again, at the same object numbers (so only where it was made:
+        `next_number()` must be its `first`), as if its objects were added once more."""
+        if self.queue or self.batch or len(self.where) != segment.first:
+            raise ValueError("a segment is replayed only where it was written")
+        base = self.buf.tell()
+        self.buf.write(segment.data)
+        self.where.extend((1, e[1] + base) if e[0] == 1 else e for e in segment.entries)
+
+    def next_number(self) -> int:
+        """The number the next object reserved gets."""
+        return len(self.where)
+
     # the end
     def finish(self, root: Ref, info: Ref | None = None) -> bytes:
         """Write what is pending, the xref stream and the trailer; return the PDF's bytes."""
@@ -171,6 +197,15 @@ class PDFStream:
         data = zlib.compress(head + b"\n".join(bodies) + b"\n", _COMPRESSION)
         self.add_stream({"/Type": Raw(b"/ObjStm"), "/N": len(batch), "/First": len(head),
                          "/Filter": Raw(b"/FlateDecode")}, data, stream)
+
+
+class Segment:
+    """Objects `first`.. and the bytes that wrote them (offsets relative to their start)."""
+
+    __slots__ = ("first", "data", "entries")
+
+    def __init__(self, first: int, data: bytes, entries: tuple):
+        self.first, self.data, self.entries = first, data, entries
 
 
 def _direct(obj: pikepdf.Object):
