@@ -18,10 +18,12 @@ import ctypes
 import ctypes.util
 import errno
 import json
+import math
 import os
 import re
 import shutil
 from itertools import chain
+from json.encoder import encode_basestring as _json_str
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,9 +192,21 @@ def manifest_json(manifest: dict):
         inner = "\n" + " " * (len(text[:text.index(piece)].rsplit("\n", 1)[1]) - len('"placements": ') + 1)
         yield b"[" + inner.encode()
         for n, item in enumerate(chain([first], items)):
-            yield ((("," + inner) if n else "") + json.dumps(item, indent=1, ensure_ascii=False).replace(
-                "\n", inner)).encode()
+            yield ((("," + inner) if n else "") + _item_json(item).replace("\n", inner)).encode()
         yield (inner[:-1] + "]").encode()
+
+
+def _item_json(item: dict) -> str:
+    """json.dumps(item, indent=1, ensure_ascii=False), written directly for a flat dict of
+    strings and finite numbers (a placement): the indenting encoder is pure Python, and a
+    deck's manifest holds thousands of placements."""
+    parts = []
+    for k, v in item.items():
+        kind = type(v)
+        if type(k) is not str or not (kind is str or kind is int or (kind is float and math.isfinite(v))):
+            return json.dumps(item, indent=1, ensure_ascii=False)
+        parts.append(f" {_json_str(k)}: {_json_str(v) if kind is str else repr(v)}")
+    return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
 
 
 def _write_synced(path: Path, data) -> None:

@@ -57,7 +57,7 @@ _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 FACES_PER_BUNDLE = 16
-BYTES_PER_BUNDLE = 32_768   # of SVG text: drawing costs about 2.5 us a byte
+BYTES_PER_BUNDLE = 16_384   # of SVG text: drawing costs about 2.5 us a byte
 
 
 @dataclass(frozen=True)
@@ -213,24 +213,38 @@ def _unhinted(svg: str) -> str:
     return svg
 
 
-def primer(svgs, fonts=None) -> tuple:
+def primer(svgs, fonts=None, facts=None) -> tuple:
     """What page 0 of every bundle draws: (styles, characters): the characters of all the
     faces (and printable ASCII) in every font style the faces ask for (family, weight and
     slant written on one element) and the default, sans-serif. Every bundle then holds the
     same glyphs of the same fonts in the same order: identical font streams, stored once in
     the sheets. (A style only inherited from a parent element is not primed: its font is
-    then stored once per bundle, correct but larger.)"""
+    then stored once per bundle, correct but larger.) `facts` gives each face's
+    `face_facts` (remembered while watching); default: worked out from `svgs`."""
     used = {("sans-serif", False, False)}
-    for svg in svgs:
-        for tag in _FONT_TAG.findall(svg):
-            family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
-            weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
-            bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 550)
-            used.add((family, bold, (_SLANT.search(tag) or _NORMAL).group(1) in ("italic", "oblique")))
+    chars = {chr(c) for c in range(33, 127)}
+    for styles, text in (facts if facts is not None else map(face_facts, svgs)):
+        used.update(styles)
+        chars.update(text)
     styles = sorted(s for s in {(n, b, f.italic) for f in (fonts or shipped()).faces for n, b in f.aliases}
                     | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)}
                     if (s[0].lower(), s[1], s[2]) in used)
-    return tuple(styles), charset(svgs)
+    return tuple(styles), "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))
+
+
+def face_facts(svg: str) -> tuple[frozenset, frozenset]:
+    """The font styles (family, bold, italic) one face's elements ask for, and the
+    characters of its text."""
+    used = set()
+    for tag in _FONT_TAG.findall(svg):
+        family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
+        weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
+        bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 550)
+        used.add((family, bold, (_SLANT.search(tag) or _NORMAL).group(1) in ("italic", "oblique")))
+    chars = set()
+    for text in _TEXT.findall(svg):
+        chars.update(html.unescape(text) if "&" in text else text)
+    return frozenset(used), frozenset(chars)
 
 
 def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
@@ -333,9 +347,12 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
 
     sizes = sizes or {}
     own = _game_fonts_digest(game_fonts)
-    draw_keys = {k: face_key(svg, sizes.get(k), roots, own) for k, svg in svgs.items()}
-    primer_page = primer(svgs.values(), _fontset(game_fonts))
     packed = isinstance(svgs, SVGTexts)
+    from .rendermemo import MEMO
+
+    draw_keys = {k: _draw_key(svgs, k, sizes.get(k), roots, own, packed) for k in svgs}
+    facts = [MEMO.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs] if packed else None
+    primer_page = primer(svgs.values(), _fontset(game_fonts), facts)
     weight = svgs.weight if packed else sum(map(len, svgs.values()))
     n_bundles = bundle_count(len(svgs), weight)
     homes = svgs.homes if packed else {}
@@ -370,18 +387,28 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     return FacesPDF(Bundles(cache, [r[0] for r in results]), page_of, tuple(problems), draw_keys, len(todo))
 
 
+def _draw_key(svgs, key: str, size, roots, own: str, packed: bool) -> str:
+    """`face_key` of a face; remembered while `pnp watch` rebuilds, unless the face refers
+    to a file (an image that may have changed since)."""
+    from .rendermemo import MEMO
+
+    svg = None if packed and MEMO.on else svgs[key]
+    if svg is None:
+        found = MEMO.derived(("draw key", key, size, roots, own), lambda: _key_without_files(svgs[key], size, roots, own))
+        if found:
+            return found
+        svg = svgs[key]
+    return face_key(svg, size, roots, own)
+
+
+def _key_without_files(svg: str, size, roots, own: str) -> str:
+    """`face_key`, or '' (not remembered) for a face with an href."""
+    return "" if "href" in svg else face_key(svg, size, roots, own)
+
+
 def bundle_count(n_faces: int, weight: int = 0) -> int:
     """A power of two near the larger of n_faces / FACES_PER_BUNDLE and weight (bytes of SVG)
     / BYTES_PER_BUNDLE: the same for every deck of similar size, and bundles that cost
     about the same to draw whether the faces are light or heavy."""
     target = max(n_faces / FACES_PER_BUNDLE, weight / BYTES_PER_BUNDLE)
     return 1 if target < 1.5 else 2 ** round(math.log2(target))
-
-
-def charset(svgs) -> str:
-    """Printable ASCII and every other character in the text of the SVGs, sorted."""
-    chars = {chr(c) for c in range(33, 127)}
-    for svg in svgs:
-        for text in _TEXT.findall(svg):
-            chars.update(html.unescape(text) if "&" in text else text)
-    return "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))

@@ -16,7 +16,7 @@ from .errors import InputError, Problem, collect
 from .guard import (MAX_COPIES, MAX_COUNT, MAX_SIZE_MM, OutsideProject, is_file_inside, missing_message,
                     read_text_inside, shorten)
 from .model import Card, Deck, Game, Source
-from .schema import NOT_BLANK, bundled, check, schema_problem
+from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
 from .shapes import hex_height
 from .yamlsrc import line_of, read_yaml
 
@@ -179,8 +179,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
             return shorten(str(card)) if card not in (None, "") else f"#{p[1] + 1}", 2
         return None, 0
 
-    wrapped = {"type": "object", "properties": {"cards": {"type": "array", "items": card_schema}}}
-    found = check(raw, wrapped, cards_file, card_of)
+    found = check_items(raw, "cards", card_schema, cards_file, card_of)
     problems.extend(found)
     geometry = _geometry(raw, shown, problems)
     defaults = raw.get("defaults") or {}

@@ -74,7 +74,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> 
     collect("while drawing", _unique(problems), RenderError)
     warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
                         card=owners[key].card.id, severity="warning")
-                for key, svg in svgs.items() for message in external_references(svg)]
+                for key in svgs for message in _external(svgs, key)]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
                         draw_keys=faces.draw_keys, drawn=faces.drawn)
 
@@ -154,6 +154,11 @@ _EXTERNAL = [
     (re.compile(r"<(?!image\b)(\w+)[^>]*?\s(?:xlink:)?href\s*=\s*['\"](?![#'\"]|data:)([^'\"]{0,60})"),
      "<{0} href=\"{1}\">"),
 ]
+
+
+def _external(svgs, key: str) -> tuple[str, ...]:
+    """`external_references` of a face (remembered by its key while `pnp watch` rebuilds)."""
+    return MEMO.derived(("external references", key), lambda: tuple(external_references(svgs[key])))
 
 
 def external_references(svg: str) -> list[str]:

@@ -35,6 +35,7 @@ class RenderMemo:
         self.svgs: OrderedDict[str, str] = OrderedDict()
         self._files: dict[tuple, str] = {}
         self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
+        self._derived: OrderedDict[tuple, object] = OrderedDict()
 
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`reads_decks` for templates as they are (`files`: scope digest), parsed once."""
@@ -72,6 +73,8 @@ class RenderMemo:
         self.limit = limit
         while len(self.svgs) > limit:
             self.svgs.popitem(last=False)
+        while len(self._derived) > limit:
+            self._derived.popitem(last=False)
 
     @property
     def on(self) -> bool:
@@ -87,6 +90,28 @@ class RenderMemo:
         self.svgs[key] = svg
         while len(self.svgs) > self.limit:
             self.svgs.popitem(last=False)
+
+    def derived(self, key: tuple, make):
+        """`make()`, remembered under `key` while the memo is on: facts drawn from a face's
+        SVG (its fonts and characters), keyed by what decides them (the SVG's digest)."""
+        found = self.recall(key)
+        if found is None:
+            found = make()
+            self.keep(key, found)
+        return found
+
+    def recall(self, key: tuple):
+        """What `keep` kept under `key` (None when the memo is off, or nothing was kept)."""
+        found = self._derived.get(key) if self.on else None
+        if found is not None:
+            self._derived.move_to_end(key)
+        return found
+
+    def keep(self, key: tuple, value) -> None:
+        if self.on and value is not None:
+            self._derived[key] = value
+            while len(self._derived) > self.limit:
+                self._derived.popitem(last=False)
 
     def _file_digest(self, path: Path) -> str:
         st = os.stat(path)

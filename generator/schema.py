@@ -91,16 +91,49 @@ def check(data: Any, schema: dict, file: str,
     :param card_of: maps a JSON path to (card id, length of the card's own path prefix) so
         that problems inside a card name the card and the field within it.
     """
-    problems = []
     validator = Validator(schema)
     try:
-        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+        errors = [((), e) for e in validator.iter_errors(data)]
     except RecursionError:
         return [Problem(file, "the data or its schema is nested too deeply to check")]
     except Exception as exc:  # referencing's Unresolvable and kin: the schema itself is broken
         return [Problem(file, f"its schema cannot be applied: {shorten(str(exc), 200)}")]
-    for err in errors:
-        path = tuple(err.absolute_path)
+    return _problems(data, errors, file, card_of)
+
+
+def check_items(data: dict, key: str, item_schema: dict, file: str,
+                card_of: Callable[[tuple], tuple[str | None, int]] | None = None) -> list[Problem]:
+    """`check` of data whose `key` holds a list, against {properties: {key: {items:
+    item_schema}}}: the same problems, in the same order. While `pnp watch` rebuilds, an
+    item that passed before, exactly as it is now, is not checked again (a deck of hundreds
+    of cards, one of them edited)."""
+    from .rendermemo import MEMO
+
+    schema_id = json.dumps(item_schema, sort_keys=True, default=repr) if MEMO.on else ""
+    validator = Validator(item_schema)
+    errors = []
+    try:
+        for i, item in enumerate(data[key]):
+            passed = ("passes", schema_id, repr(item)) if MEMO.on else None
+            if passed and MEMO.recall(passed):
+                continue
+            found = [((key, i), e) for e in validator.iter_errors(item)]
+            if passed and not found:
+                MEMO.keep(passed, True)
+            errors.extend(found)
+    except RecursionError:
+        return [Problem(file, "the data or its schema is nested too deeply to check")]
+    except Exception as exc:  # referencing's Unresolvable and kin: the schema itself is broken
+        return [Problem(file, f"its schema cannot be applied: {shorten(str(exc), 200)}")]
+    return _problems(data, errors, file, card_of)
+
+
+def _problems(data, errors: list, file: str, card_of) -> list[Problem]:
+    """(path prefix, jsonschema error) pairs as Problems, ordered by their paths."""
+    problems = []
+    errors = sorted(((prefix + tuple(e.absolute_path), e) for prefix, e in errors),
+                    key=lambda pe: [str(p) for p in pe[0]])
+    for path, err in errors:
         card, prefix = card_of(path) if card_of else (None, 0)
         for message, sub in _explain(err):
             full = path + sub

@@ -32,7 +32,23 @@ class LineList(list):
     lines: list
 
 
+_TAGS: dict = {}   # (scalar, implicit) -> tag: a deck repeats its keys and short values
+
+
 class _Loader(_Base):
+    def resolve(self, kind, value, implicit):
+        """PyYAML's tag resolution (a few regular expressions per scalar, in Python even
+        under the C parser), remembered for short scalars: it depends on nothing else."""
+        if kind is not yaml.ScalarNode or len(value) > 40:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _TAGS.get(key)
+        if tag is None:
+            if len(_TAGS) > 20_000:
+                _TAGS.clear()
+            tag = _TAGS[key] = super().resolve(kind, value, implicit)
+        return tag
+
     def construct_mapping(self, node, deep=False):
         own = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
         self.flatten_mapping(node)  # `<<: *shared` merge keys, exactly as PyYAML merges them

@@ -197,3 +197,44 @@ def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_
     assert "REVERSE a" in third["a"][1] and "Alpha of 3" in third["a"][0]
     edit(root / "cards" / "mini" / "deck.yaml", 'text: "Words."', 'text: "Changed words."')
     assert "Changed" in faces()["a"][0]
+
+
+def test_remembered_card_checks_report_the_same_problems(mini, remembering):
+    """While watching, a card that passed its schema is not checked again until it changes:
+    a card broken later is still reported exactly as a one-shot build reports it."""
+    from generator.errors import InputError
+    from generator.load import load_game
+
+    cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}.", cost: {i}}}' for i in range(12))
+    root = mini(cards)
+    load_game(root, "mini")
+    assert any(k[0] == "passes" for k in remembering._derived)  # the cards that passed are remembered
+    deck = root / "cards" / "mini" / "deck.yaml"
+    edit(deck, "cost: 3}", 'cost: -1, colour: red}')
+    edit(deck, 'text: "Words 10."', "text: 7")
+
+    def problems():
+        with pytest.raises(InputError) as err:
+            load_game(root, "mini")
+        return [(p.file, p.line, p.card, p.field, p.message) for p in err.value.problems]
+
+    warm = problems()
+    remembering.remember(0)
+    assert warm == problems() and len(warm) == 3
+    assert [p[2] for p in warm] == ["c10", "c3", "c3"]  # ordered by path, as one check of the whole deck
+
+
+def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(project, tmp_path, remembering):
+    """Rebuilds in one process (sheet segments replayed, rulebook and draw facts remembered)
+    give the same files as a cold build of the edited cards in a fresh output folder."""
+    from generator.pipeline import build
+
+    build(project, ["meteor"], ("a4",))
+    edit(project / "cards" / "meteor" / "zones.yaml", "and get building", "and get building fast")
+    build(project, ["meteor"], ("a4",))
+    edit(project / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant", "name: Iron Colossus")
+    warm = build(project, ["meteor"], ("a4",))[0]
+    assert warm.rendered.drawn == 1, "one edited card redraws one bundle"
+    remembering.remember(0)
+    build(project, ["meteor"], ("a4",), out_dir=tmp_path / "cold")
+    assert files_of(project / "output" / "meteor") == files_of(tmp_path / "cold" / "meteor")

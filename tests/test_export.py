@@ -176,7 +176,9 @@ def test_killed_builds_leave_the_old_or_the_new_set_and_the_next_build_cleans_up
 
 
 @pytest.mark.parametrize("placements", [[], [{"page": 1, "id": "a", "box": [1.5, 2]}],
-                                        [{"page": 1, "id": "é"}, {"page": 2, "id": "b", "panel": {"col": 1}}]])
+                                        [{"page": 1, "id": "é"}, {"page": 2, "id": "b", "panel": {"col": 1}}],
+                                        [{"page": 1, "id": 'q"\\\n\u2028\x01', "x_mm": -0.0, "y_mm": 1e-07,
+                                          "w_mm": 12.345, "h_mm": 1e22, "round": True, "none": None}, {}]])
 def test_a_manifest_with_lazy_placements_is_the_json_of_their_list(placements):
     from generator.export import manifest_json
 

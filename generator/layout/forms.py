@@ -134,7 +134,7 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
     placed = {}
     for doc in sorted(wanted):
         pages = tuple(sorted(wanted[doc]))
-        memo = (_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()))
+        memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()))
         segment = SEGMENTS.get(memo)
         if segment is None:
             mark = writer.mark()
@@ -179,7 +179,7 @@ def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict) -> tuple:
     return tuple(refs)
 
 
-def _identity(faces_pdfs, doc: int):
+def bundle_identity(faces_pdfs, doc: int):
     """What names a bundle's bytes: its face-cache key, else a digest of the bytes."""
     entries = getattr(faces_pdfs, "entries", None)
     if entries is not None and isinstance(entries[doc], str):
@@ -198,6 +198,12 @@ class _Segments:
         self.size = 0
 
     def get(self, key):
+        from ..rendermemo import MEMO
+
+        if not MEMO.on:  # not watching (any more): nothing is kept
+            self.kept.clear()
+            self.size = 0
+            return None
         found = self.kept.get(key)
         if found is not None:
             self.kept.move_to_end(key)

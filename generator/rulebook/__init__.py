@@ -19,8 +19,9 @@ import pikepdf
 from ..errors import InputError, Problem
 from ..fonts import shipped
 from ..glyphs import missing_message
-from ..layout.forms import FacePlacer, add_under
+from ..layout.forms import FacePlacer, bundle_identity, add_under
 from ..layout.pdfpage import save_pdf
+from ..rendermemo import MEMO
 from ..shapes import Outline
 from .book import build_pdf
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
@@ -65,7 +66,19 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
     problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root))))
     if problems:
         raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in the rulebook", problems)
-    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, _cover(rendered), faces)
+    cover = _cover(rendered)
+    used = sorted({f[0] for f in cover} | {f[0] for chosen, _ in figure_faces.values() for f in chosen})
+    # the finished book, remembered while `pnp watch` rebuilds: its text and figures, and each
+    # face it shows as the sheets have it (bundle bytes and page)
+    forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
+    whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms))
+    return MEMO.derived(("rulebook", whole),
+                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered))
+
+
+def _placed(game, blocks, figure_faces, paper, cover, faces, rendered) -> RulebookPDF:
+    """The laid out pages with the faces placed in their figure boxes."""
+    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces)
     out = pikepdf.open(io.BytesIO(pdf_bytes))
     placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
     per_page: dict[int, list] = {}

@@ -20,6 +20,7 @@ from ..errors import InputError, Problem
 from ..jinja_errors import plain_message, template_line
 from ..guard import is_file_inside, missing_message
 from ..yamlsrc import line_of
+from ..rendermemo import MEMO
 
 
 @dataclass
@@ -48,10 +49,10 @@ def rulebook_file(game):
 def render_markdown(game, path) -> str:
     """The Markdown after Jinja, with the game's data in scope."""
     shown = str(path.relative_to(game.root))
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
     ctx = game.context()
     try:
-        template = env.from_string(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        template = MEMO.derived(("rulebook template", text), lambda: _environment().from_string(text))
         return template.render(game=ctx, data=ctx["data"], decks=ctx["decks"])
     except jinja2.TemplateSyntaxError as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
@@ -61,7 +62,16 @@ def render_markdown(game, path) -> str:
         raise InputError("1 problem in the rulebook", [Problem(shown, plain_message(exc), line=line)]) from None
 
 
+def _environment():
+    return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+
+
 def parse_blocks(markdown: str) -> list[Block]:
+    """The Markdown as blocks (remembered for the same text while `pnp watch` rebuilds)."""
+    return list(MEMO.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown)))
+
+
+def _parse_blocks(markdown: str) -> tuple[Block, ...]:
     md = MarkdownIt("commonmark").enable("table")
     tokens = md.parse(markdown)
     blocks, i = [], 0
@@ -109,7 +119,7 @@ def parse_blocks(markdown: str) -> list[Block]:
         elif t.type in ("fence", "code_block"):
             blocks.append(Block("paragraph", escape(t.content).replace("\n", "<br/>"), line=line))
         i += 1
-    return blocks
+    return tuple(blocks)
 
 
 def _in_quote(tokens, i) -> bool:
