@@ -81,12 +81,20 @@ class SVGTexts(Mapping):
         self.homes: dict[str, str] = {}
         self.weight = 0   # bytes of SVG text, all faces
 
-    def add(self, key: str, svg: str, home: str | None = None) -> None:
+    @staticmethod
+    def pack(svg: str) -> tuple[str, bytes, int]:
+        """(face key: a digest of the SVG, the SVG compressed, its length)."""
+        return hashlib.sha256(svg.encode()).hexdigest()[:16], zlib.compress(svg.encode(), 1), len(svg)
+
+    def add(self, svg: str | tuple, home: str | None = None) -> str:
+        """Add a face (its SVG, or what `pack` made of it); returns its key."""
+        key, packed, length = self.pack(svg) if isinstance(svg, str) else svg
         if key not in self._packed:
-            self._packed[key] = zlib.compress(svg.encode(), 1)
-            self.weight += len(svg)
+            self._packed[key] = packed
+            self.weight += length
         if home is not None and (key not in self.homes or home < self.homes[key]):
             self.homes[key] = home
+        return key
 
     def packed(self, key: str) -> bytes:
         return self._packed[key]

@@ -23,7 +23,7 @@ from .fonts import font_files, for_game
 from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
 from .model import Card, Deck, Game
-from .rendermemo import MEMO
+from .rendermemo import MEMO, card_json
 from .stopwatch import stage
 from .textfit import Icon, TextError, TextSetter, read_icon
 
@@ -113,6 +113,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
         deck_scope = MEMO.deck_scope(scope, deck_context) if MEMO.on else None
         for card in deck.cards:
             keys = []
+            card_key = card_json(card.context()) if MEMO.on else None
             sides = [("front", card.front, {}), ("back", card.back, {})]
             if deck.layout == "dice":  # the front template draws each face of the die in turn
                 sides = [("front", card.front, {"face": face, "face_number": n})
@@ -120,7 +121,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
             for side, template, extra in sides:
                 svg = None
                 if template is not None and MEMO.on:  # the same inputs as a render this process did: its SVG
-                    remembered = MEMO.key(deck_scope, card.context(), side, template, extra,
+                    remembered = MEMO.key(deck_scope, card_key, side, template, extra,
                                           MEMO.reads_decks(env, scope[2], template))
                     svg = MEMO.get(remembered)
                     if svg is None:
@@ -134,8 +135,8 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                     continue
                 if guides:
                     svg = _with_guides(svg, deck)
-                key = hashlib.sha256(svg.encode()).hexdigest()[:16]
-                svgs.add(key, svg, f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}")
+                home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
+                key = svgs.add(MEMO.derived(("packed", svg), lambda: svgs.pack(svg)) if MEMO.on else svg, home)
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.layout == "dice":

@@ -25,6 +25,11 @@ from pathlib import Path
 LIMIT = 50_000          # faces remembered, least recently used dropped first
 
 
+def card_json(card_context) -> str:
+    """A card's template context as JSON, as `key` takes it (made once for both sides)."""
+    return _json(card_context)
+
+
 def _json(value) -> str:
     return json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
 
@@ -63,7 +68,8 @@ class RenderMemo:
 
     def key(self, deck_scope: tuple[str, str], card_context, side: str, template: str, extra,
             reads_decks: bool) -> str:
-        card = _json(card_context)
+        """The key of one face's render; `card_context` may be given as its JSON (`card_json`)."""
+        card = card_context if isinstance(card_context, str) else _json(card_context)
         decks = deck_scope[1] if reads_decks or "decks" in card else ""
         return hashlib.sha256(f"{deck_scope[0]}\n{decks}\n{template}\n{side}\n{card}\n{_json(extra)}"
                               .encode()).hexdigest()

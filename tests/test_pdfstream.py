@@ -78,3 +78,45 @@ def test_a_reserved_object_never_written_is_an_error():
                                          (2.5e6, "2500000"), (-12.345678, "-12.34568")])
 def test_numbers_have_no_exponent_and_no_minus_zero(value, text):
     assert number(value) == text
+
+
+def _with_segments(replay: dict | None):
+    """Two pages, each written as a segment (or replayed from `replay`, keyed by page index);
+    returns (PDF bytes, the segments written)."""
+    src = _source()
+    w = PDFStream()
+    tree = w.reserve()
+    w.new_source()
+    kids, made = [], {}
+    for i, page in enumerate(src.pages):
+        if replay and i in replay:
+            segment, kid, seen = replay[i]
+            w.replay(segment)
+            w.seen.update(seen)
+            kids.append(kid)
+            continue
+        mark, before = w.mark(), set(w.seen)
+        kids.append(w.add({"/Type": Raw(b"/Page"), "/Parent": tree, "/MediaBox": page.obj.MediaBox,
+                           "/Resources": page.obj.Resources, "/Contents": page.obj.Contents}))
+        made[i] = (w.since(mark), kids[-1], {k: v for k, v in w.seen.items() if k not in before})
+    w.mark()
+    w.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
+    return w.finish(w.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})), made
+
+
+@pytest.mark.parametrize("replayed", [{0}, {1}, {0, 1}])
+def test_replayed_segments_give_the_bytes_written_fresh(replayed):
+    fresh, made = _with_segments(None)
+    again, _ = _with_segments({i: made[i] for i in replayed})
+    assert again == fresh  # page 1 after a replayed page 0 still refers to the font page 0 wrote
+    pdf = pikepdf.open(io.BytesIO(again))
+    assert pdf.check_pdf_syntax() == [] and len(pdf.pages) == 2
+
+
+def test_a_segment_is_replayed_only_where_it_was_written():
+    _, made = _with_segments(None)
+    w = PDFStream()
+    w.reserve()
+    w.reserve()  # one object more before it: its numbers would mean other objects
+    with pytest.raises(ValueError, match="only where it was written"):
+        w.replay(made[0][0])

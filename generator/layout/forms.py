@@ -14,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import io
 import zlib
-from collections import OrderedDict
 
 import pikepdf
 from pikepdf import Name, Rectangle
+
+from .segments import SEGMENTS
 
 KAPPA = 0.5523  # Bezier handle length for a quarter circle
 _FONT_DIGESTS: dict[bytes, dict] = {}  # sha256 of a faces PDF -> {font object: digest}, across builds
@@ -119,8 +120,8 @@ class FacePlacer:
 def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
     """Each face of `keys` as a Form XObject written into `writer` (a `PDFStream`), one face
     bundle open at a time, every font with identical bytes written once; returns face key ->
-    (resource name, form reference). The streaming counterpart of `FacePlacer` for sheets of
-    any size.
+    (resource name, form reference, (width, height) of the form in pt). The streaming
+    counterpart of `FacePlacer` for sheets and rulebooks of any size.
 
     Each bundle's forms are one segment of the file. While `pnp watch` rebuilds, a segment
     written before is replayed instead of being made again when it would come out the same:
@@ -139,12 +140,15 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
         if segment is None:
             mark = writer.mark()
             refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts)
-            SEGMENTS.put(memo, (writer.since(mark), refs, tuple(fonts.items())))
+            if SEGMENTS.on:
+                SEGMENTS.put(memo, (writer.since(mark), refs, tuple(fonts.items())))
         else:
             written, refs, fonts_after = segment
             writer.replay(written)
             fonts = dict(fonts_after)
-        placed.update({wanted[doc][number]: (f"/Face{doc}_{number}", ref) for number, ref in zip(pages, refs)})
+        placed.update({wanted[doc][number]: (f"/Face{doc}_{number}", ref, size)
+                       for number, (ref, size) in zip(pages, refs)})
+    writer.mark()  # the last bundle's objects written whether or not it was kept as a segment
     return placed
 
 
@@ -174,7 +178,7 @@ def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict) -> tuple:
                     if k == "/Font" else v) for k, v in face.obj.Resources.items()}
             if "/Group" in face.obj:
                 entries["/Group"] = face.obj.Group
-            refs.append(writer.add_stream(entries, data_of_face))
+            refs.append((writer.add_stream(entries, data_of_face), (box[2] - box[0], box[3] - box[1])))
         writer.drain()
     return tuple(refs)
 
@@ -185,43 +189,6 @@ def bundle_identity(faces_pdfs, doc: int):
     if entries is not None and isinstance(entries[doc], str):
         return entries[doc]
     return hashlib.sha256(faces_pdfs[doc]).digest()
-
-
-class _Segments:
-    """Segments of sheets written by this process, kept only while `pnp watch` rebuilds (the
-    render memo is on), least recently used dropped past LIMIT bytes."""
-
-    LIMIT = 96 * 2**20
-
-    def __init__(self):
-        self.kept: OrderedDict = OrderedDict()
-        self.size = 0
-
-    def get(self, key):
-        from ..rendermemo import MEMO
-
-        if not MEMO.on:  # not watching (any more): nothing is kept
-            self.kept.clear()
-            self.size = 0
-            return None
-        found = self.kept.get(key)
-        if found is not None:
-            self.kept.move_to_end(key)
-        return found
-
-    def put(self, key, value) -> None:
-        from ..rendermemo import MEMO
-
-        if not MEMO.on or key in self.kept:
-            return
-        self.kept[key] = value
-        self.size += len(value[0].data)
-        while self.size > self.LIMIT:
-            _, dropped = self.kept.popitem(last=False)
-            self.size -= len(dropped[0].data)
-
-
-SEGMENTS = _Segments()
 
 
 def _written_font(writer, font, fonts: dict, seen: dict):
@@ -291,12 +258,6 @@ def _num(v: float) -> str:
     """A number for a content stream: fixed decimals, no '-0'."""
     text = f"{v:.5f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
-
-
-def add_under(page: pikepdf.Page, out: pikepdf.Pdf, snippets: list[bytes]) -> None:
-    """Draw the snippets beneath what the page already shows (its furniture stays on top)."""
-    if snippets:
-        page.contents_add(out.make_stream(b"q\n" + b"\n".join(snippets) + b"\nQ"), prepend=True)
 
 
 def _clip_path(clip, r: float) -> bytes:

@@ -91,6 +91,14 @@ class PDFStream:
             self.queue.append((number, obj))
         return self.seen[key]
 
+    def claim(self, obj: pikepdf.Object) -> Ref:
+        """The output number of the current source's indirect object `obj`, which the caller
+        writes itself (`put`), changed: every reference to `obj` then leads to that."""
+        if obj.objgen in self.seen:
+            raise ValueError("an object is claimed before anything refers to it")
+        self.seen[obj.objgen] = number = self.reserve()
+        return number
+
     def drain(self) -> None:
         """Write every foreign object referred to so far (and what those refer to)."""
         while self.queue:

@@ -12,8 +12,8 @@ the placements are made from the plans only when the manifest is written.
 """
 from __future__ import annotations
 
+import hashlib
 import io
-import zlib
 from dataclasses import dataclass
 
 import pikepdf
@@ -21,8 +21,10 @@ import pikepdf
 from ..stopwatch import stage
 from ..units import pt
 from .forms import placement_content, write_forms
+from .segments import SEGMENTS
 from .furniture import PAGES_PER_PDF, draw_furniture
 from .modes import PrintMode, apply_mode
+from .overlay import page_with_faces
 from .pages import plan_pages
 from .pdfstream import PDFStream, Raw
 from .plan import PagePlan, Placements
@@ -51,26 +53,7 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         keys = dict.fromkeys(face.key for plan in plans for face in plan.faces)
         forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys)
     with stage("PDF assembly"):
-        kids = []
-        info = None
-        pdf_pages = iter(())
-        for plan in plans:
-            pdf_page = next(pdf_pages, None)
-            if pdf_page is None:  # the next PDF of furniture
-                marks = pikepdf.open(io.BytesIO(furniture[len(kids) // PAGES_PER_PDF]))
-                writer.new_source()
-                if info is None and "/Info" in marks.trailer:
-                    info = writer.copy(marks.trailer.Info)
-                pdf_pages = iter(marks.pages)
-                pdf_page = next(pdf_pages)
-            snippets, used = [], {}
-            for face in plan.faces:
-                name, form = forms[face.key]
-                used[name] = form
-                matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
-                snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
-            kids.append(writer.add(_page(writer, pdf_page, tree, snippets, used)))
-            writer.drain()
+        kids, info = _pages(writer, plans, furniture, forms, tree)
         writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
         root = writer.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})
         pdf = writer.finish(root, info)
@@ -78,16 +61,41 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     return SheetsPDF(pdf, len(plans), Placements(plans), components, tuple(plans))
 
 
-def _page(writer: PDFStream, page: pikepdf.Page, tree, snippets: list[bytes], forms: dict) -> dict:
-    """A furniture page with the faces drawn beneath its marks: the page's own entries, its
-    resources with the faces' forms added, and the placements' content first."""
-    entries = {k: v for k, v in page.obj.items() if k not in ("/Parent", "/Contents", "/Resources")}
-    resources = dict(page.obj.Resources.items()) if "/Resources" in page.obj else {}
-    xobjects = dict(resources["/XObject"].items()) if "/XObject" in resources else {}
-    resources["/XObject"] = {**xobjects, **forms}
-    contents = page.obj.get("/Contents")
-    contents = [] if contents is None else list(contents) if isinstance(contents, pikepdf.Array) else [contents]
-    if snippets:
-        faces = zlib.compress(b"q\n" + b"\n".join(snippets) + b"\nQ", 6)
-        contents.insert(0, writer.add_stream({"/Filter": Raw(b"/FlateDecode")}, faces))
-    return {**entries, "/Parent": tree, "/Resources": resources, "/Contents": contents}
+def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree) -> tuple[list, object]:
+    """Each plan's page of furniture with its faces drawn beneath, one segment per page;
+    returns the pages' references and the document information's. While `pnp watch`
+    rebuilds, a page that would come out the same (the same furniture and placements at
+    the same object number, after the same objects of its furniture PDF) is replayed."""
+    kids, info, marks = [], None, None
+    for index, plan in enumerate(plans):
+        chunk, at = divmod(index, PAGES_PER_PDF)
+        if at == 0:  # the next PDF of furniture
+            writer.new_source()
+            marks = None
+            furniture_id = hashlib.sha256(furniture[chunk]).digest()
+        snippets, used = [], {}
+        for face in plan.faces:
+            name, form, _ = forms[face.key]
+            used[name] = form
+            matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
+            snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
+        memo = (furniture_id, at, b"\n".join(snippets), tuple(used.items()), writer.next_number(), tree, info)
+        segment = SEGMENTS.get(memo)
+        if segment is not None:
+            written, kid, info, seen = segment
+            writer.replay(written)
+            writer.seen.update(seen)
+            kids.append(kid)
+            continue
+        if marks is None:
+            marks = pikepdf.open(io.BytesIO(furniture[chunk]))
+        mark = writer.mark()  # each page a segment of its own, watching or not: the same bytes
+        seen_before = set(writer.seen) if SEGMENTS.on else ()
+        if info is None and "/Info" in marks.trailer:
+            info = writer.copy(marks.trailer.Info)
+        kids.append(writer.add(page_with_faces(writer, marks.pages[at], tree, snippets, used)))
+        if SEGMENTS.on:
+            SEGMENTS.put(memo, (writer.since(mark), kids[-1], info,
+                                {k: v for k, v in writer.seen.items() if k not in seen_before}))
+    writer.mark()
+    return kids, info

@@ -9,18 +9,16 @@ YAML) -> Markdown blocks -> Platypus pages (title, contents, numbered headings, 
 """
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-import pikepdf
 
 from ..errors import InputError, Problem
 from ..fonts import shipped
 from ..glyphs import missing_message
-from ..layout.forms import FacePlacer, bundle_identity, add_under
-from ..layout.pdfpage import save_pdf
+from ..layout.forms import bundle_identity
+from ..layout.overlay import place_under
 from ..rendermemo import MEMO
 from ..shapes import Outline
 from .book import build_pdf
@@ -79,25 +77,20 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
 def _placed(game, blocks, figure_faces, paper, cover, faces, rendered) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes."""
     pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces)
-    out = pikepdf.open(io.BytesIO(pdf_bytes))
-    placer = FacePlacer(out, rendered.faces_pdfs, rendered.page_of)
-    per_page: dict[int, list] = {}
-    placements = []
+    placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
         key, card_id, trim_w, trim_h, bleed, corner, shape, orientation = face
         s = w / trim_w  # points per mm of card
         box = (x - bleed * s, y - bleed * s, w + 2 * bleed * s, h + 2 * bleed * s)
         cut = Outline(shape if shape in ("circle", "hex") else "rounded", x, y, w, h, corner * s, orientation)
-        per_page.setdefault(page, []).append(placer.draw(out.pages[page - 1], key, box, (x, y, w, h),
-                                                         clip_path=cut.pdf_path(1)))
+        placed.append((page, key, box, cut.pdf_path(1)))
         placements.append({"page": page, "id": card_id, "side": "front", "x_mm": round(x / 72 * 25.4, 3),
                            "y_mm": round(y / 72 * 25.4, 3), "w_mm": round(w / 72 * 25.4, 3),
                            "h_mm": round(h / 72 * 25.4, 3)})
-    for page, snippets in per_page.items():
-        add_under(out.pages[page - 1], out, snippets)
+    pdf, pages = place_under(pdf_bytes, rendered.faces_pdfs, rendered.page_of, placed)
     shown = sorted({p["id"] for p in placements})
     components = tuple({"id": i, "count": sum(1 for p in placements if p["id"] == i)} for i in shown)
-    return RulebookPDF(save_pdf(out), len(out.pages), components, tuple(placements), tuple(headings))
+    return RulebookPDF(pdf, pages, components, tuple(placements), tuple(headings))
 
 
 _LAID_OUT: dict[str, tuple] = {}   # layout key -> (pdf, figures, headings), the last few in this process

@@ -16,6 +16,7 @@ from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Flowable, Frame,
                                 TableStyle)
 from reportlab.platypus.tableofcontents import TableOfContents
 
+from ..rendermemo import MEMO
 from ..units import paper_size
 from .source import plain_text
 from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
@@ -140,7 +141,16 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces) -> tuple[byte
                                  ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
     story += [Paragraph("Contents", st["toc_title"]), toc, PageBreak()]
     story += _body(blocks, st, figure_faces, doc.width)
+    # Platypus lays the book out until its contents settle: three passes from an empty
+    # contents page. While `pnp watch` rebuilds, the contents of the last layout are the
+    # first guess; when the pages come out with those same contents, one pass was enough
+    # (otherwise the passes go on as from empty, to the same settled layout).
+    settled = ("rulebook contents", game.id, paper)
+    guess = MEMO.recall(settled)
+    if guess is not None:
+        toc._entries, doc.headings = list(guess[0]), list(guess[1])
     doc.multiBuild(story)
+    MEMO.keep(settled, (tuple(toc._entries), tuple(doc.headings)))
     return buf.getvalue(), doc.figures, doc.headings
 
 

@@ -1,0 +1,59 @@
+"""Faces placed beneath the pages of a PDF made elsewhere, written object by object.
+
+In: the bytes of a finished PDF (the rulebook's Platypus pages), the face bundles of the
+render stage and, per page, the faces to draw there (face key, box in pt, clip path).
+Out: the PDF with each face as a vector Form XObject drawn beneath the page's own
+content, everything else of the document (outline, links, metadata) kept. Written with
+`PDFStream` and `write_forms`, as the sheets are, so a rebuild while `pnp watch` runs
+replays the forms of unchanged face bundles instead of copying them again.
+"""
+from __future__ import annotations
+
+import io
+import zlib
+
+import pikepdf
+
+from .forms import placement_content, write_forms
+from .pdfstream import PDFStream, Raw
+
+
+def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, int]:
+    """`figures`: (page number from 1, face key, (x, y, w, h) pt the face fills, clip path
+    as PDF operators in pt). Returns (PDF bytes, pages)."""
+    writer = PDFStream()
+    forms = write_forms(writer, faces_pdfs, page_of, dict.fromkeys(key for _, key, _, _ in figures))
+    per_page: dict[int, tuple[list, dict]] = {}
+    for page, key, (x, y, w, h), clip in figures:
+        name, form, (form_w, form_h) = forms[key]
+        snippets, used = per_page.setdefault(page - 1, ([], {}))
+        snippets.append(placement_content(name, (w / form_w, 0, 0, h / form_h, x, y), clip))
+        used[name] = form
+    writer.new_source()
+    with pikepdf.open(io.BytesIO(pdf)) as source:
+        claimed = {i: writer.claim(source.pages[i].obj) for i in sorted(per_page)}
+        for i, number in claimed.items():
+            snippets, used = per_page[i]
+            writer.put(number, page_with_faces(writer, source.pages[i], None, snippets, used))
+        root = writer.copy(source.Root)
+        info = writer.copy(source.trailer.Info) if "/Info" in source.trailer else None
+        return writer.finish(root, info), len(source.pages)
+
+
+def page_with_faces(writer: PDFStream, page: pikepdf.Page, parent, snippets: list[bytes], forms: dict) -> dict:
+    """A page's entries with faces drawn beneath its content: its resources with the faces'
+    forms added, and the placements' content first (`parent`: a new /Parent, or None to keep
+    the page's own)."""
+    entries = {k: v for k, v in page.obj.items()
+               if k not in ("/Contents", "/Resources") and (parent is None or k != "/Parent")}
+    if parent is not None:
+        entries["/Parent"] = parent
+    resources = dict(page.obj.Resources.items()) if "/Resources" in page.obj else {}
+    xobjects = dict(resources["/XObject"].items()) if "/XObject" in resources else {}
+    resources["/XObject"] = {**xobjects, **forms}
+    contents = page.obj.get("/Contents")
+    contents = [] if contents is None else list(contents) if isinstance(contents, pikepdf.Array) else [contents]
+    if snippets:
+        faces = zlib.compress(b"q\n" + b"\n".join(snippets) + b"\nQ", 6)
+        contents.insert(0, writer.add_stream({"/Filter": Raw(b"/FlateDecode")}, faces))
+    return {**entries, "/Resources": resources, "/Contents": contents}
