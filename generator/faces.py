@@ -57,6 +57,7 @@ _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 FACES_PER_BUNDLE = 16
+MIN_FACES_PER_BUNDLE = 3   # on average
 BYTES_PER_BUNDLE = 16_384   # of SVG text: drawing costs about 2.5 us a byte
 
 
@@ -416,7 +417,8 @@ def _key_without_files(svg: str, size, roots, own: str) -> str:
 
 def bundle_count(n_faces: int, weight: int = 0) -> int:
     """A power of two near the larger of n_faces / FACES_PER_BUNDLE and weight (bytes of SVG)
-    / BYTES_PER_BUNDLE: the same for every deck of similar size, and bundles that cost
-    about the same to draw whether the faces are light or heavy."""
-    target = max(n_faces / FACES_PER_BUNDLE, weight / BYTES_PER_BUNDLE)
+    / BYTES_PER_BUNDLE, but not above n_faces / MIN_FACES_PER_BUNDLE: the same for every
+    deck of similar size, and bundles that cost about the same to draw whether the faces
+    are light or heavy (each bundle also costs its fonts, some 15 ms: not too many)."""
+    target = min(max(n_faces / FACES_PER_BUNDLE, weight / BYTES_PER_BUNDLE), n_faces / MIN_FACES_PER_BUNDLE)
     return 1 if target < 1.5 else 2 ** round(math.log2(target))

@@ -22,9 +22,9 @@ if sys.platform.startswith("linux"):
 
 def release(now: bool = False) -> None:
     """Collect garbage and give freed memory back to the system (Linux with glibc). While
-    `pnp watch` rebuilds (the render memo is on), only when asked `now`: a collection of a
-    process holding its memos costs tens of milliseconds, and between stages of a build of
-    one edited card there is little to hand back."""
+    `pnp watch` rebuilds (the render memo is on), only when asked `now` (see `settle`): a
+    collection of a process holding its memos costs tens of milliseconds, and between
+    stages of a build of one edited card there is little to hand back."""
     from .rendermemo import MEMO
 
     if MEMO.on and not now:
@@ -32,3 +32,14 @@ def release(now: bool = False) -> None:
     gc.collect()
     if _trim is not None:
         _trim(0)
+
+
+def settle() -> None:
+    """Between two rebuilds of `pnp watch`, once the last is reported: collect, hand memory
+    back, and freeze what is left (mostly the memos, kept for the next rebuild) out of the
+    collector's sight, so that the collections a rebuild triggers walk only what it made,
+    not everything the process remembers (without this, a rebuild of 0.25 s now and then
+    spent 0.05 s in one full collection)."""
+    gc.unfreeze()
+    release(now=True)
+    gc.freeze()

@@ -9,6 +9,7 @@ editor's save-as-several-writes is one rebuild.
 """
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
     try:
         for game in games:
             report(build_one(root, game, **options))
+            memory.settle()
         folders = [str(root / "cards"), str(root / "templates")]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
                                         raise_interrupt=False):
@@ -82,6 +84,7 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
             paths = [p for _, p in changes if p not in made or Path(p).exists()]
             for game, paths in affected_games(root, paths, games).items():
                 report(build_one(root, game, paths, **options))
-                memory.release(now=True)  # what the build let go, handed back once it is reported
+                memory.settle()  # what the build let go, handed back once it is reported
     finally:
         MEMO.remember(before)  # as it was: a one-shot build in this process holds no SVGs
+        gc.unfreeze()

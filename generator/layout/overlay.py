@@ -9,6 +9,7 @@ replays the forms of unchanged face bundles instead of copying them again.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import zlib
 
@@ -16,6 +17,7 @@ import pikepdf
 
 from .forms import placement_content, write_forms
 from .pdfstream import PDFStream, Raw
+from .segments import SEGMENTS
 
 
 def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, int]:
@@ -30,6 +32,16 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, 
         snippets.append(placement_content(name, (w / form_w, 0, 0, h / form_h, x, y), clip))
         used[name] = form
     writer.new_source()
+    # the rest of the document is one segment: replayed while watching when the pages and
+    # what they place are the same (a rebuild after an edit the book's text does not show)
+    memo = (hashlib.sha256(pdf).digest(), writer.next_number(),
+            tuple((i, b"\n".join(snippets), tuple(used.items())) for i, (snippets, used) in sorted(per_page.items())))
+    segment = SEGMENTS.get(memo)
+    if segment is not None:
+        written, root, info, pages = segment
+        writer.replay(written)
+        return writer.finish(root, info), pages
+    mark = writer.mark()
     with pikepdf.open(io.BytesIO(pdf)) as source:
         claimed = {i: writer.claim(source.pages[i].obj) for i in sorted(per_page)}
         for i, number in claimed.items():
@@ -37,7 +49,10 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, 
             writer.put(number, page_with_faces(writer, source.pages[i], None, snippets, used))
         root = writer.copy(source.Root)
         info = writer.copy(source.trailer.Info) if "/Info" in source.trailer else None
-        return writer.finish(root, info), len(source.pages)
+        pages = len(source.pages)
+        written = writer.since(mark)  # (written whether or not it is kept: the same bytes)
+        SEGMENTS.put(memo, (written, root, info, pages))
+        return writer.finish(root, info), pages
 
 
 def page_with_faces(writer: PDFStream, page: pikepdf.Page, parent, snippets: list[bytes], forms: dict) -> dict:
