@@ -11,28 +11,21 @@ the problems found (characters a font lacks, bad SVG, a face of the wrong size, 
 missing image).
 
 Incremental builds. A face's *draw key* (drawkey.py) hashes everything that decides its
-pixels. Faces go to bundles by where they belong, not by what they show: a hash of
-their *home* (deck, card and side: `SVGTexts.add`) mod the number of bundles, a power
-of two near the faces' SVG weight / BYTES_PER_BUNDLE (so a bundle of heavy faces holds
-few of them, and redrawing one costs about as much as one of light faces) and never
-below faces / FACES_PER_BUNDLE. Faces are sorted by draw key inside a bundle. Editing
-one card changes its face's key but not its home: one bundle changes, and a warm build
-redraws only that one. Cold and warm builds assemble the same bundles, so their output
-is byte-identical by construction. Every bundle first draws a *primer* page (the game's characters plus
-printable ASCII in every shipped font; never placed) so that all bundles of a game embed
-identical font subsets, which layout stores once (forms.py). Bundles are fixed by the
-faces, never by the number of cores, so the bytes are the same on every machine.
+pixels; bundles.py decides which faces are drawn together, so that editing one card
+changes one bundle and a warm build redraws only that one. Cold and warm builds assemble
+the same bundles, so their output is byte-identical by construction. Every bundle first
+draws a *primer* page (the game's characters plus printable ASCII in every font style
+the faces use; never placed) so that all bundles of a game embed identical font subsets,
+which layout stores once (forms.py).
 """
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import math
 import os
 import re
 import zlib
-from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +36,9 @@ import cairosvg
 import cairosvg.surface
 import cairosvg.text
 
+from .bundles import SVGTexts, draw_key, plan_bundles
 from .facecache import Bundles
-from .drawkey import SALT, _game_fonts_digest, face_key
+from .drawkey import SALT, _game_fonts_digest
 from .fonts import GENERIC, for_game, shipped
 from .glyphs import check_glyphs
 
@@ -56,9 +50,6 @@ _FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
 _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
-FACES_PER_BUNDLE = 16
-MIN_FACES_PER_BUNDLE = 3   # on average
-BYTES_PER_BUNDLE = 16_384   # of SVG text: drawing costs about 2.5 us a byte
 
 
 @dataclass(frozen=True)
@@ -68,46 +59,6 @@ class FacesPDF:
     problems: tuple        # (face key, message)
     draw_keys: dict = field(default_factory=dict)   # face key -> draw key (sha256 hex)
     drawn: int = 0         # bundles drawn by this build (the rest came from the cache)
-
-
-class SVGTexts(Mapping):
-    """Face key -> SVG text, each kept zlib-compressed until it is read: a face is a few KB
-    of repetitive text, and a deck of 10,000 distinct faces would otherwise hold about 20 MB
-    of it until drawn. Drawing workers are sent the compressed bytes (`packed`). Each face
-    also has a *home* (where it is printed: the first of its deck/card/side names), which
-    picks its bundle, and its length in bytes, which sizes the bundles."""
-
-    def __init__(self):
-        self._packed: dict[str, bytes] = {}
-        self.homes: dict[str, str] = {}
-        self.weight = 0   # bytes of SVG text, all faces
-
-    @staticmethod
-    def pack(svg: str) -> tuple[str, bytes, int]:
-        """(face key: a digest of the SVG, the SVG compressed, its length)."""
-        return hashlib.sha256(svg.encode()).hexdigest()[:16], zlib.compress(svg.encode(), 1), len(svg)
-
-    def add(self, svg: str | tuple, home: str | None = None) -> str:
-        """Add a face (its SVG, or what `pack` made of it); returns its key."""
-        key, packed, length = self.pack(svg) if isinstance(svg, str) else svg
-        if key not in self._packed:
-            self._packed[key] = packed
-            self.weight += length
-        if home is not None and (key not in self.homes or home < self.homes[key]):
-            self.homes[key] = home
-        return key
-
-    def packed(self, key: str) -> bytes:
-        return self._packed[key]
-
-    def __getitem__(self, key: str) -> str:
-        return zlib.decompress(self._packed[key]).decode()
-
-    def __iter__(self):
-        return iter(self._packed)
-
-    def __len__(self) -> int:
-        return len(self._packed)
 
 
 class _WrongSize(Exception):
@@ -354,27 +305,16 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     """
     from .drawpool import draw_bundles
 
-    sizes = sizes or {}
-    own = _game_fonts_digest(game_fonts)
-    packed = isinstance(svgs, SVGTexts)
     from .rendermemo import MEMO
 
-    draw_keys = {k: _draw_key(svgs, k, sizes.get(k), roots, own, packed) for k in svgs}
-    facts = [MEMO.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs] if packed else None
+    sizes = sizes or {}
+    own = _game_fonts_digest(game_fonts)
+    draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own) for k in svgs}
+    facts = ([MEMO.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs]
+             if isinstance(svgs, SVGTexts) else None)
     primer_page = primer(svgs.values(), _fontset(game_fonts), facts)
-    weight = svgs.weight if packed else sum(map(len, svgs.values()))
-    n_bundles = bundle_count(len(svgs), weight)
-    homes = svgs.homes if packed else {}
-    members: list[list] = [[] for _ in range(n_bundles)]
-    for k, svg in svgs.items():
-        home = homes.get(k)
-        spot = int(hashlib.sha256(home.encode()).hexdigest()[:8] if home else draw_keys[k][:8], 16)
-        members[spot % n_bundles].append((draw_keys[k], k, svgs.packed(k) if packed else svg, sizes.get(k)))
-    bundles = []
-    for group in members:
-        group.sort()
-        digest = hashlib.sha256((SALT + repr(primer_page) + "\n" + "\n".join(dk for dk, *_ in group)).encode())
-        bundles.append((digest.hexdigest(), [(k, svg, size) for _, k, svg, size in group]))
+    bundles = plan_bundles(svgs, draw_keys, sizes, SALT + repr(primer_page))
+    n_bundles = len(bundles)
     results: list = [None] * n_bundles   # (bytes, or the cache key once stored; keys drawn; problems)
     if cache is not None:
         for i, (bkey, group) in enumerate(bundles):
@@ -394,31 +334,3 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
         page_of.update({k: (doc, page) for page, k in enumerate(keys) if k is not None})
         problems.extend(found)
     return FacesPDF(Bundles(cache, [r[0] for r in results]), page_of, tuple(problems), draw_keys, len(todo))
-
-
-def _draw_key(svgs, key: str, size, roots, own: str, packed: bool) -> str:
-    """`face_key` of a face; remembered while `pnp watch` rebuilds, unless the face refers
-    to a file (an image that may have changed since)."""
-    from .rendermemo import MEMO
-
-    svg = None if packed and MEMO.on else svgs[key]
-    if svg is None:
-        found = MEMO.derived(("draw key", key, size, roots, own), lambda: _key_without_files(svgs[key], size, roots, own))
-        if found:
-            return found
-        svg = svgs[key]
-    return face_key(svg, size, roots, own)
-
-
-def _key_without_files(svg: str, size, roots, own: str) -> str:
-    """`face_key`, or '' (not remembered) for a face with an href."""
-    return "" if "href" in svg else face_key(svg, size, roots, own)
-
-
-def bundle_count(n_faces: int, weight: int = 0) -> int:
-    """A power of two near the larger of n_faces / FACES_PER_BUNDLE and weight (bytes of SVG)
-    / BYTES_PER_BUNDLE, but not above n_faces / MIN_FACES_PER_BUNDLE: the same for every
-    deck of similar size, and bundles that cost about the same to draw whether the faces
-    are light or heavy (each bundle also costs its fonts, some 15 ms: not too many)."""
-    target = min(max(n_faces / FACES_PER_BUNDLE, weight / BYTES_PER_BUNDLE), n_faces / MIN_FACES_PER_BUNDLE)
-    return 1 if target < 1.5 else 2 ** round(math.log2(target))

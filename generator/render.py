@@ -18,7 +18,8 @@ from markupsafe import Markup
 
 from .errors import Problem, RenderError, collect
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
-from .faces import SVGTexts, draw_faces
+from .bundles import SVGTexts
+from .faces import draw_faces
 from .fonts import font_files, for_game
 from .guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line

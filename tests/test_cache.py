@@ -7,7 +7,7 @@ import pytest
 
 from generator.facecache import FaceCache
 from generator.drawkey import face_key
-from generator.faces import bundle_count
+from generator.bundles import bundle_count
 from tests.conftest import edit, run
 
 

@@ -303,13 +303,14 @@ def test_images_resolve_from_a_project_folder_with_awkward_characters(tmp_path, 
 
 def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
     """Bundles drawn by worker processes give the same PDFs as the same bundles drawn here."""
-    from generator import faces
+    from generator import bundles, faces
     svgs = {f"k{i}": ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
                       f'<text x="2" y="10" font-family="Lato" font-size="4">Card {i}</text></svg>') for i in range(7)}
-    monkeypatch.setattr(faces, "FACES_PER_BUNDLE", 2)
+    monkeypatch.setattr(bundles, "FACES_PER_BUNDLE", 2)
+    monkeypatch.setattr(bundles, "MIN_FACES_PER_BUNDLE", 1)
     pooled = faces.draw_faces(svgs)
     monkeypatch.setattr(faces.os, "cpu_count", lambda: 1)
     serial = faces.draw_faces(svgs)
-    assert len(pooled.documents) == 4
+    assert len(pooled.documents) >= 3  # four bundles, less any the faces' hashes left empty
     assert pooled == serial
     assert sorted(pooled.page_of) == sorted(svgs) and all(page >= 1 for _, page in pooled.page_of.values())
