@@ -310,8 +310,8 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     sizes = sizes or {}
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own) for k in svgs}
-    facts = ([MEMO.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs]
-             if isinstance(svgs, SVGTexts) else None)
+    facts = ((MEMO.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs)
+             if isinstance(svgs, SVGTexts) else None)  # one face at a time: not held unless watching
     primer_page = primer(svgs.values(), _fontset(game_fonts), facts)
     bundles = plan_bundles(svgs, draw_keys, sizes, SALT + repr(primer_page))
     n_bundles = len(bundles)

@@ -5,6 +5,7 @@ for designers ("unknown key 'colour' (accepted: name, rank, suit)").
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -109,7 +110,8 @@ def check_items(data: dict, key: str, item_schema: dict, file: str,
     of cards, one of them edited)."""
     from .rendermemo import MEMO
 
-    schema_id = json.dumps(item_schema, sort_keys=True, default=repr) if MEMO.on else ""
+    schema_id = hashlib.sha256(json.dumps(item_schema, sort_keys=True, default=repr).encode()).hexdigest() \
+        if MEMO.on else ""
     validator = Validator(item_schema)
     errors = []
     try:
