@@ -44,7 +44,7 @@ class _Loader(_Base):
         key = (value, implicit)
         tag = _TAGS.get(key)
         if tag is None:
-            if len(_TAGS) > 20_000:
+            if len(_TAGS) > 2048:  # a few hundred keys and values repeat; ids and names do not
                 _TAGS.clear()
             tag = _TAGS[key] = super().resolve(kind, value, implicit)
         return tag

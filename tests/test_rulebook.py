@@ -150,18 +150,24 @@ def test_no_heading_is_left_at_the_foot_of_a_page(all_builds, game, name):
 
 
 def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_new_face(project, monkeypatch):
+    """While `pnp watch` rebuilds (the memo is on); a one-shot build keeps nothing."""
     import generator.rulebook as rulebook
     from generator.render import render_game
+    from generator.rendermemo import MEMO
 
     calls = []
     real = rulebook.build_pdf
     monkeypatch.setattr(rulebook, "build_pdf", lambda *a: calls.append(1) or real(*a))
     rulebook._LAID_OUT.clear()
-    first = rulebook.layout_rulebook(load_game(project, "meteor"), render_game(load_game(project, "meteor")), "a4")
-    # a card on the cover: its face changes, the rulebook's text does not
-    edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
-    game = load_game(project, "meteor")
-    warm = rulebook.layout_rulebook(game, render_game(game), "a4")
+    MEMO.remember()
+    try:
+        first = rulebook.layout_rulebook(load_game(project, "meteor"), render_game(load_game(project, "meteor")), "a4")
+        # a card on the cover: its face changes, the rulebook's text does not
+        edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
+        game = load_game(project, "meteor")
+        warm = rulebook.layout_rulebook(game, render_game(game), "a4")
+    finally:
+        MEMO.remember(0)
     assert len(calls) == 1, "the Platypus layout is reused"
     shown = " ".join(" ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(warm.pdf)).split())
     assert warm.pdf != first.pdf and "get building, of your choice" in shown

@@ -340,10 +340,12 @@ def test_face_forms_keep_the_pages_transparency_group(olympians_build):
 
 
 def test_furniture_is_reused_for_the_same_plans_and_redrawn_when_a_mark_moves():
+    """While `pnp watch` rebuilds (the memo is on); a one-shot build keeps nothing."""
     import dataclasses
 
     from generator.layout.furniture import draw_furniture, furniture_key
     from generator.layout.plan import FaceOnPage, PagePlan
+    from generator.rendermemo import MEMO
     from generator.shapes import Outline
 
     box = Outline("rect", 10, 10, 63, 88)
@@ -354,9 +356,14 @@ def test_furniture_is_reused_for_the_same_plans_and_redrawn_when_a_mark_moves():
     assert furniture_key([plan], "T", "a4", True) == furniture_key([other_face], "T", "a4", True)
     assert furniture_key([plan], "T", "a4", True) != furniture_key([moved], "T", "a4", True)
     assert furniture_key([plan], "T", "a4", True) != furniture_key([plan], "T", "letter", True)
-    first = draw_furniture([plan], "T", "a4", True)
-    assert draw_furniture([other_face], "T", "a4", True) is first       # not drawn again
-    redrawn = draw_furniture([moved], "T", "a4", True)
+    assert draw_furniture([plan], "T", "a4", True) is not draw_furniture([plan], "T", "a4", True)  # not kept
+    MEMO.remember()
+    try:
+        first = draw_furniture([plan], "T", "a4", True)
+        assert draw_furniture([other_face], "T", "a4", True) is first       # not drawn again
+        redrawn = draw_furniture([moved], "T", "a4", True)
+    finally:
+        MEMO.remember(0)
     with pikepdf.open(io.BytesIO(redrawn[0])) as new, pikepdf.open(io.BytesIO(first[0])) as old:
         assert new.pages[0].Contents.read_bytes() != old.pages[0].Contents.read_bytes()
 

@@ -39,16 +39,20 @@ def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bo
     """The furniture: PDFs of at most PAGES_PER_PDF pages each, one page per plan in order
     (the same bytes as the last time for the same key). reportlab holds a document's pages
     until it saves, so sheets of thousands of pages are drawn a few hundred at a time."""
+    from ..rendermemo import MEMO
+
     key = furniture_key(pages, title, paper, crop_marks)
-    if key not in _DRAWN:
+    if key in _DRAWN:
+        return _DRAWN[key]
+    sheets = sum(1 for p in pages if p.side == "front")
+    drawn = tuple(_draw(pages[start:start + PAGES_PER_PDF], title, paper, crop_marks, sheets,
+                        sum(1 for p in pages[:start] if p.side == "front"))
+                  for start in range(0, len(pages), PAGES_PER_PDF))
+    if MEMO.on:  # kept while `pnp watch` rebuilds; a one-shot build lets go of it after layout
         while len(_DRAWN) >= _KEEP:
             _DRAWN.pop(next(iter(_DRAWN)))
-        sheets = sum(1 for p in pages if p.side == "front")
-        _DRAWN[key] = tuple(
-            _draw(pages[start:start + PAGES_PER_PDF], title, paper, crop_marks, sheets,
-                  sum(1 for p in pages[:start] if p.side == "front"))
-            for start in range(0, len(pages), PAGES_PER_PDF))
-    return _DRAWN[key]
+        _DRAWN[key] = drawn
+    return drawn
 
 
 PAGES_PER_PDF = 400

@@ -106,11 +106,12 @@ def _laid_out(game, blocks, figure_faces, paper, cover, faces):
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items())))
-    if key not in _LAID_OUT:
+    laid_out = _LAID_OUT.get(key) or build_pdf(game, blocks, figure_faces, paper, cover)
+    if MEMO.on and key not in _LAID_OUT:  # kept while `pnp watch` rebuilds
         while len(_LAID_OUT) >= _KEEP:
             _LAID_OUT.pop(next(iter(_LAID_OUT)))
-        _LAID_OUT[key] = build_pdf(game, blocks, figure_faces, paper, cover)
-    pdf_bytes, figures, headings = _LAID_OUT[key]
+        _LAID_OUT[key] = laid_out
+    pdf_bytes, figures, headings = laid_out
     return pdf_bytes, [(page, _face(faces[face[1]]), box) for page, face, box in figures], headings
 
 
