@@ -53,10 +53,14 @@ def record_path(out_dir: Path, game_id: str) -> Path:
     return out_dir / ".cache" / "builds" / f"{game_id}.json"
 
 
-def record(rendered) -> bytes:
-    """The build record: every component's draw keys (for `--changed-since last`)."""
-    keys = component_keys(rendered.cards, rendered.draw_keys)
-    return (json.dumps({"game": rendered.game.id, "components": keys}, indent=0) + "\n").encode()
+def record(rendered):
+    """The build record: every component's draw keys (for `--changed-since last`), as JSON
+    in pieces of bytes, one component at a time (10,000 components make a few MB)."""
+    yield b'{\n"game": ' + json.dumps(rendered.game.id).encode() + b',\n"components": {'
+    for n, rc in enumerate(rendered.cards):
+        keys = [rendered.draw_keys.get(k) for k in face_list(rc)]
+        yield (",\n" if n else "\n").encode() + json.dumps(rc.card.id).encode() + b": " + json.dumps(keys).encode()
+    yield b"\n}\n}\n"
 
 
 def last_build(out_dir: Path, game_id: str) -> dict:

@@ -52,13 +52,15 @@ class Artifact:
                 "components": self.components, "placements": self.placements}
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """One file written under a temporary name, fsynced and renamed into place."""
+def write_atomic(path: Path, data) -> None:
+    """One file (bytes, or pieces of bytes) written under a temporary name, fsynced and
+    renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            fh.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
