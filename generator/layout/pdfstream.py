@@ -67,6 +67,16 @@ class PDFStream:
     def add(self, obj) -> Ref:
         return self.put(self.reserve(), obj)
 
+    def add_loose(self, obj) -> Ref:
+        """A dictionary or array written at once as an object of its own, not in an object
+        stream: for objects written one per segment (a page), where an object stream each
+        would cost more than it saves."""
+        number = self.reserve()
+        body = self.serialise(obj)
+        self.where[number] = (1, self.buf.tell())
+        self.buf.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+        return number
+
     def add_stream(self, entries: dict, data: bytes, number: Ref | None = None) -> Ref:
         """A stream object: `entries` its dictionary (no /Length), `data` its bytes as stored."""
         number = self.reserve() if number is None else number

@@ -93,7 +93,7 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
         seen_before = set(writer.seen) if SEGMENTS.on else ()
         if info is None and "/Info" in marks.trailer:
             info = writer.copy(marks.trailer.Info)
-        kids.append(writer.add(page_with_faces(writer, marks.pages[at], tree, snippets, used)))
+        kids.append(writer.add_loose(page_with_faces(writer, marks.pages[at], tree, snippets, used)))
         if SEGMENTS.on:
             SEGMENTS.put(memo, (writer.since(mark), kids[-1], info,
                                 {k: v for k, v in writer.seen.items() if k not in seen_before}))
