@@ -79,7 +79,8 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
             used[name] = form
             matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
             snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
-        memo = (furniture_id, at, b"\n".join(snippets), tuple(used.items()), writer.next_number(), tree, info)
+        memo = (furniture_id, at, b"\n".join(snippets), tuple(used.items()), writer.next_number(), tree, info,
+                len(writer.seen))
         segment = SEGMENTS.get(memo)
         if segment is not None:
             written, kid, info, seen = segment
