@@ -23,6 +23,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 LIMIT = 50_000          # faces remembered, least recently used dropped first
+DERIVED_PER_FACE = 8    # facts kept about each (draw key, fonts, packed SVG, schema passed...)
+FEW = 8                 # large values kept (finished rulebooks, their templates and blocks)
 
 
 def card_json(card_context) -> str:
@@ -41,6 +43,7 @@ class RenderMemo:
         self._files: dict[tuple, str] = {}
         self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
         self._derived: OrderedDict[tuple, object] = OrderedDict()
+        self._few: OrderedDict[tuple, object] = OrderedDict()
 
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`reads_decks` for templates as they are (`files`: scope digest), parsed once."""
@@ -79,8 +82,10 @@ class RenderMemo:
         self.limit = limit
         while len(self.svgs) > limit:
             self.svgs.popitem(last=False)
-        while len(self._derived) > limit:
+        while len(self._derived) > limit * DERIVED_PER_FACE:
             self._derived.popitem(last=False)
+        while len(self._few) > (FEW if limit else 0):
+            self._few.popitem(last=False)
 
     @property
     def on(self) -> bool:
@@ -97,27 +102,36 @@ class RenderMemo:
         while len(self.svgs) > self.limit:
             self.svgs.popitem(last=False)
 
-    def derived(self, key: tuple, make):
+    def derived(self, key: tuple, make, few: bool = False):
         """`make()`, remembered under `key` while the memo is on: facts drawn from a face's
-        SVG (its fonts and characters), keyed by what decides them (the SVG's digest)."""
-        found = self.recall(key)
+        SVG (its fonts and characters), keyed by what decides them (the SVG's digest).
+        `few`: a large value of which only the last FEW are worth keeping (a rulebook)."""
+        found = self.recall(key, few)
         if found is None:
             found = make()
-            self.keep(key, found)
+            self.keep(key, found, few)
         return found
 
-    def recall(self, key: tuple):
+    def recall(self, key: tuple, few: bool = False):
         """What `keep` kept under `key` (None when the memo is off, or nothing was kept)."""
-        found = self._derived.get(key) if self.on else None
+        store = self._few if few else self._derived
+        found = store.get(key) if self.on else None
         if found is not None:
-            self._derived.move_to_end(key)
+            store.move_to_end(key)
         return found
 
-    def keep(self, key: tuple, value) -> None:
-        if self.on and value is not None:
-            self._derived[key] = value
-            while len(self._derived) > self.limit:
-                self._derived.popitem(last=False)
+    def keep(self, key: tuple, value, few: bool = False) -> None:
+        """Keep `value` (not None) under `key` while the memo is on: up to DERIVED_PER_FACE
+        entries a remembered face (a face has several facts: a fixed share of the limit
+        would evict, every rebuild, what the same rebuild asks for next), or FEW of the
+        large ones."""
+        if not self.on or value is None:
+            return
+        store, limit = (self._few, FEW) if few else (self._derived, self.limit * DERIVED_PER_FACE)
+        store[key] = value
+        store.move_to_end(key)
+        while len(store) > limit:
+            store.popitem(last=False)
 
     def _file_digest(self, path: Path) -> str:
         st = os.stat(path)

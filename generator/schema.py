@@ -112,9 +112,11 @@ def check_items(data: dict, key: str, item_schema: dict, file: str,
 
     schema_id = hashlib.sha256(json.dumps(item_schema, sort_keys=True, default=repr).encode()).hexdigest() \
         if MEMO.on else ""
-    validator = Validator(item_schema)
     errors = []
     try:
+        # rooted at the whole schema, as `check` is: a "$ref" means what it meant there
+        wrapped = {"type": "object", "properties": {key: {"type": "array", "items": item_schema}}}
+        validator = Validator(wrapped).evolve(schema=item_schema)
         for i, item in enumerate(data[key]):
             passed = ("passes", schema_id, repr(item)) if MEMO.on else None
             if passed and MEMO.recall(passed):

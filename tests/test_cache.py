@@ -238,3 +238,29 @@ def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(project, tmp_p
     remembering.remember(0)
     build(project, ["meteor"], ("a4",), out_dir=tmp_path / "cold")
     assert files_of(project / "output" / "meteor") == files_of(tmp_path / "cold" / "meteor")
+
+
+def test_the_card_check_reads_refs_as_the_whole_deck_check_did():
+    from generator.schema import check, check_items
+
+    card = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"$ref": "#/properties/a"}}}
+    raw = {"cards": [{"a": 1, "b": "x"}]}
+    whole = check(raw, {"type": "object", "properties": {"cards": {"type": "array", "items": card}}}, "f")
+    assert [p.message for p in check_items(raw, "cards", card, "f")] == [p.message for p in whole]
+    assert "cannot be applied" in whole[0].message
+
+
+def test_what_watching_remembers_is_bounded(remembering):
+    """Large values (finished rulebooks) are kept a few at a time; facts about faces up to
+    a fixed number per remembered face, so that a rebuild never evicts what it asks for next."""
+    from generator import rendermemo
+
+    for i in range(3 * rendermemo.FEW):
+        remembering.derived(("rulebook", i), lambda i=i: b"x" * 1000, few=True)
+    assert len(remembering._few) == rendermemo.FEW
+    assert remembering.recall(("rulebook", 3 * rendermemo.FEW - 1), few=True) is not None
+    remembering.remember(10)
+    for i in range(200):
+        remembering.keep(("fact", i), i)
+    assert len(remembering._derived) == 10 * rendermemo.DERIVED_PER_FACE
+    assert remembering.recall(("fact", 199)) == 199 and remembering.recall(("fact", 0)) is None

@@ -50,8 +50,10 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, 
         root = writer.copy(source.Root)
         info = writer.copy(source.trailer.Info) if "/Info" in source.trailer else None
         pages = len(source.pages)
-        written = writer.since(mark)  # (written whether or not it is kept: the same bytes)
-        SEGMENTS.put(memo, (written, root, info, pages))
+        if SEGMENTS.on:
+            SEGMENTS.put(memo, (writer.since(mark), root, info, pages))
+        else:
+            writer.mark()  # what `since` writes: the same bytes, watching or not
         return writer.finish(root, info), pages
 
 

@@ -65,7 +65,8 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
     """Each plan's page of furniture with its faces drawn beneath, one segment per page;
     returns the pages' references and the document information's. While `pnp watch`
     rebuilds, a page that would come out the same (the same furniture and placements at
-    the same object number, after the same objects of its furniture PDF) is replayed."""
+    the same object number, with the same objects of its furniture PDF already written
+    at the same numbers) is replayed."""
     kids, info, marks = [], None, None
     for index, plan in enumerate(plans):
         chunk, at = divmod(index, PAGES_PER_PDF)
@@ -80,7 +81,7 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
             matrix = face.matrix or (1, 0, 0, 1, pt(face.at[0]), pt(face.at[1]))
             snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
         memo = (furniture_id, at, b"\n".join(snippets), tuple(used.items()), writer.next_number(), tree, info,
-                len(writer.seen))
+                tuple(writer.seen.items()))
         segment = SEGMENTS.get(memo)
         if segment is not None:
             written, kid, info, seen = segment

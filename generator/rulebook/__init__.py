@@ -71,7 +71,7 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
     whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms))
     return MEMO.derived(("rulebook", whole),
-                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered))
+                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered), few=True)
 
 
 def _placed(game, blocks, figure_faces, paper, cover, faces, rendered) -> RulebookPDF:

@@ -144,7 +144,9 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces) -> tuple[byte
     # Platypus lays the book out until its contents settle: three passes from an empty
     # contents page. While `pnp watch` rebuilds, the contents of the last layout are the
     # first guess; when the pages come out with those same contents, one pass was enough
-    # (otherwise the passes go on as from empty, to the same settled layout).
+    # (otherwise the passes go on). Both end on the same layout: a contents line is its
+    # heading's text, its page number drawn after it by a callback, so how much room the
+    # contents take depends on the headings alone, and with it every page after them.
     settled = ("rulebook contents", game.id, paper)
     guess = MEMO.recall(settled)
     if guess is not None:

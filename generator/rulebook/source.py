@@ -52,7 +52,7 @@ def render_markdown(game, path) -> str:
     ctx = game.context()
     try:
         text = path.read_text(encoding="utf-8")
-        template = MEMO.derived(("rulebook template", text), lambda: _environment().from_string(text))
+        template = MEMO.derived(("rulebook template", text), lambda: _environment().from_string(text), few=True)
         return template.render(game=ctx, data=ctx["data"], decks=ctx["decks"])
     except jinja2.TemplateSyntaxError as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
@@ -68,7 +68,7 @@ def _environment():
 
 def parse_blocks(markdown: str) -> list[Block]:
     """The Markdown as blocks (remembered for the same text while `pnp watch` rebuilds)."""
-    return list(MEMO.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown)))
+    return list(MEMO.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown), few=True))
 
 
 def _parse_blocks(markdown: str) -> tuple[Block, ...]:
