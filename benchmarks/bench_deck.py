@@ -156,7 +156,8 @@ BASELINE = r"""
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from generator import fonts, load, render
+from generator.draw import fonts, render
+from generator.data import load
 root = Path(sys.argv[2])
 fonts.activate(root / "output" / ".cache")   # the same shipped fonts pnp draws with
 svgs = list(render.render_svgs(load.load_game(root, "bench")).svgs.values())

@@ -19,9 +19,9 @@ import tarfile
 from pathlib import Path
 
 from .errors import InputError, RenderError, collect
-from .drawkey import face_key
-from .load import load_game
-from .render import render_svgs
+from .draw.drawkey import face_key
+from .data.load import load_game
+from .draw.render import render_svgs
 
 LAST = "last"
 KEEP_REFS = 4

@@ -11,13 +11,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import changes, fonts, memory
+from . import changes, memory
+from .draw import fonts
 from .errors import InputError, OutputError, collect
-from .export import Artifact, write_atomic, write_game
-from .facecache import FaceCache
-from .glyphs import printed_text_problems
+from .exports.files import Artifact, write_atomic, write_game
+from .draw.facecache import FaceCache
+from .draw.glyphs import printed_text_problems
 from .layout.modes import PrintMode
-from .load import list_games, load_game
+from .data.load import list_games, load_game
 from .rendermemo import MEMO
 from .stopwatch import WATCH, stage
 from .units import paper_name
@@ -72,8 +73,8 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         cache.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
-    from .drawpool import drawing_workers
-    from .render import render_game
+    from .draw.drawpool import drawing_workers
+    from .draw.render import render_game
 
     with drawing_workers(early=not MEMO.on):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
@@ -84,7 +85,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
                  progress, render_game) -> list[BuildResult]:
-    from . import drawpool
+    from .draw import drawpool
 
     results = []
     for game_id in games:

@@ -10,7 +10,7 @@ default; the rules themselves are checked by `rules/`.
 from __future__ import annotations
 
 from .errors import InputError, PnpError, Problem
-from .glyphs import printed_text_problems
+from .draw.glyphs import printed_text_problems
 
 PAPERS = ("a4", "letter")
 
@@ -24,7 +24,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None) -> tuple[list[
     """The problems a build would stop at, and the warnings it would print (an external
     reference in an SVG that cannot be followed, say)."""
     from .layout.pages import plan_pages
-    from .render import render_game
+    from .draw.render import render_game
 
     problems = list(printed_text_problems(game))
     warnings: list[Problem] = []
@@ -49,7 +49,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None) -> tuple[list[
 def _geometry_only(game):
     """Every card with its deck and stand-in face keys: enough to plan the pages when some
     card could not be drawn."""
-    from .render import RenderedCard, RenderedGame
+    from .draw.render import RenderedCard, RenderedGame
 
     cards = []
     for deck in game.decks:

@@ -129,3 +129,26 @@ def face_outline(shape: str, bleed: float, w: float, h: float, corner: float, or
     if shape == "circle":
         return []
     return [(round(px, 4), round(2 * bleed + h - py, 4)) for px, py in outline.polygon()]
+
+
+# The dice pnp prints: corners of one face and the number of faces.
+DICE = {"d6": (4, 6), "d8": (3, 8), "d12": (5, 12)}
+
+
+def die_face_box(die: str, edge: float, bleed: float) -> tuple[float, float, list[tuple[float, float]]]:
+    """(w, h, outline) of a die face template's viewBox: the regular face polygon's bounding
+    box plus `bleed` on every side, and the polygon in face coordinates (mm, origin top-left,
+    y down), one side lying flat at the bottom (triangle and pentagon point up), listed so
+    that it runs counter-clockwise on the page. Art drawn upright in this box reads upright
+    on the die."""
+    sides = DICE[die][0]
+    poly = [(0.0, 0.0), (edge, 0.0)]
+    angle = 0.0
+    for _ in range(sides - 2):
+        angle += 2 * math.pi / sides
+        x, y = poly[-1]
+        poly.append((x + edge * math.cos(angle), y + edge * math.sin(angle)))
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+    outline = [(x - x0 + bleed, y1 - y + bleed) for x, y in poly]
+    return x1 - x0 + 2 * bleed, y1 - y0 + 2 * bleed, outline

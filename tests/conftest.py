@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator import fonts
+from generator.draw import fonts
 from generator.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,7 +83,7 @@ def olympians_build(tmp_path_factory):
 @pytest.fixture(scope="session")
 def all_builds(tmp_path_factory):
     """Every shipped game built once (both papers): {game: its output folder}."""
-    from generator.load import list_games
+    from generator.data.load import list_games
     out = tmp_path_factory.mktemp("all-out")
     result = CliRunner().invoke(cli, ["--root", str(REPO), "build", "--output", str(out)])
     assert result.exit_code == 0, result.output
@@ -92,6 +92,6 @@ def all_builds(tmp_path_factory):
 
 def all_pdfs():
     """(game, file name) of every PDF a full build writes, for parametrised tests."""
-    from generator.load import list_games
+    from generator.data.load import list_games
     return [(g, f"{g}-{kind}-{paper}.pdf") for g in list_games(REPO)
             for kind in ("sheets", "rulebook") for paper in ("a4", "letter")]

@@ -118,7 +118,7 @@ def run_cli(args: list[str]) -> tuple[int, str]:
 
 def fuzz_text(setter, rng: random.Random) -> str | None:
     """Card text through the text setter: a result or a TextError, nothing else."""
-    from generator.textfit import TextError
+    from generator.draw.textfit import TextError
 
     text = "".join(rng.choice(TEXTS + ["word ", "Favor ", ":favor: ", "**b** ", "*i* "])
                    for _ in range(rng.randint(1, 30)))
@@ -134,11 +134,11 @@ def fuzz_text(setter, rng: random.Random) -> str | None:
 
 
 def main(seed: int, cases: int, builds: int = 0) -> dict:
-    from generator import fonts
-    from generator.fonts import shipped
-    from generator.render import load_icons
-    from generator.load import load_game
-    from generator.textfit import TextSetter
+    from generator.draw import fonts
+    from generator.draw.fonts import shipped
+    from generator.draw.render import load_icons
+    from generator.data.load import load_game
+    from generator.draw.textfit import TextSetter
 
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="pnp-fuzz-"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-from generator import bundles
-from generator.bundles import BYTES_PER_BUNDLE, SVGTexts, bundle_count, plan_bundles
+from generator.draw import bundles
+from generator.draw.bundles import BYTES_PER_BUNDLE, SVGTexts, bundle_count, plan_bundles
 
 
 def _deck(n: int, filler: int, edited: int | None = None) -> SVGTexts:

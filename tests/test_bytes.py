@@ -30,7 +30,7 @@ def fingerprint() -> str:
     import pikepdf
     import reportlab
 
-    from generator.drawkey import _fonts_digest
+    from generator.draw.drawkey import _fonts_digest
 
     return (f"cairo {cairocffi.cairo_version_string()}; cairosvg {cairosvg.__version__}; qpdf "
             f"{pikepdf.__libqpdf_version__}; pikepdf {pikepdf.__version__}; reportlab {reportlab.Version}; "

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from generator.facecache import FaceCache
-from generator.drawkey import face_key
-from generator.bundles import bundle_count
+from generator.draw.facecache import FaceCache
+from generator.draw.drawkey import face_key
+from generator.draw.bundles import bundle_count
 from tests.conftest import edit, run
 
 
@@ -36,8 +36,8 @@ def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
 
 
 def test_warm_build_redraws_only_the_changed_bundles(mini):
-    from generator.load import load_game
-    from generator.render import render_game
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
 
     cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words of card {i}."}}' for i in range(60))
     root = mini(cards)
@@ -105,8 +105,8 @@ def test_prune_never_removes_the_bundles_the_last_build_still_reads(tmp_path):
 
 def test_bundles_in_the_cache_are_read_back_not_held(mini, tmp_path):
     from generator.errors import OutputError
-    from generator.load import load_game
-    from generator.render import render_game
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
     cache = FaceCache(root / "output" / ".cache" / "faces")
@@ -164,8 +164,8 @@ def remembering():
 
 
 def test_a_one_shot_build_remembers_no_svg(mini):
-    from generator.load import load_game
-    from generator.render import render_svgs
+    from generator.data.load import load_game
+    from generator.draw.render import render_svgs
     from generator.rendermemo import MEMO
 
     assert not MEMO.on
@@ -174,8 +174,8 @@ def test_a_one_shot_build_remembers_no_svg(mini):
 
 
 def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini, remembering):
-    from generator.load import load_game
-    from generator.render import render_svgs
+    from generator.data.load import load_game
+    from generator.draw.render import render_svgs
     from tests.conftest import MINI_FRONT
 
     front = MINI_FRONT.replace("{{ card.name }}", "{{ card.name }} of {{ game.decks.things.cards | length }}")
@@ -203,7 +203,7 @@ def test_remembered_card_checks_report_the_same_problems(mini, remembering):
     """While watching, a card that passed its schema is not checked again until it changes:
     a card broken later is still reported exactly as a one-shot build reports it."""
     from generator.errors import InputError
-    from generator.load import load_game
+    from generator.data.load import load_game
 
     cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}.", cost: {i}}}' for i in range(12))
     root = mini(cards)
@@ -241,7 +241,7 @@ def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(project, tmp_p
 
 
 def test_the_card_check_reads_refs_as_the_whole_deck_check_did():
-    from generator.schema import check, check_items
+    from generator.data.schema import check, check_items
 
     card = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"$ref": "#/properties/a"}}}
     raw = {"cards": [{"a": 1, "b": "x"}]}

@@ -213,3 +213,10 @@ def test_unknown_die_and_bad_sizes_are_errors():
 
 def test_nets_are_deterministic():
     assert net("d12", 18.0, 1.0) == net("d12", 18.0, 1.0)
+
+
+def test_the_loader_knows_the_same_dice_as_the_nets():
+    from generator.layout.dicenet import DIES as NETS
+    from generator.shapes import DICE
+
+    assert DICE == {name: (die.sides, die.faces) for name, die in NETS.items()}

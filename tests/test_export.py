@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from generator import export
+from generator.exports import files as export
 from generator.errors import OutputError
-from generator.export import Artifact, clean_leftovers, game_lock, write_game
+from generator.exports.files import Artifact, clean_leftovers, game_lock, write_game
 
 CARDS = """
 - {id: a, name: Alpha, text: "First card.", cost: 1}
@@ -180,7 +180,7 @@ def test_killed_builds_leave_the_old_or_the_new_set_and_the_next_build_cleans_up
                                         [{"page": 1, "id": 'q"\\\n\u2028\x01', "x_mm": -0.0, "y_mm": 1e-07,
                                           "w_mm": 12.345, "h_mm": 1e22, "round": True, "none": None}, {}]])
 def test_a_manifest_with_lazy_placements_is_the_json_of_their_list(placements):
-    from generator.export import manifest_json
+    from generator.exports.files import manifest_json
 
     class Lazy:  # like sheets' Placements: made when iterated, not a list
         def __iter__(self):

@@ -9,7 +9,7 @@ import pikepdf
 import pytest
 from fontTools.ttLib import TTFont
 
-from generator import fonts
+from generator.draw import fonts
 from tests.conftest import run
 
 FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">

@@ -8,7 +8,7 @@ import re
 import pypdfium2 as pdfium
 import pytest
 
-from generator.load import load_game
+from generator.data.load import load_game
 from generator.rules import check_game
 from tests.conftest import REPO, edit, run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import InputError
-from generator.load import load_game
+from generator.data.load import load_game
 from tests.conftest import run
 
 
@@ -124,7 +124,7 @@ def test_merge_keys_follow_yaml(tmp_path):
     keys beat what it merged, a mapping's own keys beat everything merged."""
     import yaml
 
-    from generator.yamlsrc import read_yaml
+    from generator.data.yamlsrc import read_yaml
     text = """
 base: &base {x: base, y: base}
 a: &a {x: from_a}
@@ -148,8 +148,8 @@ def test_fields_named_line_or_lines_reach_templates_as_data(tmp_path):
     field called `line` or `lines` (Jinja looks up attributes before keys)."""
     import jinja2
 
-    from generator.model import Card, Source
-    from generator.yamlsrc import read_yaml
+    from generator.data.model import Card, Source
+    from generator.data.yamlsrc import read_yaml
     path = tmp_path / "x.yaml"
     path.write_text("route: {line: 7, lines: [N, S]}\n")
     card = Card(id="c", name="C", count=1, front="f.svg.j2", back=None, fields=read_yaml(path, "x.yaml"),
@@ -175,7 +175,7 @@ STREAM_CASES = [
 
 
 def _read_both(tmp_path, monkeypatch, text):
-    from generator import yamlsrc
+    from generator.data import yamlsrc
 
     path = tmp_path / "deck.yaml"
     path.write_text(text)

@@ -10,7 +10,7 @@ import pypdfium2 as pdfium
 import pytest
 import yaml
 
-from generator.load import load_game
+from generator.data.load import load_game
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
 from tests.conftest import REPO, edit, run

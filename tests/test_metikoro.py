@@ -12,9 +12,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from generator import render as render_module
+from generator.draw import render as render_module
 from generator.cli import cli
-from generator.load import load_game
+from generator.data.load import load_game
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
 from generator.rules.checks import _line_problem, assemble_board, rotation_symmetry

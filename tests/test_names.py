@@ -2,7 +2,7 @@
 lists, in rules, templates and the rulebook alike."""
 from __future__ import annotations
 
-from generator.load import load_game
+from generator.data.load import load_game
 from generator.rules.document import build_document
 from tests.conftest import edit, run
 

@@ -72,7 +72,7 @@ def test_schema_command_writes_the_bundled_schemas(tmp_path):
     assert result.exit_code == 0, result.output
     for name in ("game", "deck", "rules"):
         written = json.loads((tmp_path / "schemas" / f"{name}.schema.json").read_text())
-        assert written == json.loads((REPO / "generator" / "schema" / f"{name}.schema.json").read_text())
+        assert written == json.loads((REPO / "generator" / "assets" / "schemas" / f"{name}.schema.json").read_text())
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from generator.fonts import shipped
-from generator.textfit import TextDoesNotFit, TextError, TextSetter, parse, read_icon
+from generator.draw.fonts import shipped
+from generator.draw.textfit import TextDoesNotFit, TextError, TextSetter, parse, read_icon
 from tests.conftest import MINI_FRONT, run
 
 COIN = read_icon("coin", '<svg viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#d4a017"/></svg>')
@@ -138,7 +138,7 @@ def _char_boxes(pdf_bytes, number=0):
 def test_fitted_text_stays_inside_its_box_on_the_real_drawing_path():
     """Drawn exactly as a build draws (recording surface, no geometricPrecision in the template):
     every glyph of text fitted tight to its box ends inside it."""
-    from generator.faces import draw_faces
+    from generator.draw.faces import draw_faces
     setter = TextSetter(shipped(), {})
     text = "AVAWAY Tyrant of Wyvern fjord: To ffi flat, WAVE after WAVE of Lyytikäinen tactics."
     box = (6.0, 20.0, 40.0, 30.0)
@@ -234,7 +234,7 @@ def test_guides_draw_trim_and_safe_lines(mini):
 def test_skipping_cairosvgs_outline_pass_changes_nothing():
     """faces.py skips CairoSVG's first (outline) pass for plain text; stroked and gradient
     text still take it, and the PDF is byte for byte what CairoSVG's own drawer makes."""
-    from generator.faces import _draw_chunk
+    from generator.draw.bundlepdf import draw_bundle as _draw_chunk
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
            '<defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
            '</linearGradient></defs><text x="5" y="20" font-family="Lato">Plain <tspan>span</tspan> text</text>'
@@ -254,7 +254,7 @@ def test_skipping_cairosvgs_outline_pass_changes_nothing():
 
 
 def test_faces_that_cannot_be_drawn_are_named_and_the_rest_keep_their_pages(tmp_path):
-    from generator.faces import _draw_chunk
+    from generator.draw.bundlepdf import draw_bundle as _draw_chunk
     good = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
             '<rect width="20" height="20" fill="#{c}"/></svg>')
     art = tmp_path / "art"
@@ -274,16 +274,27 @@ def test_faces_that_cannot_be_drawn_are_named_and_the_rest_keep_their_pages(tmp_
     assert pixel == (0, 0, 255)  # d's page shows d alone, nothing left over from b or c
 
 
-def test_gradient_text_survives_the_text_shortcut():
+def test_gradient_text_survives_the_text_shortcut(monkeypatch):
     import cairosvg.surface
+    import cairosvg.text
 
-    from generator.faces import _draw_chunk, _text_once
+    from generator.draw import svgbridge
+    from generator.draw.bundlepdf import draw_bundle
+    drawn_by_shortcut = []
+    shortcut = svgbridge._text_once
+
+    def spy(surface, node, draw_as_text=False):
+        drawn_by_shortcut.append(node.tag)
+        return shortcut(surface, node, draw_as_text)
+
+    monkeypatch.setattr(svgbridge, "_text_once", spy)
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="20mm" viewBox="0 0 60 20">'
            '<defs><linearGradient id="g"><stop offset="0" stop-color="#c90"/><stop offset="1" stop-color="#960"/>'
            '</linearGradient></defs><text x="2" y="14" font-family="Lato" font-size="10" fill="  url(#g)">'
            'Gold title</text></svg>')
-    pdf = _draw_chunk([("k", svg, None)])[0]
-    assert cairosvg.surface.TAGS["text"] is _text_once  # the shortcut is what drew it
+    pdf = draw_bundle([("k", svg, None)])[0]
+    assert drawn_by_shortcut == ["text", "text"]  # the shortcut drew it, both passes (gradient)
+    assert cairosvg.surface.TAGS["text"] is cairosvg.text.text  # CairoSVG's table is put back
     assert "Gold title" in pdfium.PdfDocument(pdf)[0].get_textpage().get_text_range()
 
 
@@ -303,14 +314,27 @@ def test_images_resolve_from_a_project_folder_with_awkward_characters(tmp_path, 
 
 def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
     """Bundles drawn by worker processes give the same PDFs as the same bundles drawn here."""
-    from generator import bundles, faces
+    from concurrent.futures import ProcessPoolExecutor
+
+    from generator.draw import bundles, drawpool, faces
     svgs = {f"k{i}": ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
                       f'<text x="2" y="10" font-family="Lato" font-size="4">Card {i}</text></svg>') for i in range(7)}
     monkeypatch.setattr(bundles, "FACES_PER_BUNDLE", 2)
     monkeypatch.setattr(bundles, "MIN_FACES_PER_BUNDLE", 1)
+    monkeypatch.setattr(drawpool, "DRAW_HERE_UP_TO", 0)  # a pool even for a few bundles
+    pools = []
+
+    class CountedPool(ProcessPoolExecutor):
+        def submit(self, *args, **kwargs):
+            pools.append(self)
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(drawpool, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(drawpool.os, "cpu_count", lambda: 2)
     pooled = faces.draw_faces(svgs)
-    monkeypatch.setattr(faces.os, "cpu_count", lambda: 1)
+    assert len(pools) == len(pooled.documents) >= 3  # every bundle went to a worker
+    monkeypatch.setattr(drawpool.os, "cpu_count", lambda: 1)
     serial = faces.draw_faces(svgs)
-    assert len(pooled.documents) >= 3  # four bundles, less any the faces' hashes left empty
+    assert len(pools) == len(pooled.documents)  # no pool this time
     assert pooled == serial
     assert sorted(pooled.page_of) == sorted(svgs) and all(page >= 1 for _, page in pooled.page_of.values())

@@ -7,7 +7,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from generator.load import list_games, load_game
+from generator.data.load import list_games, load_game
 from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
 from tests.conftest import REPO, all_pdfs, edit, run
 
@@ -152,7 +152,7 @@ def test_no_heading_is_left_at_the_foot_of_a_page(all_builds, game, name):
 def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_new_face(project, monkeypatch):
     """While `pnp watch` rebuilds (the memo is on); a one-shot build keeps nothing."""
     import generator.rulebook as rulebook
-    from generator.render import render_game
+    from generator.draw.render import render_game
     from generator.rendermemo import MEMO
 
     calls = []

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from generator.load import list_games, load_game
+from generator.data.load import list_games, load_game
 from generator.rules import check_game
 from tests.conftest import REPO, edit, run
 

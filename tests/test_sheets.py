@@ -9,7 +9,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
-from generator.fonts import shipped
+from generator.draw.fonts import shipped
 from generator.layout.grid import choose_grid
 from generator.units import PAPERS, PT_PER_MM
 from tests.conftest import REPO, all_pdfs, run
@@ -61,7 +61,7 @@ def drawn_faces(page):
 
 def _bleeds(game):
     """card id -> the bleed of its deck, from the game's own data."""
-    from generator.load import load_game
+    from generator.data.load import load_game
     return {c.id: d.bleed for d in load_game(REPO, game).decks for c in d.cards}
 
 
@@ -116,7 +116,7 @@ def test_trim_boxes_follow_the_grid_and_stay_on_paper(olympians_build, paper):
 
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
 def test_every_back_lands_behind_its_front_after_a_long_edge_flip(all_builds, game, name):
-    from generator.load import load_game
+    from generator.data.load import load_game
     with_backs = {c.id for d in load_game(REPO, game).decks if d.layout == "sheet" for c in d.cards if c.back}
     info = entry(all_builds[game], name)
     page_w = PAPERS["a4" if name.endswith("-a4.pdf") else "letter"][0]
@@ -266,7 +266,7 @@ def test_faces_keep_their_exact_size():
     """The faces PDF (drawn through CairoSVG internals) has pages of the face size with bleed."""
     import io
 
-    from generator.faces import draw_faces
+    from generator.draw.faces import draw_faces
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
            '<rect width="69" height="94" fill="#f00"/><text x="5" y="20" font-family="Lato">Size</text></svg>')
     faces = draw_faces({"k": svg})
@@ -280,7 +280,7 @@ def test_faces_keep_their_exact_size():
 def test_the_bleed_is_printed_to_the_very_edge_of_every_face(size):
     """cairo clips a page to whole points: the last fraction of a point of bleed (right and
     bottom) must still be drawn, in the faces PDF and on the sheets."""
-    from generator.faces import draw_faces
+    from generator.draw.faces import draw_faces
     from generator.layout.forms import FacePlacer
 
     w, h = size
@@ -377,8 +377,8 @@ def test_furniture_drawn_in_several_pdfs_gives_the_same_pages(mini, monkeypatch)
     import pypdfium2 as pdfium
 
     from generator.layout import furniture, sheets
-    from generator.load import load_game
-    from generator.render import render_game
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
     rendered = render_game(load_game(root, "mini"))

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from generator.errors import InputError
-from generator.load import load_game
-from generator.spreadsheet import read_table, typed
+from generator.data.load import load_game
+from generator.data.spreadsheet import read_table, typed
 from tests.conftest import run
 
 BUILT_IN = ["id", "name", "count", "front", "back"]

@@ -7,8 +7,8 @@ import threading
 import time
 import urllib.request
 
-from generator.preview import Preview, serve
-from generator.watch import affected_games, watch
+from generator.loop.preview import Preview, serve
+from generator.loop.watch import affected_games, watch
 from tests.conftest import edit
 
 
@@ -56,7 +56,7 @@ def test_watch_rebuilds_on_save_and_survives_an_error(mini):
 
 
 def test_preview_serves_state_and_face_images(mini):
-    from generator.watch import build_one
+    from generator.loop.watch import build_one
 
     root = mini('- {id: a, name: Alpha, text: "Words."}')
     preview = Preview()

@@ -35,7 +35,7 @@ import pikepdf
 from ..errors import InputError, OutputError, Problem, RenderError
 from ..layout.forms import FacePlacer
 from ..units import PT_PER_MM
-from ..yamlsrc import line_of
+from ..data.yamlsrc import line_of
 from . import ExportFile
 from .cmyk import Cmyk
 from .pdfx import VERSION as pdfx_version

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from ..shapes import die_face_box
 from . import plane
 from .fold3d import dot, fold_faces, norm, sub
 from .plane import Affine, DoesNotFit, Placement, Point
@@ -165,14 +166,9 @@ def _regular(n: int, edge: float, a: Point = (0.0, 0.0), b: Point | None = None)
 
 
 def face_box(die: str, edge: float, bleed: float) -> tuple[float, float, list[Point]]:
-    """(w, h, outline) of the face template's viewBox: the face polygon's bounding box plus
-    `bleed` on every side, and the polygon in face coordinates (mm, origin top-left, y down),
-    one side lying flat at the bottom (triangle and pentagon point up), listed so that it runs
-    counter-clockwise on the page. Art drawn upright in this box reads upright on the die."""
-    poly = _regular(_die(die).sides, edge)
-    x0, y0, x1, y1 = plane.bbox(poly)
-    outline = [(x - x0 + bleed, y1 - y + bleed) for x, y in poly]
-    return x1 - x0 + 2 * bleed, y1 - y0 + 2 * bleed, outline
+    """(w, h, outline) of the face template's viewBox (see `shapes.die_face_box`)."""
+    _die(die)
+    return die_face_box(die, edge, bleed)
 
 
 def _face_transform(outline: list[Point], polygon: list[Point]) -> Affine:

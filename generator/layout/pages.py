@@ -13,7 +13,7 @@ from itertools import groupby
 from ..errors import InputError, Problem
 from ..shapes import Outline
 from ..units import paper_size
-from ..yamlsrc import line_of
+from ..data.yamlsrc import line_of
 from .boards import MIN_MARGIN as BOARD_MARGIN
 from .boards import plan_board
 from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid, crop_marks

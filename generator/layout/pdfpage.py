@@ -10,7 +10,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from ..fonts import shipped
+from ..draw.fonts import shipped
 
 
 def new_canvas(buf, pagesize, title: str) -> Canvas:

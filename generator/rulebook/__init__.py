@@ -15,8 +15,8 @@ from xml.sax.saxutils import escape
 
 
 from ..errors import InputError, Problem
-from ..fonts import shipped
-from ..glyphs import missing_message
+from ..draw.fonts import shipped
+from ..draw.glyphs import missing_message
 from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
 from ..rendermemo import MEMO

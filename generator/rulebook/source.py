@@ -17,9 +17,9 @@ import jinja2
 from markdown_it import MarkdownIt
 
 from ..errors import InputError, Problem
-from ..jinja_errors import plain_message, template_line
+from ..draw.jinja_errors import plain_message, template_line
 from ..guard import is_file_inside, missing_message
-from ..yamlsrc import line_of
+from ..data.yamlsrc import line_of
 from ..rendermemo import MEMO
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..yamlsrc import line_of
+from ..data.yamlsrc import line_of
 
 
 SMALL = 5  # up to this many items, a finding points at an item rather than at their list

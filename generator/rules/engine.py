@@ -18,9 +18,9 @@ from typing import Any
 from jmespath.exceptions import JMESPathError
 
 from ..errors import InputError, Problem, collect
-from ..schema import bundled, check
+from ..data.schema import bundled, check
 from ..guard import is_file_inside, missing_message
-from ..yamlsrc import line_of, read_yaml
+from ..data.yamlsrc import line_of, read_yaml
 from .checks import CHECKS, Failure
 from .document import GameDocument, Location, build_document
 from .functions import compile_expr, search

@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Mapping
 
 from .drawkey import face_key
-from .rendermemo import MEMO
+from ..rendermemo import MEMO
 
 FACES_PER_BUNDLE = 16
 MIN_FACES_PER_BUNDLE = 3   # on average

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import OutputError
+from ..errors import OutputError
 
 LIMIT_BYTES = 500 * 1024 * 1024
 _DIGEST = 32

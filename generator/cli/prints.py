@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .cli import MODE, PAPER, OffsetType, _root, cli
+from .options import MODE, PAPER, OffsetType, _root, cli
 
 
 @cli.command("export")
@@ -29,7 +29,7 @@ def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
     pnp export tts [GAMES]      Tabletop Simulator deck sheets and a saved object
     pnp export --profile tgc|mpc|dtc [GAMES]   print-shop files
     """
-    from .exports.run import run_exports
+    from ..exporting import run_exports
 
     if profile:
         target, games = profile.lower(), args
@@ -58,11 +58,11 @@ def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
 @click.pass_context
 def calibrate(ctx, paper, mode, back_offset, out_dir):
     """Write a duplex calibration page (output/calibration/) to read a printer's back offset."""
-    from . import fonts
-    from .errors import OutputError
-    from .export import write_calibration
-    from .layout.calibration import calibration_pdf
-    from .layout.modes import PrintMode
+    from ..draw import fonts
+    from ..errors import OutputError
+    from ..exports.files import write_calibration
+    from ..layout.calibration import calibration_pdf
+    from ..layout.modes import PrintMode
 
     out_dir = out_dir or _root(ctx) / "output"
     try:
@@ -86,7 +86,7 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
 @click.pass_context
 def kit(ctx, game, paper, mode, back_offset, out_dir):
     """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/)."""
-    from .exports.run import run_kit
+    from ..exporting import run_kit
 
     r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir)
     click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")

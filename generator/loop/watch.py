@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import memory
-from .errors import PnpError, Problem
-from .render import SHARED
+from .. import memory
+from ..errors import PnpError, Problem
+from ..draw.render import SHARED
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def affected_games(root: Path, paths, games: list[str]) -> dict[str, list[str]]:
 
 def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
     """Build one game; never raises for the designer's mistakes (they come back as problems)."""
-    from .pipeline import build
+    from ..pipeline import build
 
     started = time.perf_counter()
     try:
@@ -68,7 +68,7 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
     (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict)."""
     import watchfiles
 
-    from .rendermemo import MEMO
+    from ..rendermemo import MEMO
 
     before = MEMO.limit
     MEMO.remember()  # rebuilds re-render only the cards whose inputs changed

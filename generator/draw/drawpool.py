@@ -17,10 +17,10 @@ from contextlib import contextmanager
 
 import cairocffi as cairo
 
-from . import memory
-from .faces import _draw_chunk, _fontset
+from .. import memory
+from .bundlepdf import draw_bundle, fontset
 from .fonts import shipped
-from .stopwatch import WATCH, children_cpu
+from ..stopwatch import WATCH, children_cpu
 
 
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
@@ -79,7 +79,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
             yield futures.popleft().result()
     elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         # workers inherit a ready fontconfig instead of racing to build its cache
-        _load_fonts_once(_fontset(game_fonts))
+        _load_fonts_once(fontset(game_fonts))
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         before = children_cpu()
         try:
@@ -93,14 +93,14 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
             WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once they have ended
     else:
         for group in groups:
-            yield _draw_chunk(group, primer, roots=roots, game_fonts=game_fonts)
+            yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts)
 
 
 def _draw_in_worker(items, primer, roots=(), game_fonts=None):
-    """`_draw_chunk` in a drawing worker, which then hands what the bundle took back to the
+    """`draw_bundle` in a drawing worker, which then hands what the bundle took back to the
     system: a worker draws hundreds of bundles, and would otherwise only grow."""
     try:
-        return _draw_chunk(items, primer, roots=roots, game_fonts=game_fonts)
+        return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts)
     finally:
         memory.release()
 

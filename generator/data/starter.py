@@ -13,11 +13,11 @@ import re
 import shutil
 from pathlib import Path
 
-from .errors import InputError
+from ..errors import InputError
 from .schema import SCHEMA_DIR
 
-SKELETON = Path(__file__).parent / "skeleton"
-SHARED = Path(__file__).resolve().parents[1] / "templates" / "_shared"  # pnp's own shared macros and icons
+SKELETON = Path(__file__).parents[1] / "assets" / "skeleton"
+SHARED = Path(__file__).resolve().parents[2] / "templates" / "_shared"  # pnp's own shared macros and icons
 SCHEMAS = ("game", "deck", "rules")
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 import cairocffi as cairo
 import cairosvg
 
-from . import __version__
+from .. import __version__
 from .fonts import FONT_DIR, font_files
 
 SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1 exact pages 1\n"

@@ -14,7 +14,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError, Problem
+from ..errors import InputError, Problem
 from .spreadsheet import SheetError, read_table
 from .yamlsrc import line_of, read_yaml
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .shapes import face_outline
+from ..shapes import face_outline
 from .yamlsrc import plain
 
 

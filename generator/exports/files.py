@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import OutputError
+from ..errors import OutputError
 
 try:
     import fcntl

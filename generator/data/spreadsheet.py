@@ -25,7 +25,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from .errors import Problem
+from ..errors import Problem
 from .yamlsrc import LineDict, LineList
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}

@@ -1,76 +1,13 @@
-"""The `pnp` command: thin wiring from flags to the pipeline, nothing else."""
+"""The commands on one game's files: `pnp build`, `validate`, `list`, `new`, `schema` and
+`pull`, flags wired to the pipeline and the data stage."""
 from __future__ import annotations
 
-import logging
-import sys
 from pathlib import Path
 
 import click
 
-from .errors import InputError, PnpError
-
-MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only"], case_sensitive=False)
-
-
-class PaperType(click.ParamType):
-    """a4, letter, a3, a5, legal, tabloid, or WxH with a unit (300x400mm, 11x17in)."""
-
-    name = "paper"
-
-    def convert(self, value, param, ctx):
-        from .units import paper_name
-
-        try:
-            return paper_name(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-class OffsetType(click.ParamType):
-    """X,Y in mm, e.g. 0.5,-0.3."""
-
-    name = "x,y"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        try:
-            x, y = (float(v) for v in str(value).split(","))
-        except ValueError:
-            self.fail(f"{value!r} is not X,Y in mm (e.g. 0.5,-0.3)", param, ctx)
-        if max(abs(x), abs(y)) > 20:
-            self.fail(f"{value!r}: an offset over 20 mm is not a printer's misregistration", param, ctx)
-        return x, y
-
-
-PAPER = PaperType()
-
-
-def find_root(start: Path) -> Path:
-    """The project folder: the nearest folder at or above `start` that has cards/."""
-    for folder in (start, *start.parents):
-        if (folder / "cards").is_dir():
-            return folder
-    raise InputError(f"no cards/ folder in {start} or above it; run pnp inside a project or pass --root")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
-              help="Project folder (holds cards/ and templates/). Default: found from the current folder.")
-@click.option("-v", "--verbose", is_flag=True, help="Show each build step.")
-@click.version_option(package_name="pnp-components", prog_name="pnp")
-@click.pass_context
-def cli(ctx, root, verbose):
-    """pnp: print-and-play components from YAML cards and SVG templates."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
-    ctx.obj = root
-
-
-def _root(ctx) -> Path:
-    root = (ctx.obj or find_root(Path.cwd())).resolve()
-    if not (root / "cards").is_dir():
-        raise InputError(f"{root} has no cards/ folder: is it a pnp project?")
-    return root
+from ..errors import InputError
+from .options import MODE, PAPER, OffsetType, _root, cli, find_root
 
 
 @cli.command()
@@ -94,8 +31,8 @@ def _root(ctx) -> Path:
 @click.pass_context
 def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings):
     """Build GAMES (default: every game) into output/<game>/."""
-    from .pipeline import build as run_build
-    from .progress import Progress
+    from ..pipeline import build as run_build
+    from ..progress import Progress
 
     root = _root(ctx)
     if no_validate:
@@ -114,7 +51,7 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
         names = ", ".join(str(p.relative_to(p.parents[1])) for p in r.files)
         click.echo(f"{r.game}: {len(r.files)} files in {r.seconds:.2f} s: {names}")
     if timings:
-        from .stopwatch import WATCH
+        from ..stopwatch import WATCH
 
         click.echo(WATCH.table(), err=True)
         click.echo(f"untimed (start-up, imports, bookkeeping) in this process: cpu {WATCH.untimed_cpu():.3f} s",
@@ -136,11 +73,11 @@ def validate(ctx, games, fmt, strict, draw):
     Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
     drawn, a component that does not fit the paper, a rulebook problem, or bad usage.
     """
-    from .errors import RenderError
-    from .load import load_game
-    from .pipeline import resolve_games
-    from .rules import RulesReport, check_game
-    from .rules.report import from_problem, render
+    from ..errors import RenderError
+    from ..data.load import load_game
+    from ..pipeline import resolve_games
+    from ..rules import RulesReport, check_game
+    from ..rules.report import from_problem, render
 
     root = _root(ctx)
     reports, unreadable = [], False
@@ -172,11 +109,11 @@ def _with_drawing(root, game, report):
     """The report plus every problem a build would meet after the rules (see preflight.py)."""
     from dataclasses import replace
 
-    from . import fonts
-    from .errors import OutputError
-    from .preflight import preflight_report
-    from .rules.engine import Finding
-    from .rules.report import from_problem
+    from ..draw import fonts
+    from ..errors import OutputError
+    from ..preflight import preflight_report
+    from ..rules.engine import Finding
+    from ..rules.report import from_problem
 
     try:
         fonts.activate(root / "output" / ".cache")
@@ -192,7 +129,7 @@ def _with_drawing(root, game, report):
 
 
 def _problem_from(exc, game_id):
-    from .errors import Problem
+    from ..errors import Problem
 
     return Problem(f"cards/{game_id}", exc.message)
 
@@ -201,7 +138,7 @@ def _problem_from(exc, game_id):
 @click.pass_context
 def list_cmd(ctx):
     """List the games and their components with counts."""
-    from .load import list_games, load_game
+    from ..data.load import list_games, load_game
 
     root = _root(ctx)
     failed = 0
@@ -227,7 +164,7 @@ def list_cmd(ctx):
 def new_cmd(ctx, game, title):
     """Start GAME from a small working game: a deck with fronts and backs, tokens, rules and a
     rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder)."""
-    from .starter import new_game
+    from ..data.starter import new_game
 
     root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
     written = new_game(root, game, title)
@@ -246,7 +183,7 @@ def _project_or_here(start: Path) -> Path:
 @click.pass_context
 def schema_cmd(ctx):
     """Write pnp's JSON Schemas into schemas/ for editors (the YAML files' first lines use them)."""
-    from .starter import write_schemas
+    from ..data.starter import write_schemas
 
     root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
     for path in write_schemas(root):
@@ -258,9 +195,9 @@ def schema_cmd(ctx):
 @click.pass_context
 def pull_cmd(ctx, games):
     """Download the published spreadsheets named in each game's `pull:` (default: every game that has one)."""
-    from .load import list_games
-    from .pull import pull_game
-    from .yamlsrc import read_yaml
+    from ..data.load import list_games
+    from ..data.pull import pull_game
+    from ..data.yamlsrc import read_yaml
 
     root = _root(ctx)
     known = list_games(root)
@@ -290,25 +227,3 @@ def _shape(deck) -> str:
     if deck.layout == "board" and deck.sections:
         return f"{size} board in {deck.sections[0]} x {deck.sections[1]} sections"
     return f"{size} {'board' if deck.layout == 'board' else 'rect'}"
-
-
-# the other commands live beside this file and register themselves on `cli`
-from . import cli_loop, cli_print  # noqa: E402,F401
-
-
-def main(argv=None):
-    """Console entry point; user errors exit cleanly with their own code, never a traceback."""
-    try:
-        code = cli.main(args=argv, prog_name="pnp", standalone_mode=False)
-    except PnpError as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    sys.exit(code if isinstance(code, int) else 0)

@@ -7,7 +7,6 @@ lacks are collected and raised together, each naming the card and the template.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,16 +15,16 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-from .errors import Problem, RenderError, collect
+from ..errors import Problem, RenderError, collect
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .bundles import SVGTexts
 from .faces import draw_faces
 from .fonts import font_files, for_game
-from .guard import OutsideProject, inside, read_text_inside
+from ..guard import OutsideProject, inside, read_text_inside
 from .jinja_errors import plain_message, template_line
-from .model import Card, Deck, Game
-from .rendermemo import MEMO, card_json
-from .stopwatch import stage
+from ..data.model import Card, Deck, Game
+from ..rendermemo import MEMO, card_json
+from ..stopwatch import stage
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError, Problem
-from .guard import MAX_DEPTH, MAX_FILE_BYTES, data_bounds, shorten
+from ..errors import InputError, Problem
+from ..guard import MAX_DEPTH, MAX_FILE_BYTES, data_bounds, shorten
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -11,13 +11,13 @@ import json
 import re
 from pathlib import Path
 
-from . import units
-from .errors import InputError, Problem, collect
-from .guard import (MAX_COPIES, MAX_COUNT, MAX_SIZE_MM, OutsideProject, is_file_inside, missing_message,
+from .. import units
+from ..errors import InputError, Problem, collect
+from ..guard import (MAX_COPIES, MAX_COUNT, MAX_SIZE_MM, OutsideProject, is_file_inside, missing_message,
                     read_text_inside, shorten)
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
-from .shapes import hex_height
+from ..shapes import DICE, die_face_box, hex_height
 from .yamlsrc import line_of, read_yaml
 
 CARD_KEYS = {
@@ -261,8 +261,6 @@ def _card_schema(raw, shown):
 
 def _dice_geometry(raw, shown, bleed, problems):
     """A die's face box from its solid and edge: (w, h, die, edge, outline) or None."""
-    from .layout.dicenet import DIES, face_box
-
     line = line_of(raw, ("kind",))
     if "die" not in raw or "edge" not in raw or "size" in raw:
         problems.append(Problem(shown, "kind: dice takes `die` (d6, d8, d12) and `edge` (a face's edge length), "
@@ -273,8 +271,8 @@ def _dice_geometry(raw, shown, bleed, problems):
         problems.append(Problem(shown, f"edge {edge:g} mm: a printable die face has an edge of 5 to 60 mm",
                                 line=line_of(raw, ("edge",)), field="edge"))
         return None
-    box_w, box_h, outline = face_box(raw["die"], edge, bleed)
-    sides = DIES[raw["die"]].faces
+    box_w, box_h, outline = die_face_box(raw["die"], edge, bleed)
+    sides = DICE[raw["die"]][1]
     for i, c in enumerate(raw["cards"]):
         faces = c.get("faces") if isinstance(c, dict) else None
         if not isinstance(faces, list) or len(faces) != sides:

@@ -14,8 +14,8 @@ from typing import Any, Callable
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
 
-from .errors import Problem
-from .guard import short_repr, shorten
+from ..errors import Problem
+from ..guard import short_repr, shorten
 from .yamlsrc import line_of
 
 # `integer` means a whole number as written: 1.0 is a number, not an integer (a count of 1.0 is a typo)
@@ -31,7 +31,7 @@ KEYWORDS = set(Draft202012Validator.VALIDATORS) | _ONE | _MANY | _NAMED | {
     "$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "title", "description",
     "default", "examples", "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType"}
 
-SCHEMA_DIR = Path(__file__).parent / "schema"
+SCHEMA_DIR = Path(__file__).parents[1] / "assets" / "schemas"
 NOT_BLANK = r"\S"  # a pattern for names: at least one visible character
 
 
@@ -108,7 +108,7 @@ def check_items(data: dict, key: str, item_schema: dict, file: str,
     item_schema}}}: the same problems, in the same order. While `pnp watch` rebuilds, an
     item that passed before, exactly as it is now, is not checked again (a deck of hundreds
     of cards, one of them edited)."""
-    from .rendermemo import MEMO
+    from ..rendermemo import MEMO
 
     schema_id = hashlib.sha256(json.dumps(item_schema, sort_keys=True, default=repr).encode()).hexdigest() \
         if MEMO.on else ""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fontTools.ttLib import TTFont
 
-FONT_DIR = Path(__file__).parent / "fonts"
+FONT_DIR = Path(__file__).parents[1] / "assets" / "fonts"
 
 # Generic CSS families resolve to shipped faces (also written as fontconfig aliases).
 GENERIC = {"sans-serif": "Lato", "serif": "EB Garamond", "monospace": "DejaVu Sans"}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from .cli import PAPER, _root, cli
-from .errors import InputError
+from .options import PAPER, _root, cli
+from ..errors import InputError
 
 
 def _watch_options(f):
@@ -47,14 +47,14 @@ def serve(ctx, games, paper, out_dir, no_validate, port):
 
 
 def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve):
-    from .pipeline import resolve_games
-    from .watch import watch as run_watch
+    from ..pipeline import resolve_games
+    from ..loop.watch import watch as run_watch
 
     root = _root(ctx)
     names = resolve_games(root, games)
     preview = None
     if serve:
-        from .preview import Preview, serve as start_server
+        from ..loop.preview import Preview, serve as start_server
 
         preview = Preview()
         try:
@@ -96,12 +96,12 @@ def diff(ctx, ref, games, out_dir, fail_on_change):
     """
     import shutil
 
-    from . import fonts
-    from .diffreport import diff_game, report_files
-    from .errors import OutputError
-    from .export import write_atomic
-    from .facecache import FaceCache
-    from .pipeline import resolve_games
+    from ..draw import fonts
+    from ..loop.diffreport import diff_game, report_files
+    from ..errors import OutputError
+    from ..exports.files import write_atomic
+    from ..draw.facecache import FaceCache
+    from ..pipeline import resolve_games
 
     root = _root(ctx)
     out_dir = out_dir or root / "output"
@@ -140,7 +140,7 @@ def clean(ctx, games, everything, out_dir):
     The face cache is shared by every game (a face drawn for one game serves another), so
     it is removed whole, whether or not GAMES are named.
     """
-    from .pipeline import clean as run_clean
+    from ..pipeline import clean as run_clean
 
     root = _root(ctx)
     for line in run_clean(root, games, out_dir, everything):

@@ -1,0 +1,33 @@
+"""The `pnp` command: thin click wiring from flags to the stage functions.
+
+In: the command line. Out: exit codes and messages. `options` holds the group and what
+every command shares; `commands` (build, validate, list, new, schema, pull), `loop`
+(watch, serve, diff, clean) and `prints` (export, calibrate, kit) register theirs on it.
+Nothing outside this package imports it.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import PnpError
+from . import commands, loop, prints  # noqa: F401  (each registers its commands on the group)
+from .options import cli
+
+def main(argv=None):
+    """Console entry point; user errors exit cleanly with their own code, never a traceback."""
+    try:
+        code = cli.main(args=argv, prog_name="pnp", standalone_mode=False)
+    except PnpError as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

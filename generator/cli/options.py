@@ -1,0 +1,74 @@
+"""`pnp`'s group and what every command shares: the project root, the paper and mode
+options, and the `--root` / `--verbose` flags. Commands register on `cli` from the modules
+beside this one."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+from ..errors import InputError
+
+MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only"], case_sensitive=False)
+
+
+class PaperType(click.ParamType):
+    """a4, letter, a3, a5, legal, tabloid, or WxH with a unit (300x400mm, 11x17in)."""
+
+    name = "paper"
+
+    def convert(self, value, param, ctx):
+        from ..units import paper_name
+
+        try:
+            return paper_name(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class OffsetType(click.ParamType):
+    """X,Y in mm, e.g. 0.5,-0.3."""
+
+    name = "x,y"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            x, y = (float(v) for v in str(value).split(","))
+        except ValueError:
+            self.fail(f"{value!r} is not X,Y in mm (e.g. 0.5,-0.3)", param, ctx)
+        if max(abs(x), abs(y)) > 20:
+            self.fail(f"{value!r}: an offset over 20 mm is not a printer's misregistration", param, ctx)
+        return x, y
+
+
+PAPER = PaperType()
+
+
+def find_root(start: Path) -> Path:
+    """The project folder: the nearest folder at or above `start` that has cards/."""
+    for folder in (start, *start.parents):
+        if (folder / "cards").is_dir():
+            return folder
+    raise InputError(f"no cards/ folder in {start} or above it; run pnp inside a project or pass --root")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Project folder (holds cards/ and templates/). Default: found from the current folder.")
+@click.option("-v", "--verbose", is_flag=True, help="Show each build step.")
+@click.version_option(package_name="pnp-components", prog_name="pnp")
+@click.pass_context
+def cli(ctx, root, verbose):
+    """pnp: print-and-play components from YAML cards and SVG templates."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
+    ctx.obj = root
+
+
+def _root(ctx) -> Path:
+    root = (ctx.obj or find_root(Path.cwd())).resolve()
+    if not (root / "cards").is_dir():
+        raise InputError(f"{root} has no cards/ folder: is it a pnp project?")
+    return root

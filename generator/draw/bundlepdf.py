@@ -1,0 +1,181 @@
+"""One bundle of faces drawn as the pages of one PDF.
+
+In: (face key, SVG, size) for each face of a bundle, the primer (see `primer`), the
+folders its pictures may come from and a game's own fonts. Out: (PDF bytes, the face key
+of each page, problems as (face key, message)). Every bundle first draws a *primer* page
+(the game's characters plus printable ASCII in every font style the faces use; never
+placed) so that all bundles of a game embed identical font subsets, which layout stores
+once (forms.py). Faces are drawn straight onto the next page (svgbridge.py).
+"""
+from __future__ import annotations
+
+import html
+import io
+import re
+import zlib
+from pathlib import Path
+
+import cairocffi as cairo
+
+from . import svgbridge
+from .art import ArtFetcher, ImageNotFound
+from .fonts import GENERIC, for_game, shipped
+from .glyphs import check_glyphs
+
+CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
+_ROOT_TAG = re.compile(r"<svg\b[^>]*>")
+_TEXT = re.compile(r">([^<]+)<")
+_FAMILY = re.compile(r"""font-family\s*[=:]\s*["']?([^"';>]+)""")
+_FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
+_WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
+_SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
+_NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
+
+
+def exact_pages(pdf: bytes, sizes: list) -> bytes:
+    """Each face page's MediaBox made the face's exact size: [0, H - h, w, H] on a page
+    cairo made W x H whole points, the face drawn from its top-left corner (see
+    `svgbridge.page_drawer`). `sizes` has (w, h) pt per page, None for pages left alone."""
+    import pikepdf
+
+    if all(size is None or (svgbridge.whole(size[0]) == size[0] and svgbridge.whole(size[1]) == size[1]) for size in sizes):
+        return pdf
+    with pikepdf.open(io.BytesIO(pdf)) as doc:
+        for page, size in zip(doc.pages, sizes):
+            if size is not None:
+                top = float(page.mediabox[3])
+                page.mediabox = pikepdf.Array([0, round(top - size[1], 6), round(size[0], 6), top])
+        out = io.BytesIO()
+        doc.save(out, deterministic_id=True, compress_streams=True)
+    return out.getvalue()
+
+
+def _unhinted(svg: str) -> str:
+    """Text positions must come from unhinted metrics (what pnp measures): CairoSVG hints
+    them unless told `text-rendering="geometricPrecision"`; add it to the root if absent."""
+    head = _ROOT_TAG.search(svg)
+    if head and "text-rendering" not in head.group(0):
+        return svg[:head.end() - 1] + ' text-rendering="geometricPrecision"' + svg[head.end() - 1:]
+    return svg
+
+
+def primer(svgs, fonts=None, facts=None) -> tuple:
+    """What page 0 of every bundle draws: (styles, characters): the characters of all the
+    faces (and printable ASCII) in every font style the faces ask for (family, weight and
+    slant written on one element) and the default, sans-serif. Every bundle then holds the
+    same glyphs of the same fonts in the same order: identical font streams, stored once in
+    the sheets. (A style only inherited from a parent element is not primed: its font is
+    then stored once per bundle, correct but larger.) `facts` gives each face's
+    `face_facts` (remembered while watching); default: worked out from `svgs`."""
+    used = {("sans-serif", False, False)}
+    chars = {chr(c) for c in range(33, 127)}
+    for styles, text in (facts if facts is not None else map(face_facts, svgs)):
+        used.update(styles)
+        chars.update(text)
+    styles = sorted(s for s in {(n, b, f.italic) for f in (fonts or shipped()).faces for n, b in f.aliases}
+                    | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)}
+                    if (s[0].lower(), s[1], s[2]) in used)
+    return tuple(styles), "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))
+
+
+def face_facts(svg: str) -> tuple[frozenset, frozenset]:
+    """The font styles (family, bold, italic) one face's elements ask for, and the
+    characters of its text."""
+    used = set()
+    for tag in _FONT_TAG.findall(svg):
+        family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
+        weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
+        bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 550)
+        used.add((family, bold, (_SLANT.search(tag) or _NORMAL).group(1) in ("italic", "oblique")))
+    chars = set()
+    for text in _TEXT.findall(svg):
+        chars.update(html.unescape(text) if "&" in text else text)
+    return frozenset(used), frozenset(chars)
+
+
+def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
+    """Draw the primer page with the font requests and font options CairoSVG makes for
+    text (text-rendering="geometricPrecision"), so cairo maps them to the same fonts.
+    Every glyph lies on the page: cairo leaves out what falls outside it."""
+    styles, chars = primer
+    lines = [chars[i:i + 64] for i in range(0, len(chars), 64)] or [""]
+    surface.set_size(100, 2 + len(styles) * len(lines))
+    ctx = cairo.Context(surface)
+    options = ctx.get_font_options()
+    options.set_antialias(cairo.ANTIALIAS_BEST)
+    options.set_hint_style(cairo.HINT_STYLE_NONE)
+    options.set_hint_metrics(cairo.HINT_METRICS_OFF)
+    ctx.set_font_options(options)
+    y = 1.0
+    for name, bold, italic in styles:
+        ctx.select_font_face(name, cairo.FONT_SLANT_ITALIC if italic else cairo.FONT_SLANT_NORMAL,
+                             cairo.FONT_WEIGHT_BOLD if bold else cairo.FONT_WEIGHT_NORMAL)
+        ctx.set_font_size(0.5)
+        for line in lines:
+            ctx.move_to(1, y)
+            ctx.show_text(line)
+            y += 1
+    surface.show_page()
+
+
+def draw_bundle(items, primer: tuple | None = None, fast_text: bool = True, roots: tuple[str, ...] = (),
+                game_fonts: tuple | None = None):
+    """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
+    when `primer` is given).
+
+    Returns (pdf bytes, keys drawn (None for the primer page), problems as (key, message)).
+    """
+    with svgbridge.drawing(fast_text):
+        return _draw_pages(items, primer, fontset(game_fonts), ArtFetcher(roots))
+
+
+def _draw_pages(items, primer, fonts, fetcher):
+    out = io.BytesIO()
+    surface = cairo.PDFSurface(out, 100, 100)
+    surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
+    surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
+    keys, problems, sizes = [], [], []
+    if primer is not None:
+        _draw_primer(surface, primer)
+        keys.append(None)
+        sizes.append(None)
+    for key, svg, size_mm in items:
+        if isinstance(svg, bytes):  # SVGTexts.packed
+            svg = zlib.decompress(svg).decode()
+        try:
+            tree = svgbridge.parse(_unhinted(svg).encode(), fetcher)
+        except Exception as exc:  # the XML parser's own errors: a template produced bad SVG
+            problems.append((key, f"template produced invalid SVG: {exc}"))
+            continue
+        problems.extend((key, m) for m in check_glyphs(tree, fonts))
+        expected = tuple(v * 72 / 25.4 for v in size_mm) if size_mm else None
+        started: list = []
+        try:
+            svgbridge.draw_page(surface, tree, expected, started)
+        except svgbridge.WrongSize as exc:
+            w, h = (v * 25.4 / 72 for v in exc.args)
+            problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
+                                  f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
+                                  f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
+        except ImageNotFound as exc:
+            problems.append((key, str(exc)))
+        except RecursionError:
+            problems.append((key, "cannot draw the face: an element refers to itself (<use> loop?)"))
+        except Exception as exc:  # anything CairoSVG, cairo or Pillow refuse in what a template drew
+            problems.append((key, f"cannot draw the face: {type(exc).__name__}: {exc}"))
+        else:
+            surface.show_page()
+            keys.append(key)
+            sizes.append(started[0])
+            continue
+        if started:  # the failure came mid-drawing: close that page so the next face starts clean
+            surface.show_page()
+            keys.append(None)
+            sizes.append(None)
+    surface.finish()
+    return exact_pages(out.getvalue(), sizes), keys, problems
+
+
+def fontset(game_fonts: tuple | None):
+    """The fonts faces may use: shipped, plus a game's own ((templates dir, as shown) or None)."""
+    return for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else shipped()

@@ -1,0 +1,112 @@
+"""The house rules of the code itself: no import cycles, data flowing one way through the
+packages, every module and package saying what comes in and what goes out."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "generator"
+
+# The floors of the house, lowest first: a module may import from its own floor or below.
+FLOORS = [
+    {"errors", "guard", "units", "shapes", "memory", "progress", "stopwatch", "session", "rendermemo"},
+    {"data"},
+    {"rules"},
+    {"draw"},
+    {"layout"},
+    {"rulebook"},
+    {"exports"},
+    {"pipeline", "exporting", "preflight", "changes"},
+    {"loop"},
+    {"cli", "__main__"},
+]
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(["generator", *parts])] = path
+    return found
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The generator modules `name` imports, at the top or inside a function."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if not target.startswith("generator"):
+                continue
+            for alias in node.names:  # `from . import fonts` names a module
+                sub = f"{target}.{alias.name}"
+                out.add(sub if sub in known else target)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("generator"))
+    return {m for m in out if m in known and m != name}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, set(modules)) for name, path in modules.items()}
+
+
+def _floor(module: str) -> int:
+    top = module.split(".")[1] if "." in module else ""
+    for n, floor in enumerate(FLOORS):
+        if top in floor:
+            return n
+    raise AssertionError(f"{module} is on no floor of the house: add its package to FLOORS")
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+
+
+def test_data_flows_one_way_through_the_packages():
+    upward = [f"{m} imports {t}" for m, targets in _graph().items() if m != "generator"
+              for t in targets if t != "generator" and _floor(t) > _floor(m)]
+    assert not upward, "a lower floor imports a higher one:\n" + "\n".join(sorted(upward))
+
+
+def test_every_module_and_package_says_what_it_is():
+    silent = [name for name, path in _modules().items()
+              if not ast.get_docstring(ast.parse(path.read_text()))]
+    assert not silent, f"modules without a docstring: {silent}"
+    packages = [p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE]
+    vague = [str(p.relative_to(PACKAGE)) for p in packages
+             if not any(w in (ast.get_docstring(ast.parse(p.read_text())) or "") for w in ("In:", "Out:"))]
+    assert not vague, f"package docstrings that do not say what comes in and goes out: {vague}"
+
+
+def test_modules_stay_small():
+    big = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > 420}
+    assert not big, f"modules over ~400 lines: {big}"
