@@ -18,10 +18,10 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-from .errors import InputError, RenderError, collect
-from .draw.drawkey import face_key
 from .data.load import load_game
+from .draw.drawkey import face_key
 from .draw.render import render_svgs
+from .errors import InputError, RenderError, collect
 
 LAST = "last"
 KEEP_REFS = 4

@@ -10,11 +10,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .data.load import load_game
 from .draw import fonts
+from .draw.glyphs import printed_text_problems
 from .errors import OutputError, collect
 from .exports.files import write_exports
-from .draw.glyphs import printed_text_problems
-from .data.load import load_game
 
 TARGETS = ("png", "tts", "tgc", "mpc", "dtc")
 
@@ -32,8 +32,8 @@ class ExportResult:
 def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = True,
                 out_dir: Path | None = None, validate: bool = True) -> list[ExportResult]:
     """Export the named games (all when none are named) for `target`."""
-    from .pipeline import _validate, resolve_games
     from .draw.render import render_game
+    from .pipeline import _validate, resolve_games
 
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)
@@ -59,10 +59,10 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
 def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back_offset=None,
             out_dir: Path | None = None, validate: bool = True) -> ExportResult:
     """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/."""
-    from .layout.calibration import calibration_pdf
-    from .pipeline import _validate, game_papers, layout_game, print_mode_of, resolve_games
     from .draw.render import render_game
     from .exports.kit import kit_zip
+    from .layout.calibration import calibration_pdf
+    from .pipeline import _validate, game_papers, layout_game, print_mode_of, resolve_games
 
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)

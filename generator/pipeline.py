@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import changes, memory
+from .data.load import list_games, load_game
 from .draw import fonts
-from .errors import InputError, OutputError, collect
-from .exports.files import Artifact, write_atomic, write_game
 from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
+from .errors import InputError, OutputError, collect
+from .exports.files import Artifact, write_atomic, write_game
 from .layout.modes import PrintMode
-from .data.load import list_games, load_game
 from .rendermemo import MEMO
 from .stopwatch import WATCH, stage
 from .units import paper_name
@@ -107,8 +107,10 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         memory.release()  # the YAML parser's nodes
         reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
-        rendered = render_game(game, guides=guides, cache=cache, progress=lambda todo, total: progress.bar(
-            f"{game_id}: drawing {todo} of {total} bundles of faces ({total - todo} unchanged, from the cache)", todo))
+        def drawing(todo, total, game_id=game_id):
+            return progress.bar(f"{game_id}: drawing {todo} of {total} bundles of faces "
+                                f"({total - todo} unchanged, from the cache)", todo)
+        rendered = render_game(game, guides=guides, cache=cache, progress=drawing)
         drawpool.end_drawing_workers()  # the early workers: idle from here on
         warnings = [*warnings, *rendered.warnings]  # external references not followed
         memory.release()  # the SVG text

@@ -9,8 +9,8 @@ default; the rules themselves are checked by `rules/`.
 """
 from __future__ import annotations
 
-from .errors import InputError, PnpError, Problem
 from .draw.glyphs import printed_text_problems
+from .errors import InputError, PnpError, Problem
 
 PAPERS = ("a4", "letter")
 
@@ -23,8 +23,8 @@ def preflight(game, papers: tuple[str, ...] | None = None) -> list[Problem]:
 def preflight_report(game, papers: tuple[str, ...] | None = None) -> tuple[list[Problem], list[Problem]]:
     """The problems a build would stop at, and the warnings it would print (an external
     reference in an SVG that cannot be followed, say)."""
-    from .layout.pages import plan_pages
     from .draw.render import render_game
+    from .layout.pages import plan_pages
 
     problems = list(printed_text_problems(game))
     warnings: list[Problem] = []

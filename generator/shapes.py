@@ -30,7 +30,7 @@ class Outline:
     points: tuple = ()           # polygon: its corners (die nets, standees)
 
     @classmethod
-    def of_polygon(cls, points) -> "Outline":
+    def of_polygon(cls, points) -> Outline:
         """Any polygon (a die net, a standee), with its bounding box as x, y, w, h."""
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         return cls("polygon", min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys),
@@ -40,7 +40,7 @@ class Outline:
     def centre(self) -> tuple[float, float]:
         return self.x + self.w / 2, self.y + self.h / 2
 
-    def grown(self, d: float) -> "Outline":
+    def grown(self, d: float) -> Outline:
         """The outline moved outwards by `d` on every side (a bleed around the cut)."""
         if self.shape == "hex":  # parallel sides move by d: the corners move d / cos 30°
             grow = d / math.cos(math.pi / 6)

@@ -13,6 +13,7 @@ import resource
 import time
 from contextlib import contextmanager
 
+
 class Stopwatch:
     def __init__(self):
         self.reset()

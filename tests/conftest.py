@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.draw import fonts
 from generator.cli import cli
+from generator.draw import fonts
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -109,7 +109,7 @@ def run_cli(args: list[str]) -> tuple[int, str]:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         except (Hang, MemoryError):
             raise
-        except BaseException as exc:  # noqa: BLE001 - a crash is what the fuzzer looks for
+        except BaseException as exc:
             import traceback
 
             return -1, out.getvalue() + err.getvalue() + "".join(traceback.format_exception(exc))
@@ -128,16 +128,16 @@ def fuzz_text(setter, rng: random.Random) -> str | None:
                    min_size=rng.choice([None, 0.05, 2]), max_lines=rng.choice([None, 1, 3]))
     except (TextError, LookupError):  # LookupError: a font pnp does not ship (a clean render error)
         pass
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return f"text setter: {type(exc).__name__}: {exc} for {text[:120]!r}"
     return None
 
 
 def main(seed: int, cases: int, builds: int = 0) -> dict:
+    from generator.data.load import load_game
     from generator.draw import fonts
     from generator.draw.fonts import shipped
     from generator.draw.render import load_icons
-    from generator.data.load import load_game
     from generator.draw.textfit import TextSetter
 
     rng = random.Random(seed)

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from generator.draw.facecache import FaceCache
-from generator.draw.drawkey import face_key
 from generator.draw.bundles import bundle_count
+from generator.draw.drawkey import face_key
+from generator.draw.facecache import FaceCache
 from tests.conftest import edit, run
 
 
@@ -104,9 +104,9 @@ def test_prune_never_removes_the_bundles_the_last_build_still_reads(tmp_path):
 
 
 def test_bundles_in_the_cache_are_read_back_not_held(mini, tmp_path):
-    from generator.errors import OutputError
     from generator.data.load import load_game
     from generator.draw.render import render_game
+    from generator.errors import OutputError
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
     cache = FaceCache(root / "output" / ".cache" / "faces")
@@ -202,8 +202,8 @@ def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_
 def test_remembered_card_checks_report_the_same_problems(mini, remembering):
     """While watching, a card that passed its schema is not checked again until it changes:
     a card broken later is still reported exactly as a one-shot build reports it."""
-    from generator.errors import InputError
     from generator.data.load import load_game
+    from generator.errors import InputError
 
     cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}.", cost: {i}}}' for i in range(12))
     root = mini(cards)

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import run
-from generator.exports import files as export
+
 from generator.errors import OutputError
+from generator.exports import files as export
 from generator.exports.files import Artifact, clean_leftovers, game_lock, write_game
 
 CARDS = """
@@ -61,7 +61,7 @@ def test_a_build_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_path,
     for stop_at in range(1, 60):
         calls = [0]
 
-        def counted(name):
+        def counted(name, calls=calls, stop_at=stop_at):
             def op(*args, **kwargs):
                 calls[0] += 1
                 if calls[0] == stop_at:

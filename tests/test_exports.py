@@ -262,6 +262,7 @@ def test_kit_in_gutter_fold_has_no_calibration_and_says_fold(game):
 
 def test_kit_of_a_real_game_includes_its_rulebook(tmp_path):
     import zipfile
+
     from tests.conftest import REPO
     result = run(REPO, "kit", "olympians", "--paper", "a4", "--output", str(tmp_path))
     assert result.exit_code == 0, result.output

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import MINI_FRONT, edit, run
+
 from generator.guard import MAX_COUNT, shorten
 
 DECK = "cards/olympians/playing-cards.yaml"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.errors import InputError
 from generator.data.load import load_game
+from generator.errors import InputError
 from tests.conftest import run
 
 

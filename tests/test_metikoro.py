@@ -12,9 +12,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from generator.draw import render as render_module
 from generator.cli import cli
 from generator.data.load import load_game
+from generator.draw import render as render_module
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
 from generator.rules.checks import _line_problem, assemble_board, rotation_symmetry
@@ -181,7 +181,7 @@ def check_drawing(lines, drawn, x, y, s):
     P = {"N": (x + s / 2, y), "E": (x + s, y + s / 2), "S": (x + s / 2, y + s), "W": (x, y + s / 2),
          "C": (x + s / 2, y + s / 2)}
     assert sorted(drawn) == sorted(f"{a}-{b}-{k}" for a, b, k in lines)
-    close = lambda p, q: math.dist(p, q) < 0.01  # noqa: E731
+    close = lambda p, q: math.dist(p, q) < 0.01
     for a, b, kind in lines:
         start, end, d = drawn[f"{a}-{b}-{kind}"]
         assert close(start, P[a]), (a, b, kind, start)

@@ -1,8 +1,8 @@
 """The rules validator: real decks pass, every rule can fail, CI formats are well formed."""
 from __future__ import annotations
 
-import json
 import importlib
+import json
 import re
 import shutil
 import xml.etree.ElementTree as ET

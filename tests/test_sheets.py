@@ -376,9 +376,9 @@ def test_furniture_drawn_in_several_pdfs_gives_the_same_pages(mini, monkeypatch)
     import pikepdf
     import pypdfium2 as pdfium
 
-    from generator.layout import furniture, sheets
     from generator.data.load import load_game
     from generator.draw.render import render_game
+    from generator.layout import furniture, sheets
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
     rendered = render_game(load_game(root, "mini"))

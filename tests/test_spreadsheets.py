@@ -9,9 +9,9 @@ import openpyxl
 import pytest
 import yaml
 
-from generator.errors import InputError
 from generator.data.load import load_game
 from generator.data.spreadsheet import read_table, typed
+from generator.errors import InputError
 from tests.conftest import run
 
 BUILT_IN = ["id", "name", "count", "front", "back"]

@@ -15,6 +15,7 @@ from ..errors import PnpError
 from . import commands, loop, prints  # noqa: F401  (each registers its commands on the group)
 from .options import cli
 
+
 def main(argv=None):
     """Console entry point; user errors exit cleanly with their own code, never a traceback."""
     try:

@@ -73,8 +73,8 @@ def validate(ctx, games, fmt, strict, draw):
     Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
     drawn, a component that does not fit the paper, a rulebook problem, or bad usage.
     """
-    from ..errors import RenderError
     from ..data.load import load_game
+    from ..errors import RenderError
     from ..pipeline import resolve_games
     from ..rules import RulesReport, check_game
     from ..rules.report import from_problem, render

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from .options import PAPER, _root, cli
 from ..errors import InputError
+from .options import PAPER, _root, cli
 
 
 def _watch_options(f):
@@ -47,14 +47,15 @@ def serve(ctx, games, paper, out_dir, no_validate, port):
 
 
 def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve):
-    from ..pipeline import resolve_games
     from ..loop.watch import watch as run_watch
+    from ..pipeline import resolve_games
 
     root = _root(ctx)
     names = resolve_games(root, games)
     preview = None
     if serve:
-        from ..loop.preview import Preview, serve as start_server
+        from ..loop.preview import Preview
+        from ..loop.preview import serve as start_server
 
         preview = Preview()
         try:
@@ -97,10 +98,10 @@ def diff(ctx, ref, games, out_dir, fail_on_change):
     import shutil
 
     from ..draw import fonts
-    from ..loop.diffreport import diff_game, report_files
+    from ..draw.facecache import FaceCache
     from ..errors import OutputError
     from ..exports.files import write_atomic
-    from ..draw.facecache import FaceCache
+    from ..loop.diffreport import diff_game, report_files
     from ..pipeline import resolve_games
 
     root = _root(ctx)

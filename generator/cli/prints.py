@@ -16,7 +16,8 @@ from .options import MODE, PAPER, OffsetType, _root, cli
                    "dtc (DriveThruCards). Then every argument is a game.")
 @click.option("--dpi", type=click.IntRange(30, 1200), default=300, show_default=True,
               help="Resolution of PNG images and TTS sheets.")
-@click.option("--bleed/--no-bleed", default=True, show_default=True, help="PNG images keep the bleed, or show the trim.")
+@click.option("--bleed/--no-bleed", default=True, show_default=True,
+              help="PNG images keep the bleed, or show the trim.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")

@@ -13,11 +13,19 @@ from pathlib import Path
 
 from .. import units
 from ..errors import InputError, Problem, collect
-from ..guard import (MAX_COPIES, MAX_COUNT, MAX_SIZE_MM, OutsideProject, is_file_inside, missing_message,
-                    read_text_inside, shorten)
+from ..guard import (
+    MAX_COPIES,
+    MAX_COUNT,
+    MAX_SIZE_MM,
+    OutsideProject,
+    is_file_inside,
+    missing_message,
+    read_text_inside,
+    shorten,
+)
+from ..shapes import DICE, die_face_box, hex_height
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
-from ..shapes import DICE, die_face_box, hex_height
 from .yamlsrc import line_of, read_yaml
 
 CARD_KEYS = {
@@ -48,7 +56,7 @@ def load_game(root: Path, game_id: str) -> Game:
     if not game_file.is_file():
         known = ", ".join(list_games(root)) or "none"
         raise InputError(f"no game '{game_id}' (games: {known})")
-    rel = lambda p: str(p.relative_to(root))  # noqa: E731
+    rel = lambda p: str(p.relative_to(root))
     if not is_file_inside(root, game_file):
         raise InputError(missing_message(root, game_file, rel(game_file)))
     meta = read_yaml(game_file, rel(game_file))
@@ -130,7 +138,8 @@ def _template_problem(templates_dir: Path, template: str) -> str | None:
     path = templates_dir / template
     if is_file_inside(root, path):
         return None
-    return missing_message(root, path, f"template '{shorten(template)}'").replace("does not exist", f"not found in {templates_dir.name}/")
+    message = missing_message(root, path, f"template '{shorten(template)}'")
+    return message.replace("does not exist", f"not found in {templates_dir.name}/")
 
 
 def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
@@ -303,7 +312,7 @@ def _geometry(raw, shown, problems):
         return None
     shape, orientation = raw.get("shape", "rect"), raw.get("hex", "pointy")
     extra = {"shape": shape, "orientation": orientation}
-    where = lambda key: line_of(raw, (key,)) or line_of(raw, ("size",))  # noqa: E731
+    where = lambda key: line_of(raw, (key,)) or line_of(raw, ("size",))
     if shape == "circle" and abs(w - h) > 0.01:
         problems.append(Problem(shown, f"a circle needs width = height (its diameter); got {w:g} x {h:g} mm",
                                 line=where("size"), field="size"))

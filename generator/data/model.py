@@ -4,9 +4,10 @@ Produced by `load`, read by every later stage, changed by none.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..shapes import face_outline
 from .yamlsrc import plain

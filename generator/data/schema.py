@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
@@ -35,7 +36,7 @@ SCHEMA_DIR = Path(__file__).parents[1] / "assets" / "schemas"
 NOT_BLANK = r"\S"  # a pattern for names: at least one visible character
 
 
-@lru_cache(maxsize=None)
+@cache
 def bundled(name: str) -> dict:
     """A schema shipped with pnp (game, deck, rules)."""
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
@@ -163,7 +164,8 @@ def _explain(err) -> list[tuple[str, tuple]]:
         return [(f"{short_repr(inst)} is not one of {', '.join(map(short_repr, err.validator_value))}", ())]
     if v == "pattern" and err.validator_value == NOT_BLANK:
         return [(f"{short_repr(inst)} must have a visible character, not only spaces", ())]
-    if v in ("maximum", "exclusiveMaximum", "maxLength", "maxItems") and sch.get("description", "").startswith("at most"):
+    bounded = v in ("maximum", "exclusiveMaximum", "maxLength", "maxItems")
+    if bounded and sch.get("description", "").startswith("at most"):
         return [(f"{short_repr(inst)} is too large: {sch['description']}", ())]
     if v in ("anyOf", "oneOf") and err.context:
         best = min(err.context, key=lambda e: len(list(e.absolute_path)))

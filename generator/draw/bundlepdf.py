@@ -38,7 +38,8 @@ def exact_pages(pdf: bytes, sizes: list) -> bytes:
     `svgbridge.page_drawer`). `sizes` has (w, h) pt per page, None for pages left alone."""
     import pikepdf
 
-    if all(size is None or (svgbridge.whole(size[0]) == size[0] and svgbridge.whole(size[1]) == size[1]) for size in sizes):
+    whole = svgbridge.whole
+    if all(size is None or (whole(size[0]) == size[0] and whole(size[1]) == size[1]) for size in sizes):
         return pdf
     with pikepdf.open(io.BytesIO(pdf)) as doc:
         for page, size in zip(doc.pages, sizes):

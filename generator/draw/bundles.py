@@ -21,8 +21,8 @@ import math
 import zlib
 from collections.abc import Mapping
 
-from .drawkey import face_key
 from ..rendermemo import MEMO
+from .drawkey import face_key
 
 FACES_PER_BUNDLE = 16
 MIN_FACES_PER_BUNDLE = 3   # on average
@@ -86,8 +86,8 @@ def plan_bundles(svgs, draw_keys: dict, sizes: dict, salt: str) -> list[tuple[st
         members[int(spot[:8], 16) % n_bundles].append((draw_keys[k], k, svgs.packed(k) if packed else svgs[k],
                                                        sizes.get(k), length, int(spot[8:16], 16)))
     bundles = []
-    for group in (part for group in members for part in _split(group) if part):
-        group = [face[:4] for face in sorted(group)]
+    for part in (part for group in members for part in _split(group) if part):
+        group = [face[:4] for face in sorted(part)]
         digest = hashlib.sha256((salt + "\n" + "\n".join(dk for dk, *_ in group)).encode())
         bundles.append((digest.hexdigest(), [(k, svg, size) for _, k, svg, size in group]))
     return bundles

@@ -22,7 +22,8 @@ import cairosvg
 from .. import __version__
 from .fonts import FONT_DIR, font_files
 
-SALT = f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} bundles 1 exact pages 1\n"
+SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
+        "bundles 1 exact pages 1\n")
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 
 

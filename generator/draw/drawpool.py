@@ -18,10 +18,9 @@ from contextlib import contextmanager
 import cairocffi as cairo
 
 from .. import memory
+from ..stopwatch import WATCH, children_cpu
 from .bundlepdf import draw_bundle, fontset
 from .fonts import shipped
-from ..stopwatch import WATCH, children_cpu
-
 
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
 _WORKERS: ProcessPoolExecutor | None = None   # forked early by `drawing_workers`, for a whole build

@@ -8,9 +8,9 @@ sees only these files, so output never depends on the machine's fonts.
 """
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
-import logging
 from functools import lru_cache
 from pathlib import Path
 

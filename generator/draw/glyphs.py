@@ -10,7 +10,6 @@ import unicodedata
 
 from .fonts import FontSet
 
-
 DRAWN_TEXT = ("text", "tspan", "textPath")
 
 
@@ -31,9 +30,9 @@ def printed_text_problems(game) -> list:
     """Characters missing from the fonts that print a game's own words outside its cards:
     titles on the rulebook's title page and sheet labels (EB Garamond and Lato), deck names
     in the component list (Lato italic)."""
+    from ..data.yamlsrc import line_of
     from ..errors import Problem
     from .fonts import shipped
-    from ..data.yamlsrc import line_of
 
     fonts = shipped()
     garamond, lato, lato_italic = fonts.face("EB Garamond"), fonts.face("Lato"), fonts.face("Lato", italic=True)

@@ -2,8 +2,9 @@
 
 In: a loaded `Game`. Out: a `RenderedGame`: for every card its front and back face
 keys, and the faces drawn as PDF pages (identical faces, e.g. a shared back, are drawn
-once; font subsets are shared), which layout places as vector forms. Template errors, text that cannot fit and characters the font
-lacks are collected and raised together, each naming the card and the template.
+once; font subsets are shared), which layout places as vector forms. Template errors, text
+that cannot fit and characters the font lacks are collected and raised together, each
+naming the card and the template.
 """
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
-from ..errors import Problem, RenderError, collect
-from .drawkey import SALT, _fonts_digest, _game_fonts_digest
-from .bundles import SVGTexts
-from .faces import draw_faces
-from .fonts import font_files, for_game
-from ..guard import OutsideProject, inside, read_text_inside
-from .jinja_errors import plain_message, template_line
 from ..data.model import Card, Deck, Game
+from ..errors import Problem, RenderError, collect
+from ..guard import OutsideProject, inside, read_text_inside
 from ..rendermemo import MEMO, card_json
 from ..stopwatch import stage
+from .bundles import SVGTexts
+from .drawkey import SALT, _fonts_digest, _game_fonts_digest
+from .faces import draw_faces
+from .fonts import font_files, for_game
+from .jinja_errors import plain_message, template_line
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -136,7 +137,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                 if guides:
                     svg = _with_guides(svg, deck)
                 home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
-                key = svgs.add(MEMO.derived(("packed", svg), lambda: svgs.pack(svg)) if MEMO.on else svg, home)
+                key = svgs.add(MEMO.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)) if MEMO.on else svg, home)
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.layout == "dice":
@@ -311,7 +312,7 @@ def _unique(problems: list[Problem]) -> list[Problem]:
         key = (p.file, p.line, core) if p.file.startswith("templates/") else (p.file, core, p.field)
         groups.setdefault(key, []).append(p)
     out = []
-    for key, found in groups.items():
+    for found in groups.values():
         cards = list(dict.fromkeys(p.card for p in found if p.card))
         first = found[0]
         if len(cards) <= 1:

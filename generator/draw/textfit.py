@@ -97,7 +97,7 @@ def parse(text: str) -> list[list[list[Run]]]:
 class TextSetter:
     """Lays out card text in the shipped fonts, with a game's icons inline."""
 
-    def __init__(self, fonts: FontSet, icons: dict[str, "Icon"]):
+    def __init__(self, fonts: FontSet, icons: dict[str, Icon]):
         self.fonts = fonts
         self.icons = icons
 

@@ -17,8 +17,8 @@ import io
 from pathlib import Path
 
 import pikepdf
-from PIL import Image, ImageCms
 from pikepdf import Name
+from PIL import Image, ImageCms
 
 from ..errors import OutputError
 

@@ -22,10 +22,10 @@ import math
 import os
 import re
 import shutil
-from itertools import chain
-from json.encoder import encode_basestring as _json_str
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
+from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 
 from ..errors import OutputError

@@ -113,7 +113,8 @@ class Analyser:
                 if op != "n" and box is not None:
                     grow = state.lw / 2 * max(1.0, state.miter) if op not in FILLS else 0.0
                     drawn = box_through((box[0] - grow, box[1] - grow, box[2] + grow, box[3] + grow), state.ctm)
-                    alpha = (state.ca < 1 if op not in STROKES else False) or (state.CA < 1 if op not in FILLS else False)
+                    alpha = ((state.ca < 1 if op not in STROKES else False)
+                             or (state.CA < 1 if op not in FILLS else False))
                     pattern = (op not in STROKES and self._pattern_transparent(res, state.fill_pattern)) or \
                               (op not in FILLS and self._pattern_transparent(res, state.stroke_pattern))
                     out.append(Paint(i, _clipped(drawn, state.clip), alpha or pattern or state.masked, "path"))
@@ -270,7 +271,7 @@ class _State:
         self.Tc = self.Tw = self.TL = self.rise = 0.0
         self.Th, self.tr = 1.0, 0
 
-    def copy(self) -> "_State":
+    def copy(self) -> _State:
         other = _State.__new__(_State)
         for slot in self.__slots__:
             setattr(other, slot, getattr(self, slot))

@@ -78,7 +78,8 @@ class PdfX:
             x0, y0, x1, y1 = _union(p.box for p in paints if p.index in chosen)
             per_pt = self.dpi * scale / 72
             size = (max(1, math.ceil((x1 - x0) * per_pt - 1e-6)), max(1, math.ceil((y1 - y0) * per_pt - 1e-6)))
-            plan = plan._replace(pixel_ops=without(ops, {p.index: p.text_mode for p in paints if p.index not in chosen}),
+            left_out = {p.index: p.text_mode for p in paints if p.index not in chosen}
+            plan = plan._replace(pixel_ops=without(ops, left_out),
                                  size=size, placed=(size[0] / per_pt, 0, 0, size[1] / per_pt, x0, y0),
                                  report=plan.report._replace(raster_px=size))
         self.plans[key] = plan

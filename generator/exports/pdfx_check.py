@@ -81,7 +81,8 @@ def _intent(pdf) -> list[str]:
     if len(intents) != 1:
         return [f"{len(intents)} GTS_PDFX OutputIntents (one is needed)"]
     intent = intents[0]
-    problems = [] if str(intent.get("/OutputConditionIdentifier", "")) else ["OutputIntent has no OutputConditionIdentifier"]
+    named = str(intent.get("/OutputConditionIdentifier", ""))
+    problems = [] if named else ["OutputIntent has no OutputConditionIdentifier"]
     profile = intent.get("/DestOutputProfile")
     if profile is None:
         if not str(intent.get("/RegistryName", "")):
@@ -103,8 +104,10 @@ def _boxes(page) -> list[str]:
     bleed = [float(v) for v in obj.get("/BleedBox", obj.MediaBox)]
     trim = [float(v) for v in obj.TrimBox]
     problems = []
-    for inner, outer, what in ((trim, bleed, "TrimBox outside the BleedBox"), (bleed, media, "BleedBox outside the MediaBox")):
-        if inner[0] < outer[0] - 1e-6 or inner[1] < outer[1] - 1e-6 or inner[2] > outer[2] + 1e-6 or inner[3] > outer[3] + 1e-6:
+    for inner, outer, what in ((trim, bleed, "TrimBox outside the BleedBox"),
+                               (bleed, media, "BleedBox outside the MediaBox")):
+        if (inner[0] < outer[0] - 1e-6 or inner[1] < outer[1] - 1e-6
+                or inner[2] > outer[2] + 1e-6 or inner[3] > outer[3] + 1e-6):
             problems.append(what)
     return problems
 

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 import pikepdf
 
+from ..data.yamlsrc import line_of
 from ..errors import InputError, OutputError, Problem, RenderError
 from ..layout.forms import FacePlacer
 from ..units import PT_PER_MM
-from ..data.yamlsrc import line_of
 from . import ExportFile
 from .cmyk import Cmyk
 from .pdfx import VERSION as pdfx_version
@@ -240,7 +240,8 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         raise OutputError(f"the DriveThruCards file of deck {deck.id} is not PDF/X-1a (please report this): "
                           + "; ".join(problems[:5]))
     return ExportFile(f"{deck.id}.pdf", data, {
-        "deck": deck.id, "product": product.name, "pages": len(order), "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
+        "deck": deck.id, "product": product.name, "pages": len(order),
+        "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
         "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "CMYK",
         "pdf": pdfx_version, "output_intent": pdfx.cmyk.description,
         "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order],

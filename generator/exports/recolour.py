@@ -5,9 +5,10 @@ its resources, or its operators as paint.without left them, and the `Cmyk` trans
 Out: the stream rewritten in place: `rg`/`RG` become `k`/`K`,
 colours in DeviceRGB, CalRGB or 3-channel ICCBased spaces become DeviceCMYK, shadings get
 CMYK colour tables, RGB images CMYK pixels; ExtGStates lose their alpha (`ca`, `CA`), soft
-masks and blend modes, forms their transparency groups. Resources the rewritten stream does not use are dropped. Gray (`g`, `G`, DeviceGray) and CMYK stay as
-they are. Anything else in RGB (Separation with an RGB alternate, mesh shadings, type 4
-functions) is a `ValueError` that says what it is.
+masks and blend modes, forms their transparency groups. Resources the rewritten stream
+does not use are dropped. Gray (`g`, `G`, DeviceGray) and CMYK stay as they are.
+Anything else in RGB (Separation with an RGB alternate, mesh shadings, type 4 functions)
+is a `ValueError` that says what it is.
 """
 from __future__ import annotations
 
@@ -103,7 +104,9 @@ class Recolour:
         for name, value in (extra or {}).items():
             use("/XObject", name, value)
         holder.write(before + pikepdf.unparse_content_stream(out))
-        holder.Resources = pikepdf.Dictionary({k: pikepdf.Dictionary({str(n): o for n, o in sorted(v.items(), key=lambda kv: str(kv[0]))}) for k, v in sorted(used.items())})
+        holder.Resources = pikepdf.Dictionary({
+            k: pikepdf.Dictionary({str(n): o for n, o in sorted(v.items(), key=lambda kv: str(kv[0]))})
+            for k, v in sorted(used.items())})
         if "/Group" in holder:
             del holder["/Group"]
 

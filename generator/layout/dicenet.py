@@ -109,7 +109,7 @@ class DieNet:
         """Lines to fold along (dashed): face-to-face folds, then tab bases."""
         return [seg for _, _, seg in self.fold_tree] + [t.edge for t in self.tabs]
 
-    def placed(self, x: float, y: float, rotated: bool = False) -> "DieNet":
+    def placed(self, x: float, y: float, rotated: bool = False) -> DieNet:
         """The same net moved so its bounding box's lower-left corner is at (x, y), turned 90
         degrees counter-clockwise first when `rotated`: every polygon and transform follows."""
         m = plane.rotate(90) if rotated else plane.IDENTITY

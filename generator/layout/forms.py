@@ -35,7 +35,8 @@ class FacePlacer:
         self.forms: dict[tuple, pikepdf.Object] = {}
         self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
 
-    def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0, clip_path: bytes | None = None) -> bytes:
+    def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0,
+             clip_path: bytes | None = None) -> bytes:
         """Content that draws face `key` filling `box` (x, y, w, h in pt), clipped to `clip`
         (or to `clip_path`, path operators in pt, for round and hexagonal components)."""
         name, form = self._form_for(page, key)

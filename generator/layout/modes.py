@@ -168,7 +168,8 @@ def _gutter_pages(pages: list[PagePlan], paper: str) -> list[PagePlan]:
             fold_from = label.y + 3.0  # the fold line stops above the label
         out.append(replace(
             page, width=long, height=short, faces=page.faces + moved.faces, marks=page.marks + moved.marks,
-            outlines=page.outlines + moved.outlines, label=label, dashed=page.dashed + ((half, fold_from, half, short),),
+            outlines=page.outlines + moved.outlines, label=label,
+            dashed=page.dashed + ((half, fold_from, half, short),),
             cuts=tuple((f.card, f.cut) for f in page.faces) if page.cuts is None else page.cuts,
             how=HOW["gutter-fold"]))
         i += 2

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from ..data.yamlsrc import line_of
 from ..errors import InputError, Problem
 from ..shapes import Outline
 from ..units import paper_size
-from ..data.yamlsrc import line_of
 from .boards import MIN_MARGIN as BOARD_MARGIN
 from .boards import plan_board
 from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid, crop_marks
@@ -39,7 +39,7 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
         raise InputError("nothing to print", [Problem(game.source.file, "every card has count 0: nothing to print",
                                                       line=1)])
     pages: list[PagePlan] = []
-    geometry = lambda rc: (rc.deck.layout, rc.deck.shape, rc.deck.orientation,  # noqa: E731
+    geometry = lambda rc: (rc.deck.layout, rc.deck.shape, rc.deck.orientation,
                            rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed, rc.deck.corner)
     for (layout, shape, *_), group in groupby(copies, key=geometry):
         group = list(group)

@@ -3,7 +3,7 @@ registered with reportlab, and a deterministic pikepdf save."""
 from __future__ import annotations
 
 import io
-from functools import lru_cache
+from functools import cache
 
 import pikepdf
 from reportlab.pdfbase import pdfmetrics
@@ -24,7 +24,7 @@ def new_canvas(buf, pagesize, title: str) -> Canvas:
     return canvas
 
 
-@lru_cache(maxsize=None)
+@cache
 def register(family: str, bold: bool = False, italic: bool = False) -> str:
     """Register a shipped face with reportlab (same file CairoSVG uses); return its name."""
     face = shipped().face(family, bold, italic)

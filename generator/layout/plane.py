@@ -16,7 +16,7 @@ IDENTITY: Affine = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 EPS = 1e-7  # mm: below this two things touch rather than overlap
 
 
-from .grid import DoesNotFit  # noqa: E402,F401  (a net or standee larger than its area: one error for layout)
+from .grid import DoesNotFit  # noqa: E402  (a net or standee larger than its area: one error for layout)
 
 
 def apply(m: Affine, p: Point) -> Point:
@@ -135,7 +135,7 @@ def clip_convex(subject: list[Point], window: list[Point]) -> list[Point]:
     (Sutherland-Hodgman), counter-clockwise."""
     out = list(subject)
     for (x1, y1), (x2, y2) in zip(window, window[1:] + window[:1]):
-        def side(p):
+        def side(p, x1=x1, y1=y1, x2=x2, y2=y2):
             return (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1)
         pts, out = out, []
         for p, q in zip(pts, pts[1:] + pts[:1]):
@@ -194,7 +194,7 @@ def outline_of(polygons: list[list[Point]], digits: int = 6) -> list[Point]:
         else:
             din = math.atan2(here[1] - prev[1], here[0] - prev[0])
 
-            def right_turn(b):  # smaller = further right
+            def right_turn(b, here=here, din=din):  # smaller = further right
                 t = math.atan2(b[1] - here[1], b[0] - here[0]) - din
                 return (t + math.pi) % (2 * math.pi)
             nxt = min(choices, key=right_turn)

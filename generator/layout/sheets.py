@@ -21,13 +21,13 @@ import pikepdf
 from ..stopwatch import stage
 from ..units import pt
 from .forms import placement_content, write_forms
-from .segments import SEGMENTS
 from .furniture import PAGES_PER_PDF, draw_furniture
 from .modes import PrintMode, apply_mode
 from .overlay import page_with_faces
 from .pages import plan_pages
 from .pdfstream import PDFStream, Raw
 from .plan import PagePlan, Placements
+from .segments import SEGMENTS
 
 
 @dataclass(frozen=True)

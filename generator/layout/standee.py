@@ -57,7 +57,7 @@ class Standee:
     width: float
     height: float
 
-    def placed(self, x: float, y: float, rotated: bool = False) -> "Standee":
+    def placed(self, x: float, y: float, rotated: bool = False) -> Standee:
         """The same standee with its bounding box's lower-left corner at (x, y), turned 90
         degrees counter-clockwise first when `rotated`. Clip boxes stay boxes (x, y, w, h)."""
         m = plane.rotate(90) if rotated else plane.IDENTITY

@@ -12,9 +12,10 @@ import html
 import io
 from dataclasses import dataclass, field
 
-from ..changes import before as reference, changed_ids, current, face_list
-from ..draw.faces import draw_faces
+from ..changes import before as reference
+from ..changes import changed_ids, current, face_list
 from ..data.load import load_game
+from ..draw.faces import draw_faces
 
 SCALE = 100 / 72      # 100 dpi: enough to read a card's text in a review
 GAP = 12

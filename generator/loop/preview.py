@@ -105,7 +105,7 @@ def serve(preview: Preview, port: int = 8000) -> ThreadingHTTPServer:
     (its `server_address` holds the port; call `shutdown()` to stop)."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 (http.server's name)
+        def do_GET(self):
             path = self.path.split("?", 1)[0]
             if path == "/":
                 self._send(200, "text/html; charset=utf-8", PAGE.encode())

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import memory
-from ..errors import PnpError, Problem
 from ..draw.render import SHARED
+from ..errors import PnpError, Problem
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,8 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
             # an editor's or sed's temporary file, made and removed within the batch, is no change
             made = {p for change, p in changes if change == watchfiles.Change.added}
             paths = [p for _, p in changes if p not in made or Path(p).exists()]
-            for game, paths in affected_games(root, paths, games).items():
-                report(build_one(root, game, paths, **options))
+            for game, touched in affected_games(root, paths, games).items():
+                report(build_one(root, game, touched, **options))
                 memory.settle()  # what the build let go, handed back once it is reported
     finally:
         MEMO.remember(before)  # as it was: a one-shot build in this process holds no SVGs

@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-
-from ..errors import InputError, Problem
 from ..draw.fonts import shipped
 from ..draw.glyphs import missing_message
+from ..errors import InputError, Problem
 from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
 from ..rendermemo import MEMO

@@ -7,19 +7,18 @@ and the line. Parsing is markdown-it-py's (CommonMark plus tables).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import html
 import re
+from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 import jinja2
 from markdown_it import MarkdownIt
 
-from ..errors import InputError, Problem
-from ..draw.jinja_errors import plain_message, template_line
-from ..guard import is_file_inside, missing_message
 from ..data.yamlsrc import line_of
+from ..draw.jinja_errors import plain_message, template_line
+from ..errors import InputError, Problem
+from ..guard import is_file_inside, missing_message
 from ..rendermemo import MEMO
 
 

@@ -5,8 +5,9 @@ one with `@register("name")`; a rules file uses it as `check: name`.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 CHECKS: dict[str, Callable] = {}
 
@@ -98,7 +99,7 @@ def _line_key(line) -> tuple:
 
 
 def _lines_set(lines) -> frozenset:
-    return frozenset(_line_key(l) for l in lines)
+    return frozenset(_line_key(line) for line in lines)
 
 
 def _turned(lines_set: frozenset, quarter_turns: int) -> frozenset:

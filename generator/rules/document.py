@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from ..data.yamlsrc import line_of
 
-
 SMALL = 5  # up to this many items, a finding points at an item rather than at their list
 
 

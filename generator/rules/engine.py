@@ -17,10 +17,10 @@ from typing import Any
 
 from jmespath.exceptions import JMESPathError
 
-from ..errors import InputError, Problem, collect
 from ..data.schema import bundled, check
-from ..guard import is_file_inside, missing_message
 from ..data.yamlsrc import line_of, read_yaml
+from ..errors import InputError, Problem, collect
+from ..guard import is_file_inside, missing_message
 from .checks import CHECKS, Failure
 from .document import GameDocument, Location, build_document
 from .functions import compile_expr, search
