@@ -185,19 +185,19 @@ WARM = r"""
 import json, shutil, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from generator import memory, pipeline
-from generator.rendermemo import MEMO
-MEMO.remember()  # as `pnp watch` does
+from generator import pipeline
+from generator.session import Session
+session = Session(remember=True)  # as `pnp watch` makes
 root, game, deck, marker = Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), sys.argv[5]
-t = time.perf_counter(); pipeline.build(root, [game], ("a4",)); cold = time.perf_counter() - t
+t = time.perf_counter(); pipeline.build(root, [game], ("a4",), session=session); cold = time.perf_counter() - t
 times, drawn = [], []
 for n in range(5):
-    memory.settle()  # as `pnp watch` does once a rebuild is reported
+    session.settle()  # as `pnp watch` does once a rebuild is reported
     text = deck.read_text()
     assert marker in text, marker
     deck.write_text(text.replace(marker, marker + " " + "vwxyz"[n], 1))
     t = time.perf_counter()
-    result = pipeline.build(root, [game], ("a4",))[0]
+    result = pipeline.build(root, [game], ("a4",), session=session)[0]
     times.append(time.perf_counter() - t)
     drawn.append(result.rendered.drawn)
 print(json.dumps({"cold": cold, "warm": statistics.median(times), "worst": max(times), "drawn": max(drawn),

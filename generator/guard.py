@@ -17,6 +17,7 @@ MAX_SIZE_MM = 2000.0          # a component's width or height, and its bleed or 
 MAX_DEPTH = 64                # nesting of lists and mappings in a YAML file
 MAX_VALUES = 1_000_000        # values in a YAML file once its aliases are expanded
 MAX_FILE_BYTES = 16 * 2**20   # a YAML, JSON, Markdown or template file (16 MiB)
+MAX_IMAGE_BYTES = 64 * 2**20  # a picture a face draws (64 MiB)
 SHOWN = 80                    # characters of a value shown in a message
 MESSAGE_CHARS = 1000          # characters of a whole message, whatever it quotes
 

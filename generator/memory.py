@@ -20,15 +20,10 @@ if sys.platform.startswith("linux"):
         _trim = None
 
 
-def release(now: bool = False) -> None:
-    """Collect garbage and give freed memory back to the system (Linux with glibc). While
-    `pnp watch` rebuilds (the render memo is on), only when asked `now` (see `settle`): a
-    collection of a process holding its memos costs tens of milliseconds, and between
-    stages of a build of one edited card there is little to hand back."""
-    from .rendermemo import MEMO
-
-    if MEMO.on and not now:
-        return
+def release() -> None:
+    """Collect garbage and give freed memory back to the system (Linux with glibc). A
+    session decides when (session.py: between the stages of a one-shot build, between
+    the rebuilds of `pnp watch`)."""
     gc.collect()
     if _trim is not None:
         _trim(0)
@@ -41,5 +36,5 @@ def settle() -> None:
     not everything the process remembers (without this, a rebuild of 0.25 s now and then
     spent 0.05 s in one full collection)."""
     gc.unfreeze()
-    release(now=True)
+    release()
     gc.freeze()

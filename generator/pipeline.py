@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import changes, memory
+from . import changes
 from .data.load import list_games, load_game
 from .draw import fonts
 from .draw.facecache import FaceCache
@@ -19,8 +19,7 @@ from .draw.glyphs import printed_text_problems
 from .errors import InputError, OutputError, collect
 from .exports.files import Artifact, write_atomic, write_game
 from .layout.modes import PrintMode
-from .rendermemo import MEMO
-from .stopwatch import WATCH, stage
+from .session import Session
 from .units import paper_name
 
 log = logging.getLogger("pnp")
@@ -50,7 +49,7 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
-          progress=None) -> list[BuildResult]:
+          progress=None, session: Session | None = None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
@@ -60,10 +59,13 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     :param changed_since: a git ref or "last": also write <game>-changed-<paper>.pdf holding
         only the components whose faces differ from that version, with their backs.
     :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
+    :param session: what this build may reuse from earlier builds, and may leave to later
+        ones (`pnp watch` hands the same session to every rebuild); default: a fresh one.
     """
     from .progress import SILENT
 
-    WATCH.reset()
+    session = session or Session()
+    session.stopwatch.reset()
     progress = progress or SILENT
     out_dir = out_dir or root / "output"
     games = resolve_games(root, names)
@@ -76,15 +78,15 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     from .draw.drawpool import drawing_workers
     from .draw.render import render_game
 
-    with drawing_workers(early=not MEMO.on):
+    with drawing_workers(session):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game)
+                               changed_since, progress, render_game, session)
     cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
     return results
 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
-                 progress, render_game) -> list[BuildResult]:
+                 progress, render_game, session: Session) -> list[BuildResult]:
     from .draw import drawpool
 
     results = []
@@ -92,8 +94,8 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         started = time.perf_counter()
         with progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
             log.info("%s: step 1/5 load", game_id)
-            with stage("load"):
-                game = load_game(root, game_id)
+            with session.stage("load"):
+                game = load_game(root, game_id, session)
                 collect(f"in cards/{game_id}/", printed_text_problems(game))
             papers_of_game = game_papers(game, papers)
             print_mode = print_mode_of(game, mode, back_offset)
@@ -101,30 +103,31 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
             warnings = []
             if validate:
                 log.info("%s: step 2/5 validate", game_id)
-                with stage("rules"):
+                with session.stage("rules"):
                     warnings = _validate(game, strict)
             advance()
-        memory.release()  # the YAML parser's nodes
+        session.release()  # the YAML parser's nodes
         reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
         log.info("%s: step 3/5 render", game_id)
         def drawing(todo, total, game_id=game_id):
             return progress.bar(f"{game_id}: drawing {todo} of {total} bundles of faces "
                                 f"({total - todo} unchanged, from the cache)", todo)
-        rendered = render_game(game, guides=guides, cache=cache, progress=drawing)
-        drawpool.end_drawing_workers()  # the early workers: idle from here on
+        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session)
+        drawpool.end_drawing_workers(session)  # the early workers: idle from here on
         warnings = [*warnings, *rendered.warnings]  # external references not followed
-        memory.release()  # the SVG text
+        session.release()  # the SVG text
         changed = None
         if reference is not None:
             changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
         with progress.bar(f"{game_id}: laying out {', '.join(papers_of_game)}", len(papers_of_game)) as advance:
-            artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance)
+            artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance, session)
             if changed:
-                artifacts += [_changed_sheets(rendered, changed, paper, print_mode) for paper in papers_of_game]
+                artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session)
+                              for paper in papers_of_game]
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
-        with stage("writing"):
+        with session.stage("writing"):
             try:
                 files = write_game(out_dir, game_id, artifacts, merge=partial)
             except OSError as exc:
@@ -140,16 +143,18 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
 
 
 def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
-                advance=lambda: None) -> list[Artifact]:
+                advance=lambda: None, session: Session | None = None) -> list[Artifact]:
     """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory;
     `advance` is called after each paper (a progress bar)."""
+    session = session or Session()
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
 
     settings = game.meta.get("print") or {}
     artifacts = []
     for paper in papers:
-        sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode)
+        sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
+                               session=session)
         kind = "proof" if guides else "sheets"
         artifacts.append(Artifact(
             path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
@@ -161,8 +166,8 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
                 path=f"{game.id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
                 paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
         if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
-            artifacts.extend(_rulebooks(game, rendered, paper))
-        memory.release()  # the paper's page objects
+            artifacts.extend(_rulebooks(game, rendered, paper, session))
+        session.release()  # the paper's page objects
         advance()
     return artifacts
 
@@ -194,7 +199,7 @@ def _validate(game, strict):
     return check_game(game, strict=strict).raise_if_failed()
 
 
-def _changed_sheets(rendered, changed, paper, print_mode: PrintMode):
+def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Session):
     """Sheets of only the `changed` components (fronts and their backs, registered as usual)."""
     import dataclasses
 
@@ -203,18 +208,18 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode):
     wanted = set(changed)
     subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
-    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode)
+    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session)
     return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
                     pages=sheets.pages, components=list(sheets.components), placements=sheets.placements)
 
 
-def _rulebooks(game, rendered, paper):
+def _rulebooks(game, rendered, paper, session: Session):
     if not game.meta.get("rulebook") and not (game.cards_dir / "rulebook.md").exists():
         return []  # no rulebook: Platypus is not even imported
     from .rulebook import layout_rulebook
 
-    with stage("rulebook"):
-        book = layout_rulebook(game, rendered, paper)
+    with session.stage("rulebook"):
+        book = layout_rulebook(game, rendered, paper, session)
     if book is None:
         return []
     return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,

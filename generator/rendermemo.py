@@ -1,6 +1,6 @@
-"""Rendered face SVGs remembered for the life of the process (`pnp watch` re-renders only
-the cards whose inputs changed). Off in a one-shot build (whose process ends: it would
-only hold every SVG in memory); `pnp watch` turns it on with `MEMO.remember()`.
+"""Rendered face SVGs remembered from one build to the next (`pnp watch` re-renders only
+the cards whose inputs changed), held by a remembering `Session` (session.py). A one-shot
+build's session has a memo that is off: it would only hold every SVG in memory.
 
 In: what a face's Jinja render reads: the game's template folders (every file, icons
 included), the game's and the deck's template contexts, the card's context, the side,
@@ -139,9 +139,6 @@ class RenderMemo:
         if stamp not in self._files:
             self._files[stamp] = hashlib.sha256(path.read_bytes()).hexdigest()
         return self._files[stamp]
-
-
-MEMO = RenderMemo()
 
 
 def reads_decks(env, template: str, seen: set | None = None) -> bool:

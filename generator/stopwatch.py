@@ -73,5 +73,3 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-WATCH = Stopwatch()
-stage = WATCH.stage

@@ -156,21 +156,20 @@ def test_clean_removes_the_cache_and_with_all_the_outputs(mini):
 
 @pytest.fixture
 def remembering():
-    from generator.rendermemo import MEMO
+    from generator.session import Session
 
-    MEMO.remember()   # as `pnp watch` does
-    yield MEMO
-    MEMO.remember(0)
+    return Session(remember=True)   # as `pnp watch` makes
 
 
 def test_a_one_shot_build_remembers_no_svg(mini):
     from generator.data.load import load_game
     from generator.draw.render import render_svgs
-    from generator.rendermemo import MEMO
+    from generator.session import Session
 
-    assert not MEMO.on
-    render_svgs(load_game(mini('- {id: a, name: Alpha, text: "Words."}'), "mini"))
-    assert not MEMO.svgs
+    session = Session()
+    assert not session.memo.on
+    render_svgs(load_game(mini('- {id: a, name: Alpha, text: "Words."}'), "mini"), session=session)
+    assert not session.memo.svgs and not session.segments and not session.rulebooks
 
 
 def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini, remembering):
@@ -182,11 +181,11 @@ def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_
     root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}', front=front)
 
     def faces():
-        found = render_svgs(load_game(root, "mini"))
+        found = render_svgs(load_game(root, "mini"), session=remembering)
         return {rc.card.id: (found.svgs[rc.front], found.svgs[rc.back]) for rc in found.cards}
 
     first = faces()
-    assert "Alpha of 2" in first["a"][0] and len(remembering.svgs) == 4
+    assert "Alpha of 2" in first["a"][0] and len(remembering.memo.svgs) == 4
     assert faces() == first  # remembered: the same SVGs
     with open(root / "cards" / "mini" / "deck.yaml", "a") as fh:
         fh.write('  - {id: c, name: Gamma, text: "Third."}\n')
@@ -207,20 +206,19 @@ def test_remembered_card_checks_report_the_same_problems(mini, remembering):
 
     cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}.", cost: {i}}}' for i in range(12))
     root = mini(cards)
-    load_game(root, "mini")
-    assert any(k[0] == "passes" for k in remembering._derived)  # the cards that passed are remembered
+    load_game(root, "mini", remembering)
+    assert any(k[0] == "passes" for k in remembering.memo._derived)  # the cards that passed are remembered
     deck = root / "cards" / "mini" / "deck.yaml"
     edit(deck, "cost: 3}", 'cost: -1, colour: red}')
     edit(deck, 'text: "Words 10."', "text: 7")
 
-    def problems():
+    def problems(session):
         with pytest.raises(InputError) as err:
-            load_game(root, "mini")
+            load_game(root, "mini", session)
         return [(p.file, p.line, p.card, p.field, p.message) for p in err.value.problems]
 
-    warm = problems()
-    remembering.remember(0)
-    assert warm == problems() and len(warm) == 3
+    warm = problems(remembering)
+    assert warm == problems(None) and len(warm) == 3
     assert [p[2] for p in warm] == ["c10", "c3", "c3"]  # ordered by path, as one check of the whole deck
 
 
@@ -229,14 +227,14 @@ def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(project, tmp_p
     give the same files as a cold build of the edited cards in a fresh output folder."""
     from generator.pipeline import build
 
-    build(project, ["meteor"], ("a4",))
+    build(project, ["meteor"], ("a4",), session=remembering)
     edit(project / "cards" / "meteor" / "zones.yaml", "and get building", "and get building fast")
-    build(project, ["meteor"], ("a4",))
+    build(project, ["meteor"], ("a4",), session=remembering)
+    assert len(remembering.segments) and len(remembering.rulebooks)  # the second build had these to reuse
     edit(project / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant", "name: Iron Colossus")
-    warm = build(project, ["meteor"], ("a4",))[0]
+    warm = build(project, ["meteor"], ("a4",), session=remembering)[0]
     assert warm.rendered.drawn == 1, "one edited card redraws one bundle"
-    remembering.remember(0)
-    build(project, ["meteor"], ("a4",), out_dir=tmp_path / "cold")
+    build(project, ["meteor"], ("a4",), out_dir=tmp_path / "cold")  # a fresh session
     assert files_of(project / "output" / "meteor") == files_of(tmp_path / "cold" / "meteor")
 
 
@@ -255,12 +253,16 @@ def test_what_watching_remembers_is_bounded(remembering):
     a fixed number per remembered face, so that a rebuild never evicts what it asks for next."""
     from generator import rendermemo
 
+    memo = remembering.memo
     for i in range(3 * rendermemo.FEW):
-        remembering.derived(("rulebook", i), lambda i=i: b"x" * 1000, few=True)
-    assert len(remembering._few) == rendermemo.FEW
-    assert remembering.recall(("rulebook", 3 * rendermemo.FEW - 1), few=True) is not None
-    remembering.remember(10)
+        memo.derived(("rulebook", i), lambda i=i: b"x" * 1000, few=True)
+    assert len(memo._few) == rendermemo.FEW
+    assert memo.recall(("rulebook", 3 * rendermemo.FEW - 1), few=True) is not None
+    memo.remember(10)
     for i in range(200):
-        remembering.keep(("fact", i), i)
-    assert len(remembering._derived) == 10 * rendermemo.DERIVED_PER_FACE
-    assert remembering.recall(("fact", 199)) == 199 and remembering.recall(("fact", 0)) is None
+        memo.keep(("fact", i), i)
+    assert len(memo._derived) == 10 * rendermemo.DERIVED_PER_FACE
+    assert memo.recall(("fact", 199)) == 199 and memo.recall(("fact", 0)) is None
+    for i in range(20):
+        remembering.furniture.put(("sheet", i), (b"furniture",))
+    assert len(remembering.furniture) == 8 and remembering.furniture.get(("sheet", 19))

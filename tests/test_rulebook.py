@@ -153,24 +153,20 @@ def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_
     """While `pnp watch` rebuilds (the memo is on); a one-shot build keeps nothing."""
     import generator.rulebook as rulebook
     from generator.draw.render import render_game
-    from generator.rendermemo import MEMO
+    from generator.session import Session
 
     calls = []
     real = rulebook.build_pdf
     monkeypatch.setattr(rulebook, "build_pdf", lambda *a: calls.append(1) or real(*a))
-    rulebook._LAID_OUT.clear()
-    MEMO.remember()
-    try:
-        first = rulebook.layout_rulebook(load_game(project, "meteor"), render_game(load_game(project, "meteor")), "a4")
-        # a card on the cover: its face changes, the rulebook's text does not
-        edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
-        game = load_game(project, "meteor")
-        warm = rulebook.layout_rulebook(game, render_game(game), "a4")
-    finally:
-        MEMO.remember(0)
+    watching = Session(remember=True)
+    first = rulebook.layout_rulebook(load_game(project, "meteor"), render_game(load_game(project, "meteor")), "a4",
+                                     watching)
+    # a card on the cover: its face changes, the rulebook's text does not
+    edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
+    game = load_game(project, "meteor")
+    warm = rulebook.layout_rulebook(game, render_game(game), "a4", watching)
     assert len(calls) == 1, "the Platypus layout is reused"
     shown = " ".join(" ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(warm.pdf)).split())
     assert warm.pdf != first.pdf and "get building, of your choice" in shown
-    rulebook._LAID_OUT.clear()
-    cold = rulebook.layout_rulebook(game, render_game(game), "a4")
+    cold = rulebook.layout_rulebook(game, render_game(game), "a4")  # a fresh session
     assert len(calls) == 2 and cold.pdf == warm.pdf and cold.placements == warm.placements

@@ -345,7 +345,7 @@ def test_furniture_is_reused_for_the_same_plans_and_redrawn_when_a_mark_moves():
 
     from generator.layout.furniture import draw_furniture, furniture_key
     from generator.layout.plan import FaceOnPage, PagePlan
-    from generator.rendermemo import MEMO
+    from generator.session import Session
     from generator.shapes import Outline
 
     box = Outline("rect", 10, 10, 63, 88)
@@ -357,13 +357,10 @@ def test_furniture_is_reused_for_the_same_plans_and_redrawn_when_a_mark_moves():
     assert furniture_key([plan], "T", "a4", True) != furniture_key([moved], "T", "a4", True)
     assert furniture_key([plan], "T", "a4", True) != furniture_key([plan], "T", "letter", True)
     assert draw_furniture([plan], "T", "a4", True) is not draw_furniture([plan], "T", "a4", True)  # not kept
-    MEMO.remember()
-    try:
-        first = draw_furniture([plan], "T", "a4", True)
-        assert draw_furniture([other_face], "T", "a4", True) is first       # not drawn again
-        redrawn = draw_furniture([moved], "T", "a4", True)
-    finally:
-        MEMO.remember(0)
+    kept = Session(remember=True).furniture
+    first = draw_furniture([plan], "T", "a4", True, kept)
+    assert draw_furniture([other_face], "T", "a4", True, kept) is first       # not drawn again
+    redrawn = draw_furniture([moved], "T", "a4", True, kept)
     with pikepdf.open(io.BytesIO(redrawn[0])) as new, pikepdf.open(io.BytesIO(first[0])) as old:
         assert new.pages[0].Contents.read_bytes() != old.pages[0].Contents.read_bytes()
 
@@ -385,7 +382,6 @@ def test_furniture_drawn_in_several_pdfs_gives_the_same_pages(mini, monkeypatch)
     whole = sheets.layout_sheets(rendered, "a4")
     monkeypatch.setattr(furniture, "PAGES_PER_PDF", 3)
     monkeypatch.setattr(sheets, "PAGES_PER_PDF", 3)
-    furniture._DRAWN.clear()
     pieces = sheets.layout_sheets(rendered, "a4")
     assert whole.pages == pieces.pages > 3
     assert pikepdf.open(io.BytesIO(pieces.pdf)).check_pdf_syntax() == []

@@ -89,6 +89,9 @@ def _browser():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
+FRONT_A = 'document.querySelector(".component[data-id=a] img.front")'
+
+
 def test_browser_shows_an_edit_without_a_reload(mini):
     """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
     from selenium.webdriver.common.by import By
@@ -109,29 +112,33 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         assert report_next().ok
         driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
         wait = WebDriverWait(driver, 15)
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.component[data-id="a"] img.front'))
+        # the page redraws itself: every look at it is one script, never an element kept across redraws
+        wait.until(lambda d: d.execute_script(f"return !!{FRONT_A}"))
         marker = driver.execute_script("window.notReloaded = 1; return 1")
-        old_src = driver.find_element(By.CSS_SELECTOR, '.component[data-id="a"] img.front').get_attribute("src")
+        old_src = driver.execute_script(f"return {FRONT_A}.src")
         wait.until(lambda d: d.execute_script(
             'const i = document.querySelector(".component[data-id=a] img.front"); return i.complete && i.naturalWidth > 0'))
         time.sleep(0.3)
         edit(root / "cards" / "mini" / "deck.yaml", "name: Alpha,", "name: Aardvark,")
         assert report_next().ok
-        wait.until(lambda d: "Aardvark" in d.find_element(By.CSS_SELECTOR, '.component[data-id="a"] .name').text)
-        new_src = driver.find_element(By.CSS_SELECTOR, '.component[data-id="a"] img.front').get_attribute("src")
+        wait.until(lambda d: d.execute_script(
+            'const n = document.querySelector(".component[data-id=a] .name"); return !!n && n.textContent.includes("Aardvark")'))
+        new_src = driver.execute_script(f"return {FRONT_A}.src")
         assert new_src != old_src  # the face itself was redrawn with the new name
         wait.until(lambda d: d.execute_script(
             'const i = document.querySelector(".component[data-id=a] img.front"); return i.complete && i.naturalWidth > 0'))
         assert driver.execute_script("return window.notReloaded") == marker  # live, not reloaded
         # the search box filters
         driver.find_element(By.ID, "search").send_keys("beta")
-        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, '.component[data-id="a"]').is_displayed())
-        assert driver.find_element(By.CSS_SELECTOR, '.component[data-id="b"]').is_displayed()
+        shown = 'const c = document.querySelector(".component[data-id=%s]"); return !!c && c.offsetParent !== null'
+        wait.until(lambda d: not d.execute_script(shown % "a"))
+        assert driver.execute_script(shown % "b")
         # a broken card shows on the page, naming file, line and card
         edit(root / "cards" / "mini" / "deck.yaml", 'text: "Other."', "text: 12")
         assert not report_next().ok
-        wait.until(lambda d: "deck.yaml" in d.find_element(By.ID, "errors").text)
-        errors = driver.find_element(By.ID, "errors").text
+        errors_text = 'return document.getElementById("errors").textContent'
+        wait.until(lambda d: "deck.yaml" in d.execute_script(errors_text))
+        errors = driver.execute_script(errors_text)
         assert "cards/mini/deck.yaml:" in errors and "card b" in errors
     finally:
         driver.quit()

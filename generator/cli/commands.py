@@ -33,14 +33,16 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
+    from ..session import Session
 
     root = _root(ctx)
+    session = Session()
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
     results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
                         strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
-                        changed_since=changed_since, progress=Progress())
+                        changed_since=changed_since, progress=Progress(), session=session)
     for r in results:
         for w in r.warnings:
             click.echo(f"warning: {w}", err=True)
@@ -51,10 +53,9 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
         names = ", ".join(str(p.relative_to(p.parents[1])) for p in r.files)
         click.echo(f"{r.game}: {len(r.files)} files in {r.seconds:.2f} s: {names}")
     if timings:
-        from ..stopwatch import WATCH
-
-        click.echo(WATCH.table(), err=True)
-        click.echo(f"untimed (start-up, imports, bookkeeping) in this process: cpu {WATCH.untimed_cpu():.3f} s",
+        watch = session.stopwatch
+        click.echo(watch.table(), err=True)
+        click.echo(f"untimed (start-up, imports, bookkeeping) in this process: cpu {watch.untimed_cpu():.3f} s",
                    err=True)
 
 

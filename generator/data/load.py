@@ -23,6 +23,7 @@ from ..guard import (
     read_text_inside,
     shorten,
 )
+from ..session import Session
 from ..shapes import DICE, die_face_box, hex_height
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
@@ -46,11 +47,13 @@ def list_games(root: Path) -> list[str]:
     return sorted(p.parent.name for p in cards.glob("*/game.yaml")) if cards.is_dir() else []
 
 
-def load_game(root: Path, game_id: str) -> Game:
-    """Read and check one game.
+def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
+    """Read and check one game; a remembering session's memo skips the schema check of
+    cards that passed it before, exactly as they are now.
 
     :raises InputError: listing every problem found, each with file and line.
     """
+    memo = session.memo if session is not None else None
     cards_dir = root / "cards" / game_id
     game_file = cards_dir / "game.yaml"
     if not game_file.is_file():
@@ -72,7 +75,7 @@ def load_game(root: Path, game_id: str) -> Game:
             problems.append(Problem(rel(game_file), missing_message(root, path, f"deck file '{name}'"),
                                     line=line_of(meta, ("decks", i)), field="decks"))
             continue
-        deck = _load_deck(path, rel(path), templates_dir, problems)
+        deck = _load_deck(path, rel(path), templates_dir, problems, memo)
         if deck is None:
             continue
         for card in deck.cards:
@@ -161,7 +164,7 @@ def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
     return found
 
 
-def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> Deck | None:
+def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo=None) -> Deck | None:
     try:
         raw = read_yaml(path, shown)
     except InputError as exc:
@@ -188,7 +191,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
             return shorten(str(card)) if card not in (None, "") else f"#{p[1] + 1}", 2
         return None, 0
 
-    found = check_items(raw, "cards", card_schema, cards_file, card_of)
+    found = check_items(raw, "cards", card_schema, cards_file, card_of, memo)
     problems.extend(found)
     geometry = _geometry(raw, shown, problems)
     defaults = raw.get("defaults") or {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from jsonschema.exceptions import SchemaError
 
 from ..errors import Problem
 from ..guard import short_repr, shorten
+from ..rendermemo import RenderMemo
 from .yamlsrc import line_of
 
 # `integer` means a whole number as written: 1.0 is a number, not an integer (a count of 1.0 is a typo)
@@ -42,20 +43,19 @@ def bundled(name: str) -> dict:
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-_CHECKED: dict[str, str | None] = {}  # schema as JSON -> its problem: checking against the metaschema is slow
-
-
 def schema_problem(schema: Any) -> str | None:
     """Why `schema` is not a valid JSON Schema, or None."""
     try:
         key = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError, RecursionError):  # keys of mixed types, nesting: check it uncached
         return _schema_problem(schema)
-    if key not in _CHECKED:
-        if len(_CHECKED) > 4096:
-            _CHECKED.clear()
-        _CHECKED[key] = _schema_problem(schema)
-    return _CHECKED[key]
+    return _checked(key)
+
+
+@lru_cache(maxsize=4096)
+def _checked(key: str) -> str | None:
+    """`_schema_problem` of a schema given as JSON: checking against the metaschema is slow."""
+    return _schema_problem(json.loads(key))
 
 
 def _schema_problem(schema: Any) -> str | None:
@@ -104,27 +104,27 @@ def check(data: Any, schema: dict, file: str,
 
 
 def check_items(data: dict, key: str, item_schema: dict, file: str,
-                card_of: Callable[[tuple], tuple[str | None, int]] | None = None) -> list[Problem]:
+                card_of: Callable[[tuple], tuple[str | None, int]] | None = None,
+                memo: RenderMemo | None = None) -> list[Problem]:
     """`check` of data whose `key` holds a list, against {properties: {key: {items:
-    item_schema}}}: the same problems, in the same order. While `pnp watch` rebuilds, an
-    item that passed before, exactly as it is now, is not checked again (a deck of hundreds
-    of cards, one of them edited)."""
-    from ..rendermemo import MEMO
-
+    item_schema}}}: the same problems, in the same order. While `pnp watch` rebuilds (`memo`
+    is a remembering session's), an item that passed before, exactly as it is now, is not
+    checked again (a deck of hundreds of cards, one of them edited)."""
+    remembering = memo is not None and memo.on
     schema_id = hashlib.sha256(json.dumps(item_schema, sort_keys=True, default=repr).encode()).hexdigest() \
-        if MEMO.on else ""
+        if remembering else ""
     errors = []
     try:
         # rooted at the whole schema, as `check` is: a "$ref" means what it meant there
         wrapped = {"type": "object", "properties": {key: {"type": "array", "items": item_schema}}}
         validator = Validator(wrapped).evolve(schema=item_schema)
         for i, item in enumerate(data[key]):
-            passed = ("passes", schema_id, repr(item)) if MEMO.on else None
-            if passed and MEMO.recall(passed):
+            passed = ("passes", schema_id, repr(item)) if remembering else None
+            if passed and memo.recall(passed):
                 continue
             found = [((key, i), e) for e in validator.iter_errors(item)]
             if passed and not found:
-                MEMO.keep(passed, True)
+                memo.keep(passed, True)
             errors.extend(found)
     except RecursionError:
         return [Problem(file, "the data or its schema is nested too deeply to check")]

@@ -7,6 +7,7 @@ at the line the designer has to edit. Duplicate keys are errors, not silent over
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +33,13 @@ class LineList(list):
     lines: list
 
 
-_TAGS: dict = {}   # (scalar, implicit) -> tag: a deck repeats its keys and short values
-
-
 class _Loader(_Base):
     def resolve(self, kind, value, implicit):
         """PyYAML's tag resolution (a few regular expressions per scalar, in Python even
         under the C parser), remembered for short scalars: it depends on nothing else."""
         if kind is not yaml.ScalarNode or len(value) > 40:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = _TAGS.get(key)
-        if tag is None:
-            if len(_TAGS) > 2048:  # a few hundred keys and values repeat; ids and names do not
-                _TAGS.clear()
-            tag = _TAGS[key] = super().resolve(kind, value, implicit)
-        return tag
+        return _scalar_tag(value, implicit)  # a deck repeats its keys and short values
 
     def construct_mapping(self, node, deep=False):
         own = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
@@ -225,3 +217,12 @@ def plain(value: Any) -> Any:
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
+
+
+@functools.lru_cache(maxsize=2048)
+def _scalar_tag(value: str, implicit) -> str:
+    """PyYAML's tag of a plain scalar: a pure function of the scalar and how it was written."""
+    return _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
+
+
+_RESOLVER = yaml.resolver.Resolver()   # the resolver SafeLoader and CSafeLoader use

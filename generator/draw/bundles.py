@@ -21,7 +21,7 @@ import math
 import zlib
 from collections.abc import Mapping
 
-from ..rendermemo import MEMO
+from ..rendermemo import RenderMemo
 from .drawkey import face_key
 
 FACES_PER_BUNDLE = 16
@@ -105,11 +105,11 @@ def _split(group: list, depth: int = 0) -> list[list]:
     return [part for half in halves for part in _split(half, depth + 1)]
 
 
-def draw_key(svgs, key: str, size, roots, own: str) -> str:
-    """`face_key` of a face; remembered while `pnp watch` rebuilds, unless the face refers
-    to a file (an image that may have changed since)."""
-    if isinstance(svgs, SVGTexts) and MEMO.on:
-        found = MEMO.derived(("draw key", key, size, roots, own),
+def draw_key(svgs, key: str, size, roots, own: str, memo: RenderMemo | None = None) -> str:
+    """`face_key` of a face; remembered in `memo` (a remembering session's: `pnp watch`),
+    unless the face refers to a file (an image that may have changed since)."""
+    if isinstance(svgs, SVGTexts) and memo is not None and memo.on:
+        found = memo.derived(("draw key", key, size, roots, own),
                              lambda: _key_without_files(svgs[key], size, roots, own))
         if found:
             return found

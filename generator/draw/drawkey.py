@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
@@ -20,6 +21,7 @@ import cairocffi as cairo
 import cairosvg
 
 from .. import __version__
+from ..guard import MAX_IMAGE_BYTES
 from .fonts import FONT_DIR, font_files
 
 SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
@@ -35,25 +37,36 @@ def _fonts_digest() -> str:
     return h.hexdigest()
 
 
-_image_digests: dict = {}
-
-
 def _image_digest(roots: tuple[str, ...], href: str) -> str:
-    """sha256 of the file an <image> href names (as ArtFetcher resolves it), or 'missing'."""
+    """sha256 of the file an <image> href names (as ArtFetcher resolves it), or why there is
+    none: it is checked to be a regular file inside the game's folders, of a size pnp
+    reads, before a byte of it is read (the drawing then reports the problem)."""
     if href.startswith("file://"):
         href = href[len("file://"):]
     if not roots:
         return "no-roots"
     path = os.path.realpath(os.path.join(roots[0], unquote(href)))
+    if not any(path.startswith(os.path.realpath(r) + os.sep) for r in roots):
+        return "outside"
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):
         return "missing"
-    stamp = (path, st.st_mtime_ns, st.st_size)
-    if stamp not in _image_digests:
-        with open(path, "rb") as fh:
-            _image_digests[stamp] = hashlib.sha256(fh.read()).hexdigest()
-    return _image_digests[stamp]
+    if not stat.S_ISREG(st.st_mode):
+        return "not a file"
+    if st.st_size > MAX_IMAGE_BYTES:
+        return "too large"
+    return _file_digest(path, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=4096)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    """sha256 of a file's bytes as they were at `mtime_ns` and `size` (part of the key)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def _game_fonts_digest(game_fonts: tuple | None) -> str:

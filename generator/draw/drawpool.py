@@ -1,10 +1,11 @@
 """The drawing workers: bundles of faces drawn on both cores, by forked processes.
 
 In: groups of faces to draw as bundles (faces.py). Out: each bundle's (PDF, keys drawn,
-problems), in order. A build forks its workers first (`drawing_workers`), while the
-process holds little more than its imports, and ends them once its first game is drawn;
-a draw outside a build, or for a later game, forks a pool of its own. The workers' CPU
-is charged to the "drawing (CairoSVG)" stage once they have ended.
+problems), in order. A one-shot build forks its workers first (`drawing_workers`), while
+the process holds little more than its imports, keeps them on its session and ends them
+once its first game is drawn; a draw outside a build, or for a later game, forks a pool
+of its own. The workers' CPU is charged to the session's "drawing (CairoSVG)" stage once
+they have ended.
 """
 from __future__ import annotations
 
@@ -18,26 +19,26 @@ from contextlib import contextmanager
 import cairocffi as cairo
 
 from .. import memory
-from ..stopwatch import WATCH, children_cpu
+from ..session import Session
+from ..stopwatch import children_cpu
 from .bundlepdf import draw_bundle, fontset
 from .fonts import shipped
 
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
-_WORKERS: ProcessPoolExecutor | None = None   # forked early by `drawing_workers`, for a whole build
 
 
 @contextmanager
-def drawing_workers(early: bool = True):
+def drawing_workers(session: Session):
     """Fork the drawing workers now, for every game the build draws, while this process holds
     little more than its imports. Forked later, from a process holding thousands of loaded
     cards and the memory their reading left behind, each worker copied some 20 MB of it as
     it allocated. The workers' CPU is charged to drawing when they end.
 
-    Not `early` (`pnp watch`, whose rebuilds mostly draw one bundle or none, in this
-    process): a draw of several bundles forks its own workers then."""
-    global _WORKERS
+    Not in a remembering session (`pnp watch`, whose rebuilds mostly draw one bundle or
+    none, in this process): a draw of several bundles forks its own workers then."""
     workers = os.cpu_count() or 1
-    if not early or _WORKERS is not None or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if (session.remember or session.workers is not None or workers < 2
+            or "fork" not in multiprocessing.get_all_start_methods()):
         yield
         return
     _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
@@ -48,31 +49,32 @@ def drawing_workers(early: bool = True):
         pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
     finally:
         gc.unfreeze()
-    _WORKERS = pool
+    session.workers = pool
     try:
         yield
     finally:
-        end_drawing_workers()
-        WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)
+        end_drawing_workers(session)
+        session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)
 
 
-def end_drawing_workers() -> None:
+def end_drawing_workers(session: Session) -> None:
     """End the workers `drawing_workers` forked, once the first game is drawn: idle, they
     would hold their memory while the sheets are laid out (later games fork their own)."""
-    global _WORKERS
-    if _WORKERS is not None:
-        pool, _WORKERS = _WORKERS, None
+    if session.workers is not None:
+        pool, session.workers = session.workers, None
         pool.shutdown()
 
 
-def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
-    """Draw each group of faces as one bundle PDF, on the build's workers (or a fork pool of
+def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: Session | None = None):
+    """Draw each group of faces as one bundle PDF, on the session's workers (or a fork pool of
     its own) when there are several."""
+    session = session or Session()
+    ready = session.workers
     workers = min(len(groups), os.cpu_count() or 1)
-    if workers > 1 and _WORKERS is None and len(groups) <= DRAW_HERE_UP_TO:
+    if workers > 1 and ready is None and len(groups) <= DRAW_HERE_UP_TO:
         workers = 1  # forking a pool from a process that holds a build costs more than it saves
-    if workers > 1 and _WORKERS is not None:
-        futures = deque(_WORKERS.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
+    if workers > 1 and ready is not None:
+        futures = deque(ready.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
                         for group in groups)
         while futures:
             yield futures.popleft().result()
@@ -89,7 +91,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None):
                     yield futures.popleft().result()
         finally:
             gc.unfreeze()
-            WATCH.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once they have ended
+            session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
     else:
         for group in groups:
             yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts)

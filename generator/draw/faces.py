@@ -17,6 +17,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
+from ..session import Session
 from .bundlepdf import face_facts, fontset, primer
 from .bundles import SVGTexts, draw_key, plan_bundles
 from .drawkey import SALT, _game_fonts_digest
@@ -34,7 +35,8 @@ class FacesPDF:
 
 
 def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
-               cache=None, progress=None, game_fonts: tuple | None = None) -> FacesPDF:
+               cache=None, progress=None, game_fonts: tuple | None = None,
+               session: Session | None = None) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
     `game_fonts` is (templates dir, as shown) of a game with fonts of its own.
 
@@ -42,13 +44,15 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
         problems are stored.
     :param progress: called as progress(bundles to draw, all bundles); returns a context
         manager yielding advance(n), called once per bundle drawn (see progress.py).
+    :param session: its memo keeps each face's draw key and facts for later builds; its
+        workers, when forked, draw the bundles.
     """
-    from ..rendermemo import MEMO
-
+    session = session or Session()
+    memo = session.memo
     sizes = sizes or {}
     own = _game_fonts_digest(game_fonts)
-    draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own) for k in svgs}
-    facts = ((MEMO.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs)
+    draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own, memo) for k in svgs}
+    facts = ((memo.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs)
              if isinstance(svgs, SVGTexts) else None)  # one face at a time: not held unless watching
     primer_page = primer(svgs.values(), fontset(game_fonts), facts)
     bundles = plan_bundles(svgs, draw_keys, sizes, SALT + repr(primer_page))
@@ -61,7 +65,7 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     todo = [i for i, r in enumerate(results) if r is None]
     with (progress(len(todo), n_bundles) if progress else nullcontext(lambda n=1: None)) as advance:
         for i, (data, keys, found) in zip(todo, draw_bundles([bundles[i][1] for i in todo], primer_page, roots,
-                                                              game_fonts)):
+                                                              game_fonts, session)):
             if cache is not None and not found and None not in keys[1:]:
                 cache.put(bundles[i][0], data)
                 data = bundles[i][0]  # read back from the cache when laid out: not held in memory

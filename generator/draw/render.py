@@ -19,8 +19,8 @@ from markupsafe import Markup
 from ..data.model import Card, Deck, Game
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, inside, read_text_inside
-from ..rendermemo import MEMO, card_json
-from ..stopwatch import stage
+from ..rendermemo import card_json
+from ..session import Session
 from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .faces import draw_faces
@@ -51,20 +51,24 @@ class RenderedGame:
     drawn: int = 0         # bundles of faces drawn by this build (the others came from the face cache)
 
 
-def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> RenderedGame:
+def render_game(game: Game, guides: bool = False, cache=None, progress=None,
+                session: Session | None = None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
     :param cache: a `FaceCache` (faces.py draws only the bundles of faces it lacks).
     :param progress: see `draw_faces`.
+    :param session: what the render may reuse from earlier builds (default: a fresh session).
     :raises RenderError: listing every card that could not be drawn.
     """
-    with stage("jinja"):
-        found = render_svgs(game, guides)
+    session = session or Session()
+    with session.stage("jinja"):
+        found = render_svgs(game, guides, session)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
-    with stage("drawing (CairoSVG)"):
-        faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts)
+    with session.stage("drawing (CairoSVG)"):
+        faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts,
+                           session=session)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -75,7 +79,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None) -> 
     collect("while drawing", _unique(problems), RenderError)
     warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
                         card=owners[key].card.id, severity="warning")
-                for key in svgs for message in _external(svgs, key)]
+                for key in svgs for message in _external(svgs, key, session.memo)]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
                         draw_keys=faces.draw_keys, drawn=faces.drawn)
 
@@ -92,43 +96,46 @@ class FaceSVGs:
     fonts_digest: str = ""           # hash of those fonts: part of every face's draw key
 
 
-def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
+def render_svgs(game: Game, guides: bool = False, session: Session | None = None) -> FaceSVGs:
     """Every face of every card as SVG text (Jinja only, nothing drawn); the templates that
-    failed are in `problems`."""
-    env = make_env(game)
+    failed are in `problems`. A remembering session's memo gives back the SVG of a face
+    whose inputs are those of a face it rendered before."""
+    session = session or Session()
+    memo = session.memo
+    env = make_env(game, session.templates)
     icons, problems = load_icons(game)
     game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1]), icons)
     problems.extend(Problem(game_fonts[1], f"font family '{family}' ships with pnp already: use pnp's, or give "
                                            "the game's its own family name") for family in setter.fonts.clashes())
-    env.globals.update(textbox=_textbox(setter), icon=_icon(icons))
+    env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons))
     game_context = game.context()
     svgs = SVGTexts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if font_files(game.templates_dir / "fonts") else ""
-    scope = MEMO.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
-                       SALT + _fonts_digest() + own_fonts) if MEMO.on else None
+    scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
+                       SALT + _fonts_digest() + own_fonts) if memo.on else None
     for deck in game.decks:
         deck_context = deck.context()
-        deck_scope = MEMO.deck_scope(scope, deck_context) if MEMO.on else None
+        deck_scope = memo.deck_scope(scope, deck_context) if memo.on else None
         for card in deck.cards:
             keys = []
-            card_key = card_json(card.context()) if MEMO.on else None
+            card_key = card_json(card.context()) if memo.on else None
             sides = [("front", card.front, {}), ("back", card.back, {})]
             if deck.layout == "dice":  # the front template draws each face of the die in turn
                 sides = [("front", card.front, {"face": face, "face_number": n})
                          for n, face in enumerate(card.fields.get("faces") or (), start=1)]
             for side, template, extra in sides:
                 svg = None
-                if template is not None and MEMO.on:  # the same inputs as a render this process did: its SVG
-                    remembered = MEMO.key(deck_scope, card_key, side, template, extra,
-                                          MEMO.reads_decks(env, scope[2], template))
-                    svg = MEMO.get(remembered)
+                if template is not None and memo.on:  # the same inputs as a render this session did: its SVG
+                    remembered = memo.key(deck_scope, card_key, side, template, extra,
+                                          memo.reads_decks(env, scope[2], template))
+                    svg = memo.get(remembered)
                     if svg is None:
                         svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
                         if svg is not None:
-                            MEMO.put(remembered, svg)
+                            memo.put(remembered, svg)
                 elif template is not None:
                     svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
                 if svg is None:
@@ -137,7 +144,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
                 if guides:
                     svg = _with_guides(svg, deck)
                 home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
-                key = svgs.add(MEMO.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)) if MEMO.on else svg, home)
+                key = svgs.add(memo.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)) if memo.on else svg, home)
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.layout == "dice":
@@ -158,9 +165,9 @@ _EXTERNAL = [
 ]
 
 
-def _external(svgs, key: str) -> tuple[str, ...]:
+def _external(svgs, key: str, memo) -> tuple[str, ...]:
     """`external_references` of a face (remembered by its key while `pnp watch` rebuilds)."""
-    return MEMO.derived(("external references", key), lambda: tuple(external_references(svgs[key])))
+    return memo.derived(("external references", key), lambda: tuple(external_references(svgs[key])))
 
 
 def external_references(svg: str) -> list[str]:
@@ -183,12 +190,13 @@ class CardTextError(Exception):
     """Jinja inside a card's text (expanded by fill()) failed."""
 
 
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """Compiled templates kept for the life of the process (`pnp watch` rebuilds without
-    recompiling); Jinja checks each entry against a checksum of the template's source."""
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in a session's `templates` store (`pnp watch` rebuilds
+    without recompiling); Jinja checks each entry against a checksum of the template's
+    source."""
 
-    def __init__(self):
-        self.store: dict[str, bytes] = {}
+    def __init__(self, store: dict[str, bytes]):
+        self.store = store
 
     def load_bytecode(self, bucket):
         if bucket.key in self.store:
@@ -198,16 +206,15 @@ class _CompiledTemplates(jinja2.BytecodeCache):
         self.store[bucket.key] = bucket.bytecode_to_string()
 
 
-_COMPILED = _CompiledTemplates()
-
-
-def make_env(game: Game) -> jinja2.Environment:
-    """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names."""
+def make_env(game: Game, compiled: dict[str, bytes] | None = None) -> jinja2.Environment:
+    """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names;
+    compiled templates kept in `compiled` (a session's store) when given."""
     shared = game.root / "templates" / SHARED
     env = jinja2.Environment(
         loader=ProjectLoader(game.root, [str(game.templates_dir), str(shared)]),
-        bytecode_cache=_COMPILED, autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+        bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        keep_trailing_newline=True)
     env.filters["fmt"] = lambda v, spec="g": format(v, spec)
     # card text is data, not code: expand it in a sandbox
     text_env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
@@ -259,9 +266,9 @@ def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
     return icons, problems
 
 
-def _textbox(setter: TextSetter):
+def _textbox(setter: TextSetter, session: Session):
     def textbox(text, x, y, w, h, **style):
-        with stage("text fitting"):
+        with session.stage("text fitting"):
             return setter.svg(text, x=x, y=y, w=w, h=h, **style)
     return textbox
 

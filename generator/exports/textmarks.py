@@ -10,7 +10,7 @@ measured; another encoding is measured one em a byte, which is generous.
 """
 from __future__ import annotations
 
-import hashlib
+import functools
 import io
 import logging
 
@@ -163,16 +163,10 @@ def _overhang(descriptor) -> tuple[float, float, float, float] | None:
         program = descriptor.FontFile3
     if program is None:
         return None
-    data = program.read_bytes()
-    key = hashlib.sha256(data).digest()
-    if key not in _OVERHANGS:   # the same font program comes back in every deck of a game
-        _OVERHANGS[key] = _measure(data)
-    return _OVERHANGS[key]
+    return _measure(program.read_bytes())  # the same font program comes back in every deck of a game
 
 
-_OVERHANGS: dict[bytes, tuple | None] = {}
-
-
+@functools.lru_cache(maxsize=64)
 def _measure(data: bytes):
     quiet = logging.getLogger("fontTools")
     level = quiet.level

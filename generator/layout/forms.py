@@ -11,6 +11,7 @@ rulebook alike.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import zlib
@@ -18,11 +19,7 @@ import zlib
 import pikepdf
 from pikepdf import Name, Rectangle
 
-from .segments import SEGMENTS
-
 KAPPA = 0.5523  # Bezier handle length for a quarter circle
-_FONT_DIGESTS: dict[bytes, dict] = {}  # sha256 of a faces PDF -> {font object: digest}, across builds
-_KEEP = 256                            # faces PDFs whose font digests are kept (a watch rebuilds with most)
 
 
 class FacePlacer:
@@ -118,16 +115,17 @@ class FacePlacer:
         return obj
 
 
-def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
+def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
     """Each face of `keys` as a Form XObject written into `writer` (a `PDFStream`), one face
     bundle open at a time, every font with identical bytes written once; returns face key ->
     (resource name, form reference, (width, height) of the form in pt). The streaming
     counterpart of `FacePlacer` for sheets and rulebooks of any size.
 
-    Each bundle's forms are one segment of the file. While `pnp watch` rebuilds, a segment
-    written before is replayed instead of being made again when it would come out the same:
-    the same bundle, the same faces of it, at the same object number, after the same fonts
-    (an edit redraws one bundle; the others are copied as bytes)."""
+    Each bundle's forms are one segment of the file. While `pnp watch` rebuilds (`segments`
+    is a remembering session's), a segment written before is replayed instead of being made
+    again when it would come out the same: the same bundle, the same faces of it, at the
+    same object number, after the same fonts (an edit redraws one bundle; the others are
+    copied as bytes)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:
         doc, number = page_of[key]
@@ -137,12 +135,12 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys) -> dict:
     for doc in sorted(wanted):
         pages = tuple(sorted(wanted[doc]))
         memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()))
-        segment = SEGMENTS.get(memo)
+        segment = segments.get(memo)
         if segment is None:
             mark = writer.mark()
             refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts)
-            if SEGMENTS.on:
-                SEGMENTS.put(memo, (writer.since(mark), refs, tuple(fonts.items())))
+            if segments.on:
+                segments.put(memo, (writer.since(mark), refs, tuple(fonts.items())))
         else:
             written, refs, fonts_after = segment
             writer.replay(written)
@@ -202,11 +200,11 @@ def _written_font(writer, font, fonts: dict, seen: dict):
     return fonts[digest]
 
 
+@functools.lru_cache(maxsize=256)  # a watch rebuilds with most bundles unchanged
 def _font_digests(bundle: bytes) -> dict:
-    """{font object: digest} of a faces PDF (by its sha256), kept across builds."""
-    while len(_FONT_DIGESTS) > _KEEP:
-        _FONT_DIGESTS.pop(next(iter(_FONT_DIGESTS)))
-    return _FONT_DIGESTS.setdefault(bundle, {})
+    """{font object: digest} of a faces PDF (by its sha256), filled in as its fonts are
+    digested: a pure function of the PDF's bytes, worked out once."""
+    return {}
 
 
 def placement_content(name: str, matrix, clip: bytes) -> bytes:

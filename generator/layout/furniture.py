@@ -23,10 +23,6 @@ LABEL_SIZE = 6.5  # pt
 TICK = 4.0        # mm: length of an alignment tick
 
 
-_DRAWN: dict[str, bytes] = {}   # furniture key -> PDF, the last few drawn in this process
-_KEEP = 8
-
-
 def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> str:
     """sha256 of all that decides the furniture: the plans without their faces and cuts."""
     key = hashlib.sha256(repr((title, paper, crop_marks)).encode())
@@ -35,23 +31,22 @@ def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: boo
     return key.hexdigest()
 
 
-def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> tuple[bytes, ...]:
-    """The furniture: PDFs of at most PAGES_PER_PDF pages each, one page per plan in order
-    (the same bytes as the last time for the same key). reportlab holds a document's pages
-    until it saves, so sheets of thousands of pages are drawn a few hundred at a time."""
-    from ..rendermemo import MEMO
-
+def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, kept=None) -> tuple[bytes, ...]:
+    """The furniture: PDFs of at most PAGES_PER_PDF pages each, one page per plan in order.
+    reportlab holds a document's pages until it saves, so sheets of thousands of pages are
+    drawn a few hundred at a time. `kept` (a remembering session's `furniture`: `pnp
+    watch`) gives back what it drew last time for the same key; a one-shot build keeps
+    nothing."""
     key = furniture_key(pages, title, paper, crop_marks)
-    if key in _DRAWN:
-        return _DRAWN[key]
+    found = kept.get(key) if kept is not None else None
+    if found is not None:
+        return found
     sheets = sum(1 for p in pages if p.side == "front")
     drawn = tuple(_draw(pages[start:start + PAGES_PER_PDF], title, paper, crop_marks, sheets,
                         sum(1 for p in pages[:start] if p.side == "front"))
                   for start in range(0, len(pages), PAGES_PER_PDF))
-    if MEMO.on:  # kept while `pnp watch` rebuilds; a one-shot build lets go of it after layout
-        while len(_DRAWN) >= _KEEP:
-            _DRAWN.pop(next(iter(_DRAWN)))
-        _DRAWN[key] = drawn
+    if kept is not None:
+        kept.put(key, drawn)
     return drawn
 
 

@@ -17,14 +17,14 @@ import pikepdf
 
 from .forms import placement_content, write_forms
 from .pdfstream import PDFStream, Raw
-from .segments import SEGMENTS
 
 
-def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, int]:
+def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures, segments) -> tuple[bytes, int]:
     """`figures`: (page number from 1, face key, (x, y, w, h) pt the face fills, clip path
-    as PDF operators in pt). Returns (PDF bytes, pages)."""
+    as PDF operators in pt); `segments`: a session's (replayed while watching). Returns
+    (PDF bytes, pages)."""
     writer = PDFStream()
-    forms = write_forms(writer, faces_pdfs, page_of, dict.fromkeys(key for _, key, _, _ in figures))
+    forms = write_forms(writer, faces_pdfs, page_of, dict.fromkeys(key for _, key, _, _ in figures), segments)
     per_page: dict[int, tuple[list, dict]] = {}
     for page, key, (x, y, w, h), clip in figures:
         name, form, (form_w, form_h) = forms[key]
@@ -36,7 +36,7 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, 
     # what they place are the same (a rebuild after an edit the book's text does not show)
     memo = (hashlib.sha256(pdf).digest(), writer.next_number(),
             tuple((i, b"\n".join(snippets), tuple(used.items())) for i, (snippets, used) in sorted(per_page.items())))
-    segment = SEGMENTS.get(memo)
+    segment = segments.get(memo)
     if segment is not None:
         written, root, info, pages = segment
         writer.replay(written)
@@ -50,8 +50,8 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures) -> tuple[bytes, 
         root = writer.copy(source.Root)
         info = writer.copy(source.trailer.Info) if "/Info" in source.trailer else None
         pages = len(source.pages)
-        if SEGMENTS.on:
-            SEGMENTS.put(memo, (writer.since(mark), root, info, pages))
+        if segments.on:
+            segments.put(memo, (writer.since(mark), root, info, pages))
         else:
             writer.mark()  # what `since` writes: the same bytes, watching or not
         return writer.finish(root, info), pages

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pikepdf
 
-from ..stopwatch import stage
+from ..session import Session
 from ..units import pt
 from .forms import placement_content, write_forms
 from .furniture import PAGES_PER_PDF, draw_furniture
@@ -27,7 +27,6 @@ from .overlay import page_with_faces
 from .pages import plan_pages
 from .pdfstream import PDFStream, Raw
 from .plan import PagePlan, Placements
-from .segments import SEGMENTS
 
 
 @dataclass(frozen=True)
@@ -39,21 +38,24 @@ class SheetsPDF:
     plans: tuple[PagePlan, ...]
 
 
-def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode | None = None) -> SheetsPDF:
+def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode | None = None,
+                  session: Session | None = None) -> SheetsPDF:
     """Impose every component of the game on `paper`, printed the way `mode` says
-    (default: long-edge duplex, no offset)."""
+    (default: long-edge duplex, no offset). A remembering session's furniture and
+    segments are reused where they would come out the same (see `_pages`)."""
     mode = mode or PrintMode()
-    with stage("page planning"):
+    session = session or Session()
+    with session.stage("page planning"):
         plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
-    with stage("furniture (reportlab)"):
-        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks)
-    with stage("form placement"):
+    with session.stage("furniture (reportlab)"):
+        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture)
+    with session.stage("form placement"):
         writer = PDFStream()
         tree = writer.reserve()
         keys = dict.fromkeys(face.key for plan in plans for face in plan.faces)
-        forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys)
-    with stage("PDF assembly"):
-        kids, info = _pages(writer, plans, furniture, forms, tree)
+        forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys, session.segments)
+    with session.stage("PDF assembly"):
+        kids, info = _pages(writer, plans, furniture, forms, tree, session.segments)
         writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
         root = writer.add({"/Type": Raw(b"/Catalog"), "/Pages": tree})
         pdf = writer.finish(root, info)
@@ -61,7 +63,7 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     return SheetsPDF(pdf, len(plans), Placements(plans), components, tuple(plans))
 
 
-def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree) -> tuple[list, object]:
+def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree, segments) -> tuple[list, object]:
     """Each plan's page of furniture with its faces drawn beneath, one segment per page;
     returns the pages' references and the document information's. While `pnp watch`
     rebuilds, a page that would come out the same (the same furniture and placements at
@@ -82,7 +84,7 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
             snippets.append(placement_content(name, matrix, face.clip.pdf_path(pt(1))))
         memo = (furniture_id, at, b"\n".join(snippets), tuple(used.items()), writer.next_number(), tree, info,
                 tuple(writer.seen.items()))
-        segment = SEGMENTS.get(memo)
+        segment = segments.get(memo)
         if segment is not None:
             written, kid, info, seen = segment
             writer.replay(written)
@@ -92,12 +94,12 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
         if marks is None:
             marks = pikepdf.open(io.BytesIO(furniture[chunk]))
         mark = writer.mark()  # each page a segment of its own, watching or not: the same bytes
-        seen_before = set(writer.seen) if SEGMENTS.on else ()
+        seen_before = set(writer.seen) if segments.on else ()
         if info is None and "/Info" in marks.trailer:
             info = writer.copy(marks.trailer.Info)
         kids.append(writer.add_loose(page_with_faces(writer, marks.pages[at], tree, snippets, used)))
-        if SEGMENTS.on:
-            SEGMENTS.put(memo, (writer.since(mark), kids[-1], info,
+        if segments.on:
+            segments.put(memo, (writer.since(mark), kids[-1], info,
                                 {k: v for k, v in writer.seen.items() if k not in seen_before}))
     writer.mark()
     return kids, info

@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import memory
 from ..draw.render import SHARED
 from ..errors import PnpError, Problem
+from ..session import Session
 
 
 @dataclass(frozen=True)
@@ -68,14 +68,11 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
     (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict)."""
     import watchfiles
 
-    from ..rendermemo import MEMO
-
-    before = MEMO.limit
-    MEMO.remember()  # rebuilds re-render only the cards whose inputs changed
+    session = Session(remember=True)  # rebuilds re-render only the cards whose inputs changed
     try:
         for game in games:
-            report(build_one(root, game, **options))
-            memory.settle()
+            report(build_one(root, game, session=session, **options))
+            session.settle()
         folders = [str(root / "cards"), str(root / "templates")]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
                                         raise_interrupt=False):
@@ -83,8 +80,7 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
             made = {p for change, p in changes if change == watchfiles.Change.added}
             paths = [p for _, p in changes if p not in made or Path(p).exists()]
             for game, touched in affected_games(root, paths, games).items():
-                report(build_one(root, game, touched, **options))
-                memory.settle()  # what the build let go, handed back once it is reported
+                report(build_one(root, game, touched, session=session, **options))
+                session.settle()  # what the build let go, handed back once it is reported
     finally:
-        MEMO.remember(before)  # as it was: a one-shot build in this process holds no SVGs
         gc.unfreeze()

@@ -18,7 +18,7 @@ from ..draw.glyphs import missing_message
 from ..errors import InputError, Problem
 from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
-from ..rendermemo import MEMO
+from ..session import Session
 from ..shapes import Outline
 from .book import build_pdf
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
@@ -35,12 +35,17 @@ class RulebookPDF:
     headings: tuple   # (level, text, page)
 
 
-def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
+def layout_rulebook(game, rendered, paper: str, session: Session | None = None) -> RulebookPDF | None:
+    """The game's rulebook on `paper`, with its figures' faces placed, or None when the game
+    has none. A remembering session gives back its finished book, or its Platypus layout,
+    when they would come out the same."""
     path = rulebook_file(game)
     if path is None:
         return None
+    session = session or Session()
+    memo = session.memo
     source = path.read_text(encoding="utf-8")
-    blocks = _expand_components(parse_blocks(render_markdown(game, path)), rendered)
+    blocks = _expand_components(parse_blocks(render_markdown(game, path, memo), memo), rendered)
     faces = {rc.card.id: rc for rc in rendered.cards}
     figure_faces, problems = {}, []
     for n, b in enumerate(blocks):
@@ -69,13 +74,13 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
     # face it shows as the sheets have it (bundle bytes and page)
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
     whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms))
-    return MEMO.derived(("rulebook", whole),
-                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered), few=True)
+    return memo.derived(("rulebook", whole),
+                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session), few=True)
 
 
-def _placed(game, blocks, figure_faces, paper, cover, faces, rendered) -> RulebookPDF:
+def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: Session) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes."""
-    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces)
+    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces, session)
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
         key, card_id, trim_w, trim_h, bleed, corner, shape, orientation = face
@@ -86,17 +91,13 @@ def _placed(game, blocks, figure_faces, paper, cover, faces, rendered) -> Rulebo
         placements.append({"page": page, "id": card_id, "side": "front", "x_mm": round(x / 72 * 25.4, 3),
                            "y_mm": round(y / 72 * 25.4, 3), "w_mm": round(w / 72 * 25.4, 3),
                            "h_mm": round(h / 72 * 25.4, 3)})
-    pdf, pages = place_under(pdf_bytes, rendered.faces_pdfs, rendered.page_of, placed)
+    pdf, pages = place_under(pdf_bytes, rendered.faces_pdfs, rendered.page_of, placed, session.segments)
     shown = sorted({p["id"] for p in placements})
     components = tuple({"id": i, "count": sum(1 for p in placements if p["id"] == i)} for i in shown)
     return RulebookPDF(pdf, pages, components, tuple(placements), tuple(headings))
 
 
-_LAID_OUT: dict[str, tuple] = {}   # layout key -> (pdf, figures, headings), the last few in this process
-_KEEP = 8
-
-
-def _laid_out(game, blocks, figure_faces, paper, cover, faces):
+def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session):
     """build_pdf, or the pages it gave last time for the same text, figure sizes and cards:
     the Platypus layout does not depend on what a face shows, only on which card it is and
     its size, so a card edit that leaves the rulebook's text alone (`pnp watch`) skips it.
@@ -105,11 +106,10 @@ def _laid_out(game, blocks, figure_faces, paper, cover, faces):
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items())))
-    laid_out = _LAID_OUT.get(key) or build_pdf(game, blocks, figure_faces, paper, cover)
-    if MEMO.on and key not in _LAID_OUT:  # kept while `pnp watch` rebuilds
-        while len(_LAID_OUT) >= _KEEP:
-            _LAID_OUT.pop(next(iter(_LAID_OUT)))
-        _LAID_OUT[key] = laid_out
+    laid_out = session.rulebooks.get(key)
+    if laid_out is None:
+        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, session.memo)
+        session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings = laid_out
     return pdf_bytes, [(page, _face(faces[face[1]]), box) for page, face, box in figures], headings
 

@@ -29,7 +29,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.tableofcontents import TableOfContents
 
-from ..rendermemo import MEMO
+from ..rendermemo import RenderMemo
 from ..units import paper_size
 from .source import plain_text
 from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
@@ -142,8 +142,10 @@ class Rulebook(BaseDocTemplate):
         canv.restoreState()
 
 
-def build_pdf(game, blocks, figure_faces, paper: str, cover_faces) -> tuple[bytes, list, list]:
-    """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen)."""
+def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
+              memo: RenderMemo | None = None) -> tuple[bytes, list, list]:
+    """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen); `memo` (a
+    remembering session's) holds the contents of the last layout as the first guess."""
     buf = io.BytesIO()
     doc = Rulebook(buf, game, paper)
     st = doc.st
@@ -161,11 +163,12 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces) -> tuple[byte
     # heading's text, its page number drawn after it by a callback, so how much room the
     # contents take depends on the headings alone, and with it every page after them.
     settled = ("rulebook contents", game.id, paper)
-    guess = MEMO.recall(settled)
+    guess = memo.recall(settled) if memo is not None else None
     if guess is not None:
         toc._entries, doc.headings = list(guess[0]), list(guess[1])
     doc.multiBuild(story)
-    MEMO.keep(settled, (tuple(toc._entries), tuple(doc.headings)))
+    if memo is not None:
+        memo.keep(settled, (tuple(toc._entries), tuple(doc.headings)))
     return buf.getvalue(), doc.figures, doc.headings
 
 

@@ -19,7 +19,7 @@ from ..data.yamlsrc import line_of
 from ..draw.jinja_errors import plain_message, template_line
 from ..errors import InputError, Problem
 from ..guard import is_file_inside, missing_message
-from ..rendermemo import MEMO
+from ..rendermemo import RenderMemo
 
 
 @dataclass
@@ -45,13 +45,15 @@ def rulebook_file(game):
     return path if found else None
 
 
-def render_markdown(game, path) -> str:
-    """The Markdown after Jinja, with the game's data in scope."""
+def render_markdown(game, path, memo: RenderMemo | None = None) -> str:
+    """The Markdown after Jinja, with the game's data in scope (its compiled template
+    remembered in `memo`, a remembering session's, while `pnp watch` rebuilds)."""
     shown = str(path.relative_to(game.root))
     ctx = game.context()
     try:
         text = path.read_text(encoding="utf-8")
-        template = MEMO.derived(("rulebook template", text), lambda: _environment().from_string(text), few=True)
+        template = (memo.derived(("rulebook template", text), lambda: _environment().from_string(text), few=True)
+                    if memo is not None else _environment().from_string(text))
         return template.render(game=ctx, data=ctx["data"], decks=ctx["decks"])
     except jinja2.TemplateSyntaxError as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
@@ -65,9 +67,11 @@ def _environment():
     return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
 
 
-def parse_blocks(markdown: str) -> list[Block]:
-    """The Markdown as blocks (remembered for the same text while `pnp watch` rebuilds)."""
-    return list(MEMO.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown), few=True))
+def parse_blocks(markdown: str, memo: RenderMemo | None = None) -> list[Block]:
+    """The Markdown as blocks (remembered in `memo` for the same text while `pnp watch` rebuilds)."""
+    if memo is None:
+        return list(_parse_blocks(markdown))
+    return list(memo.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown), few=True))
 
 
 def _parse_blocks(markdown: str) -> tuple[Block, ...]:

@@ -1,0 +1,94 @@
+"""A build session: what one build may hand to the next, and what a build runs on.
+
+In: whether the builds of this session remember (`pnp watch` makes a session that does
+and hands it to every rebuild; a one-shot `pnp build`, `validate` or `export` makes a
+fresh one that does not). Out: the object passed from the CLI or the watch down through
+every stage, holding
+
+- `memo`: rendered face SVGs and facts drawn from them (rendermemo.py);
+- `segments`: parts of the PDFs this session wrote, replayed when a rebuild would write
+  the same bytes (layout/sheets.py, forms.py, overlay.py);
+- `furniture` and `rulebooks`: sheet furniture and Platypus layouts, the last few;
+- `templates`: compiled Jinja templates (checked against their source by Jinja);
+- `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
+- `workers`: the drawing workers forked for the build that is running (draw/drawpool.py).
+
+Nothing a session holds changes what a build writes: a build in a session that
+remembers writes the same bytes as a build in a fresh one (tests/test_cache.py).
+Everything outside a session is a pure function of its inputs (cached, if at all, with
+`functools.lru_cache`) or a process fact (the fontconfig cairo uses).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from . import memory
+from .rendermemo import LIMIT, RenderMemo
+from .stopwatch import Stopwatch
+
+
+class Kept:
+    """The last values put, up to `limit` of them (or `limit` bytes as `size` measures
+    them); none at all when `limit` is 0. Least recently used go first."""
+
+    def __init__(self, limit: int, size: Callable[[Any], int] | None = None):
+        self.limit = limit
+        self.size = size
+        self.held = 0
+        self.values: OrderedDict = OrderedDict()
+
+    @property
+    def on(self) -> bool:
+        return self.limit > 0
+
+    def get(self, key):
+        found = self.values.get(key)
+        if found is not None:
+            self.values.move_to_end(key)
+        return found
+
+    def put(self, key, value) -> None:
+        if not self.on or key in self.values:
+            return
+        self.values[key] = value
+        self.held += self.size(value) if self.size else 1
+        while self.held > self.limit:
+            _, dropped = self.values.popitem(last=False)
+            self.held -= self.size(dropped) if self.size else 1
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+SEGMENT_BYTES = 96 * 2**20   # PDF segments a remembering session keeps
+FEW = 8                      # sheet furniture and rulebook layouts it keeps
+
+
+class Session:
+    def __init__(self, remember: bool = False):
+        self.remember = remember
+        self.memo = RenderMemo(LIMIT if remember else 0)
+        self.segments = Kept(SEGMENT_BYTES if remember else 0, size=lambda value: len(value[0].data))
+        self.furniture = Kept(FEW if remember else 0)
+        self.rulebooks = Kept(FEW if remember else 0)
+        self.templates: dict[str, bytes] = {}
+        self.stopwatch = Stopwatch()
+        self.workers = None
+
+    def stage(self, name: str):
+        """`with session.stage("load"):` times a part of a build (stopwatch.py)."""
+        return self.stopwatch.stage(name)
+
+    def release(self) -> None:
+        """Hand what a stage let go back to the system between the stages of a one-shot
+        build. A remembering session does it once between rebuilds instead (`settle`): a
+        collection of a process holding its memos costs tens of milliseconds, and between
+        the stages of a rebuild of one edited card there is little to hand back."""
+        if not self.remember:
+            memory.release()
+
+    def settle(self) -> None:
+        """Between two rebuilds of `pnp watch`, once the last is reported (memory.settle)."""
+        memory.settle()
