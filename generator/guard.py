@@ -1,13 +1,22 @@
 """Limits that keep hostile or mistaken input harmless: confinement, bounds, short messages.
 
 In: paths a build is about to read, values about to be echoed in a message, data read
-from YAML. Out: the real path (only when it lies inside the project once every symlink
-is followed), shortened text, or a message saying which bound was passed. Every bound
-pnp enforces is defined here, so the README and the messages agree.
+from YAML, work that must end in time. Out: the real path (only when it lies inside the
+project once every symlink is followed), the bytes of a regular file read within a
+bound, shortened text, a `Deadline` that stops work past its time, or a message saying
+which bound was passed. Every bound pnp enforces is defined here, so the README and the
+messages agree; `Limits` are the ones whoever runs a build may change (never the
+project being built).
 """
 from __future__ import annotations
 
 import os
+import signal
+import stat
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +27,8 @@ MAX_DEPTH = 64                # nesting of lists and mappings in a YAML file
 MAX_VALUES = 1_000_000        # values in a YAML file once its aliases are expanded
 MAX_FILE_BYTES = 16 * 2**20   # a YAML, JSON, Markdown or template file (16 MiB)
 MAX_IMAGE_BYTES = 64 * 2**20  # a picture a face draws (64 MiB)
+MAX_IMAGE_PIXELS = 100_000_000   # pixels of a picture a face draws (100 megapixels)
+FACE_SECONDS = 10.0           # to render one face's template, and again to draw it (--time-limit)
 SHOWN = 80                    # characters of a value shown in a message
 MESSAGE_CHARS = 1000          # characters of a whole message, whatever it quotes
 
@@ -75,17 +86,16 @@ def missing_message(root: Path | str, path: Path | str, what: str) -> str:
 
 
 def read_text_inside(root: Path | str, path: Path | str, shown: str | None = None) -> str:
-    """A UTF-8 text file inside `root`, at most MAX_FILE_BYTES long.
+    """A UTF-8 text file inside `root`, at most MAX_FILE_BYTES long (see `read_bytes_inside`).
 
-    :raises OutsideProject: outside the project, unreadable, too big or not UTF-8.
+    :raises OutsideProject: outside the project, not a regular file, unreadable, too big or
+        not UTF-8.
     """
-    real = inside(root, path, shown)
-    shown = shorten(str(shown if shown is not None else path), 120)
+    data = read_bytes_inside(root, path, MAX_FILE_BYTES, shown)
     try:
-        if os.path.getsize(real) > MAX_FILE_BYTES:
-            raise OutsideProject(f"'{shown}' is larger than {MAX_FILE_BYTES // 2**20} MiB, the most pnp reads")
-        return real.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        shown = shorten(str(shown if shown is not None else path), 120)
         raise OutsideProject(f"cannot read '{shown}': {_reason(exc)}") from None
 
 
@@ -119,3 +129,101 @@ def data_bounds(data: Any) -> str | None:
         stack.append((node, depth, True))
         stack.extend((c, depth + 1, False) for c in children if isinstance(c, (dict, list)))
     return None
+
+
+class TimeLimit(Exception):
+    """Work that ran past its time (a face's template or drawing); the message says how long."""
+
+
+class Deadline:
+    """A time budget for one piece of work: `with deadline.running():` starts it.
+
+    On the main thread a timer (SIGALRM) interrupts work stuck anywhere in Python; off it,
+    and in any case, `check()` (called by the template sandbox on every call it sees) stops
+    work that is past its time. `seconds` None or 0: no bound."""
+
+    def __init__(self, seconds: float | None, what: str = "the work"):
+        self.seconds = seconds
+        self.what = what
+        self.ends: float | None = None
+
+    def check(self) -> None:
+        if self.ends is not None and time.monotonic() > self.ends:
+            self.ends = None
+            raise TimeLimit(self._message())
+
+    def _message(self) -> str:
+        return f"{self.what} took longer than {self.seconds:g} s (the most pnp gives it: see --time-limit)"
+
+    def _alarm(self, signum, frame):
+        self.ends = None
+        raise TimeLimit(self._message())
+
+    @contextmanager
+    def running(self):
+        if not self.seconds:
+            yield self
+            return
+        self.ends = time.monotonic() + self.seconds
+        timer = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        if timer:
+            handler = signal.signal(signal.SIGALRM, self._alarm)
+            outer = signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            started = time.monotonic()
+        try:
+            yield self
+        finally:
+            self.ends = None
+            if timer:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, handler)
+                if outer[0]:  # an outer timer (a caller's own bound): what is left of it
+                    left = outer[0] - (time.monotonic() - started)
+                    signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer[1])
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of one build, chosen by whoever runs it (the command line), never by the
+    project it builds: a pull request cannot raise them."""
+
+    face_seconds: float = FACE_SECONDS   # to render one face's template, and again to draw it
+
+    def deadline(self, what: str) -> Deadline:
+        return Deadline(self.face_seconds, what)
+
+
+def read_bytes_inside(root: Path | str, path: Path | str, limit: int = MAX_FILE_BYTES,
+                      shown: str | None = None) -> bytes:
+    """The bytes of a regular file inside `root`, at most `limit` of them, checked before a
+    byte is read: a symlink out of the project, a device, a FIFO or a socket is refused
+    without opening it for long (a FIFO is opened without waiting for a writer).
+
+    :raises OutsideProject: saying which of these it is.
+    """
+    real = inside(root, path, shown)
+    shown = shorten(str(shown if shown is not None else path), 120)
+    try:
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError) as exc:
+        raise OutsideProject(f"cannot read '{shown}': {_reason(exc)}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OutsideProject(f"'{shown}' is not a regular file (a folder, device, FIFO or socket): "
+                                 "pnp reads only files")
+        if st.st_size > limit:
+            raise OutsideProject(f"'{shown}' is larger than {_size(limit)}, the most pnp reads")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise OutsideProject(f"cannot read '{shown}': {_reason(exc)}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise OutsideProject(f"'{shown}' is larger than {_size(limit)}, the most pnp reads")
+    return data
+
+
+def _size(n: int) -> str:
+    return f"{n // 2**20} MiB" if n >= 2**20 else f"{n:,} bytes"

@@ -11,25 +11,28 @@ from __future__ import annotations
 
 from .draw.glyphs import printed_text_problems
 from .errors import InputError, PnpError, Problem
+from .session import Session
 
 PAPERS = ("a4", "letter")
 
 
-def preflight(game, papers: tuple[str, ...] | None = None) -> list[Problem]:
+def preflight(game, papers: tuple[str, ...] | None = None, session: Session | None = None) -> list[Problem]:
     """Every problem a build of `game` would stop at (none: the build will succeed, rules aside)."""
-    return preflight_report(game, papers)[0]
+    return preflight_report(game, papers, session)[0]
 
 
-def preflight_report(game, papers: tuple[str, ...] | None = None) -> tuple[list[Problem], list[Problem]]:
+def preflight_report(game, papers: tuple[str, ...] | None = None,
+                     session: Session | None = None) -> tuple[list[Problem], list[Problem]]:
     """The problems a build would stop at, and the warnings it would print (an external
-    reference in an SVG that cannot be followed, say)."""
+    reference in an SVG that cannot be followed, say); within the session's limits."""
     from .draw.render import render_game
     from .layout.pages import plan_pages
 
+    session = session or Session()
     problems = list(printed_text_problems(game))
     warnings: list[Problem] = []
     try:
-        rendered = render_game(game)
+        rendered = render_game(game, session=session)
         warnings = list(rendered.warnings)
     except PnpError as exc:  # RenderError: every card that cannot be drawn, already grouped
         problems.extend(exc.problems or [Problem(game.source.file, exc.message)])
@@ -42,7 +45,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None) -> tuple[list[
             problems.extend(p if paper in p.message.lower() or len(papers or ()) == 1 else
                             Problem(p.file, f"{p.message} ({paper.upper()})", line=p.line, card=p.card,
                                     field=p.field) for p in exc.problems)
-    problems.extend(_rulebook_problems(game, rendered, (papers or settings.get("papers") or PAPERS)[0]))
+    problems.extend(_rulebook_problems(game, rendered, (papers or settings.get("papers") or PAPERS)[0], session))
     return _dedupe(problems), _dedupe(warnings)
 
 
@@ -60,17 +63,17 @@ def _geometry_only(game):
     return RenderedGame(game, tuple(cards), (), {})
 
 
-def _rulebook_problems(game, rendered, paper) -> list[Problem]:
+def _rulebook_problems(game, rendered, paper, session: Session) -> list[Problem]:
     from .rulebook import layout_rulebook
     from .rulebook.source import parse_blocks, render_markdown, rulebook_file
 
     try:
         if rendered is not None:
-            layout_rulebook(game, rendered, paper)
+            layout_rulebook(game, rendered, paper, session)
         else:  # the cards are broken: still check the file and its Jinja
             path = rulebook_file(game)
             if path is not None:
-                parse_blocks(render_markdown(game, path))
+                parse_blocks(render_markdown(game, path, session))
     except InputError as exc:
         return exc.problems or [Problem(game.source.file, exc.message)]
     return []

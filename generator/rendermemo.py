@@ -59,8 +59,9 @@ class RenderMemo:
             folder = Path(folder)
             if not folder.is_dir():
                 continue
-            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-                h.update(f"\n{path.relative_to(folder)}\0{self._file_digest(path)}".encode())
+            files = (Path(d) / f for d, _, names in os.walk(folder) for f in names)  # links to folders not followed
+            for path in sorted(p for p in files if p.is_file()):
+                h.update(f"\n{path.relative_to(folder)}\0{self._file_digest(path, folder.parent.parent)}".encode())
         files = h.hexdigest()
         h.update(_json({k: v for k, v in game_context.items() if k != "decks"}).encode())
         decks = hashlib.sha256(_json(game_context.get("decks")).encode()).hexdigest()
@@ -133,11 +134,19 @@ class RenderMemo:
         while len(store) > limit:
             store.popitem(last=False)
 
-    def _file_digest(self, path: Path) -> str:
+    def _file_digest(self, path: Path, root: Path) -> str:
+        """sha256 of a template folder's file, read as the render reads files (a regular
+        file inside the project, within pnp's bound), or why it cannot be read."""
+        from .guard import MAX_IMAGE_BYTES, OutsideProject, read_bytes_inside
+
         st = os.stat(path)
         stamp = (str(path), st.st_mtime_ns, st.st_size)
         if stamp not in self._files:
-            self._files[stamp] = hashlib.sha256(path.read_bytes()).hexdigest()
+            try:
+                data = read_bytes_inside(root, path, MAX_IMAGE_BYTES)
+            except OutsideProject as exc:
+                data = str(exc).encode()
+            self._files[stamp] = hashlib.sha256(data).hexdigest()
         return self._files[stamp]
 
 

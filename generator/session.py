@@ -2,8 +2,9 @@
 
 In: whether the builds of this session remember (`pnp watch` makes a session that does
 and hands it to every rebuild; a one-shot `pnp build`, `validate` or `export` makes a
-fresh one that does not). Out: the object passed from the CLI or the watch down through
-every stage, holding
+fresh one that does not) and the `Limits` of its builds (guard.py: chosen on the command
+line, never by the project). Out: the object passed from the CLI or the watch down
+through every stage, holding
 
 - `memo`: rendered face SVGs and facts drawn from them (rendermemo.py);
 - `segments`: parts of the PDFs this session wrote, replayed when a rebuild would write
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import memory
+from .guard import Limits
 from .rendermemo import LIMIT, RenderMemo
 from .stopwatch import Stopwatch
 
@@ -67,8 +69,9 @@ FEW = 8                      # sheet furniture and rulebook layouts it keeps
 
 
 class Session:
-    def __init__(self, remember: bool = False):
+    def __init__(self, remember: bool = False, limits: Limits | None = None):
         self.remember = remember
+        self.limits = limits or Limits()
         self.memo = RenderMemo(LIMIT if remember else 0)
         self.segments = Kept(SEGMENT_BYTES if remember else 0, size=lambda value: len(value[0].data))
         self.furniture = Kept(FEW if remember else 0)

@@ -1,10 +1,13 @@
-"""A seeded mutation fuzzer over the shipped games' YAML and card text.
+"""A seeded mutation fuzzer over the shipped games' YAML, card text, templates and rulebooks.
 
 Run by tests/test_fuzz.py in a subprocess (with a memory limit): `python tests/fuzz.py
 SEED CASES [BUILDS]`. Each case copies nothing: it mutates one file of a private copy of
 the project (cards/ and templates/), runs `pnp validate` in this process the way the
 console command does, and puts the file back. Every few cases the card text setter gets a
-mutated card text, and BUILDS cases run a whole `pnp build`. A case fails when the
+mutated card text; every TEMPLATE_EVERY cases a template or a rulebook of the smallest
+game gets hostile Jinja (template injection, loops, bombs, broken syntax, files outside
+the project) and the game is validated with its cards drawn; BUILDS cases run a whole
+`pnp build`. A case fails when the
 command exits with anything but 0, 1 or 2, prints a traceback, or takes longer than
 CASE_SECONDS. Prints one JSON line: cases run, failures (with seed and case number, to
 replay one) and the peak memory.
@@ -29,6 +32,8 @@ sys.path.insert(0, str(REPO))
 
 CASE_SECONDS = 20     # a validate run (a whole build may take BUILD_SECONDS)
 BUILD_SECONDS = 120
+TEMPLATE_EVERY = 40   # one case in so many mutates a template or a rulebook
+TEMPLATE_GAME = "metikoro"   # the game whose templates are fuzzed: the fewest faces to draw
 GAMES = tuple(sorted(p.parent.name for p in (REPO / "cards").glob("*/game.yaml")))  # every shipped game
 NASTY = [
     "1.0", "1e20", "1.0e20", "-1", "0", "10001", "1000000000", "99999999999999999999999", ".inf", "-.inf",
@@ -45,6 +50,39 @@ NASTY = [
 CHARS = list("\n\t :-[]{},&*!|>'\"#%@`?\\~<>") + ["\x00", "\x01", "\x7f", "\u2028", "\ufffe", "é", "🂡"]
 TEXTS = ["**", "*", ":", "::", ":favor:", ":no-such:", "\\*", "\\:", "\n\n", " " * 50, "W" * 400,
          "a " * 2000, "\u00ad", "\u0301", "x\x01y", "{{ 1/0 }}", "{% for %}", "<", "&", "]]>", "🂡", "\u202e"]
+
+
+JINJA = [
+    "{{ cycler.__init__.__globals__.os.popen('id').read() }}", "{{ joiner.__init__.__globals__ }}",
+    "{{ lipsum.__globals__ }}", "{{ ''.__class__.__mro__[1].__subclasses__() }}", "{{ self.__init__ }}",
+    "{{ request.application }}", "{{ config.items() }}", "{{ namespace.__init__.__globals__ }}",
+    "{{ card|attr('__class__') }}", "{{ '{0.__class__}'.format(card) }}", "{% set d = {} %}{{ d.update(a=1) }}",
+    "{% for i in range(10**9) %}x{% endfor %}", "{% for i in range(99999) %}{% for j in range(99999) %}"
+    "{% endfor %}{% endfor %}", "{{ 'x' * 10**9 }}", "{{ 'x'|center(10**9) }}", "{{ 9 ** (9 ** 9) }}",
+    "{{ '%0999999999d' % 1 }}", "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "{% include 'nope.j2' %}",
+    "{% include '/etc/passwd' %}", "{% include '../../cards/olympians/game.yaml' %}", "{% extends 'x' %}",
+    "{% for %}", "{{", "}}", "{%", "{# unclosed", "{{ card.nope }}", "{{ 1/0 }}", "{{ textbox() }}",
+    "{{ icon('nope', 1, 2, 3) }}", "{{ fill('{{ 7 * 7 }}') }}", "{{ fill('{{ game.__class__ }}') }}",
+    '<image href="/dev/zero" width="5" height="5"/>', '<image href="file:///etc/passwd" width="5" height="5"/>',
+    '<image href="../../../../../../dev/zero" width="5" height="5"/>', "<text>&bogus;</text>", "<", "</svg>",
+    '<use href="#u" id="u"/>', "\x00", "é🂡\u202e",
+]
+
+
+def mutate_template(text: str, rng: random.Random) -> str:
+    """One to three hostile edits of a template or a rulebook: Jinja or SVG put in, a part
+    cut out or repeated."""
+    for _ in range(rng.randint(1, 3)):
+        pos = rng.randrange(len(text) + 1)
+        kind = rng.randrange(4)
+        if kind <= 1:
+            text = text[:pos] + rng.choice(JINJA) + text[pos:]
+        elif kind == 2:
+            text = text[:pos] + text[pos + rng.randint(1, 40):]
+        else:
+            end = min(len(text), pos + rng.randint(1, 200))
+            text = text[:end] + text[pos:end] * rng.randint(2, 5) + text[end:]
+    return text
 
 
 class Hang(BaseException):  # not an Exception: no `except Exception` in pnp may swallow it
@@ -148,6 +186,7 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
     icons, _ = load_icons(load_game(work, "olympians"))
     setter = TextSetter(shipped(), icons)
     targets = sorted(p for g in GAMES for p in (work / "cards" / g).iterdir() if p.suffix in (".yaml", ".json"))
+    templates = sorted([*(work / "templates" / TEMPLATE_GAME).glob("*.j2"), work / "cards" / TEMPLATE_GAME / "rulebook.md"])
     signal.signal(signal.SIGALRM, _alarm)
     failures, slowest = [], 0.0
     build_at = set(rng.sample(range(cases), min(builds, cases)))
@@ -163,12 +202,19 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
             if found:
                 failures.append({"seed": seed, "case": case, "problem": found})
             continue
-        path = rng.choice(targets if case not in build_at else [t for t in targets if "olympians" in t.parts])
-        original = path.read_text(encoding="utf-8")
-        path.write_text(mutate(original, rng), encoding="utf-8")
-        game = path.parent.name
-        args = (["--root", str(work), "build", game, "--paper", "a4"] if case in build_at
-                else ["--root", str(work), "validate", game, "--no-render"])  # load + rules; builds draw
+        hostile = case % TEMPLATE_EVERY == TEMPLATE_EVERY // 2 and case not in build_at
+        if hostile:  # a template or the rulebook, validated with every card drawn
+            path = rng.choice(templates)
+            original = path.read_text(encoding="utf-8")
+            path.write_text(mutate_template(original, rng), encoding="utf-8")
+            args = ["--root", str(work), "validate", TEMPLATE_GAME, "--time-limit", "2"]
+        else:
+            path = rng.choice(targets if case not in build_at else [t for t in targets if "olympians" in t.parts])
+            original = path.read_text(encoding="utf-8")
+            path.write_text(mutate(original, rng), encoding="utf-8")
+            game = path.parent.name
+            args = (["--root", str(work), "build", game, "--paper", "a4"] if case in build_at
+                    else ["--root", str(work), "validate", game, "--no-render"])  # load + rules; builds draw
         started = time.perf_counter()
         limit = BUILD_SECONDS if case in build_at else CASE_SECONDS
         signal.alarm(limit)
@@ -182,7 +228,8 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
             signal.alarm(0)
             path.write_text(original, encoding="utf-8")
         slowest = max(slowest, time.perf_counter() - started)
-        if code not in (0, 1, 2) or "Traceback" in output:
+        escaped = (work / "PWNED").exists() or "uid=" in output  # a template that ran a command
+        if code not in (0, 1, 2) or "Traceback" in output or escaped:
             failures.append({"seed": seed, "case": case, "file": str(path.relative_to(work)), "args": args[2:],
                              "exit": code, "output": output[-3000:]})
     shutil.rmtree(work, ignore_errors=True)

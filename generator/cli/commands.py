@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import MODE, PAPER, OffsetType, _root, cli, find_root
+from .options import MODE, PAPER, OffsetType, _root, cli, find_root, session_for, time_limit_option
 
 
 @cli.command()
@@ -28,15 +28,16 @@ from .options import MODE, PAPER, OffsetType, _root, cli, find_root
               help="Also write <game>-changed-<paper>.pdf with only the components whose faces differ "
                    "from git REF (or from the last build: --changed-since last), with their backs.")
 @click.option("--timings", is_flag=True, help="Print the CPU and wall seconds of each stage of the build.")
+@time_limit_option
 @click.pass_context
-def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings):
+def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
+          time_limit):
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
-    from ..session import Session
 
     root = _root(ctx)
-    session = Session()
+    session = session_for(time_limit)
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
@@ -67,8 +68,9 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
 @click.option("--render/--no-render", "draw", default=True, show_default=True,
               help="Also do everything a build does short of writing files: draw every card in memory "
                    "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
+@time_limit_option
 @click.pass_context
-def validate(ctx, games, fmt, strict, draw):
+def validate(ctx, games, fmt, strict, draw, time_limit):
     """Check GAMES (default: every game): schemas, rules, and everything `pnp build` would refuse.
 
     Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
@@ -87,7 +89,7 @@ def validate(ctx, games, fmt, strict, draw):
             game = load_game(root, game_id)
             report = check_game(game, strict=strict)
             if draw:
-                report = _with_drawing(root, game, report)
+                report = _with_drawing(root, game, report, session_for(time_limit))
                 unreadable = unreadable or report.broken
             elif fmt == "text":
                 click.echo(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out",
@@ -106,7 +108,7 @@ def validate(ctx, games, fmt, strict, draw):
     ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
 
 
-def _with_drawing(root, game, report):
+def _with_drawing(root, game, report, session):
     """The report plus every problem a build would meet after the rules (see preflight.py)."""
     from dataclasses import replace
 
@@ -120,7 +122,7 @@ def _with_drawing(root, game, report):
         fonts.activate(root / "output" / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
-    problems, warned = preflight_report(game)
+    problems, warned = preflight_report(game, session=session)
     found = tuple(from_problem(game.id, p, "render") for p in problems)
     warnings = tuple(Finding("render", game.id, "warning", p.message, p.file, p.line, (p.card,) if p.card else ())
                      for p in warned)

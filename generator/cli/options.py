@@ -47,6 +47,24 @@ class OffsetType(click.ParamType):
 PAPER = PaperType()
 
 
+def time_limit_option(command):
+    """`--time-limit SECONDS`: the most one face's template (and then its drawing) may take."""
+    from ..guard import FACE_SECONDS
+
+    return click.option("--time-limit", "time_limit", type=click.FloatRange(0.1, 3600), default=FACE_SECONDS,
+                        show_default=True, metavar="SECONDS",
+                        help="The most one face's template, and then its drawing, may take; longer is an "
+                             "error naming the card.")(command)
+
+
+def session_for(time_limit: float, remember: bool = False):
+    """The session of one command: its limits from the command line, never from the project."""
+    from ..guard import Limits
+    from ..session import Session
+
+    return Session(remember=remember, limits=Limits(face_seconds=time_limit))
+
+
 def find_root(start: Path) -> Path:
     """The project folder: the nearest folder at or above `start` that has cards/."""
     for folder in (start, *start.parents):

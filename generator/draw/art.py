@@ -1,20 +1,26 @@
-"""Pictures a face draws (`<image>`): where they may come from.
+"""Pictures a face draws (`<image>`): where they may come from, and how big they may be.
 
 In: the href CairoSVG hands its url fetcher, and the folders a game's pictures may live
 in. Out: the picture's bytes, or `ImageNotFound` saying why it cannot be used: `data:`
-URIs and files inside the game's template folders only, never the network.
+URIs and regular files inside the game's template folders only, never the network, a
+device, a FIFO or a link out of the project; at most MAX_IMAGE_BYTES on disk and
+MAX_IMAGE_PIXELS once decoded, both checked before the picture is decoded.
 """
 from __future__ import annotations
 
+import io
 import os
+import warnings
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from ..guard import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, OutsideProject, read_bytes_inside
 from .svgbridge import fetch_data_url
 
 
 class ImageNotFound(Exception):
-    """An <image> refers to a file that is missing or outside the project's folders."""
+    """An <image> that cannot be drawn: missing, outside the project's folders, not a
+    regular file, or too large; the message names the picture."""
 
 
 @dataclass(frozen=True)
@@ -25,18 +31,52 @@ class ArtFetcher:
 
     def __call__(self, url: str, resource_type):
         if url.startswith("data:"):
-            return fetch_data_url(url, resource_type)
+            data = fetch_data_url(url, resource_type)
+            check_pixels(data, "a picture in a data: URI")
+            return data
         if not url.startswith("file://"):
-            raise ImageNotFound(f"image '{url}' is not a file in the game's templates folder "
+            raise ImageNotFound(f"image '{url[:80]}' is not a file in the game's templates folder "
                                 "(pnp never fetches from the network)")
         # CairoSVG made the href absolute against the working folder; it is meant relative to
         # the game's templates folder (no base URL is given: a '#' in a folder name would end it)
         href = os.path.relpath(unquote(url[len("file://"):]), os.getcwd())
-        path = os.path.realpath(os.path.join(self.roots[0], href)) if self.roots else href
-        shown = os.path.relpath(path, os.path.dirname(self.roots[0])) if self.roots else path
-        if not any(path.startswith(os.path.realpath(r) + os.sep) for r in self.roots):
+        if not self.roots:
+            raise ImageNotFound(f"image '{href}' has no templates folder to come from")
+        written = os.path.normpath(os.path.join(self.roots[0], href))
+        shown = os.path.relpath(written, os.path.dirname(self.roots[0]))
+        real = os.path.realpath(written)
+        root = next((r for r in self.roots if real.startswith(os.path.realpath(r) + os.sep)), None)
+        if root is None:
             raise ImageNotFound(f"image '{shown}' is outside the game's templates folder")
-        if not os.path.isfile(path):
+        if not os.path.lexists(written):
             raise ImageNotFound(f"image '{shown}' does not exist")
-        with open(path, "rb") as fh:
-            return fh.read()
+        try:
+            data = read_bytes_inside(root, written, MAX_IMAGE_BYTES, f"image {shown}")
+        except OutsideProject as exc:
+            raise ImageNotFound(str(exc)) from None
+        check_pixels(data, f"image '{shown}'")
+        return data
+
+
+def check_pixels(data: bytes, shown: str) -> None:
+    """Refuse a raster picture of more than MAX_IMAGE_PIXELS, read from its header alone
+    (a 1 MB PNG can hold 400 million pixels: decoding it would take minutes and gigabytes)."""
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as picture:
+                width, height = picture.size
+    except Image.DecompressionBombError:  # over twice Pillow's own bound, which is below pnp's
+        raise ImageNotFound(f"{shown} has over {2 * Image.MAX_IMAGE_PIXELS // 1_000_000} megapixels; "
+                            f"{_AT_MOST}") from None
+    except Exception:  # not a raster Pillow knows (an SVG, or broken): CairoSVG says what it is
+        return
+    if width * height > MAX_IMAGE_PIXELS:
+        raise ImageNotFound(f"{shown} is {width:,} x {height:,} px ({width * height / 1e6:.0f} megapixels); "
+                            f"{_AT_MOST}")
+
+
+_AT_MOST = (f"pnp draws pictures of at most {MAX_IMAGE_PIXELS // 1_000_000} megapixels "
+            "(scale it down to what it prints at)")

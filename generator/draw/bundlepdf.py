@@ -17,6 +17,7 @@ from pathlib import Path
 
 import cairocffi as cairo
 
+from ..guard import FACE_SECONDS, Deadline, TimeLimit
 from . import svgbridge
 from .art import ArtFetcher, ImageNotFound
 from .fonts import GENERIC, for_game, shipped
@@ -120,17 +121,19 @@ def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
 
 
 def draw_bundle(items, primer: tuple | None = None, fast_text: bool = True, roots: tuple[str, ...] = (),
-                game_fonts: tuple | None = None):
+                game_fonts: tuple | None = None, face_seconds: float | None = FACE_SECONDS):
     """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
-    when `primer` is given).
+    when `primer` is given); a face that takes longer than `face_seconds` to draw is
+    stopped, and named in the problems.
 
     Returns (pdf bytes, keys drawn (None for the primer page), problems as (key, message)).
     """
     with svgbridge.drawing(fast_text):
-        return _draw_pages(items, primer, fontset(game_fonts), ArtFetcher(roots))
+        return _draw_pages(items, primer, fontset(game_fonts), ArtFetcher(roots),
+                           Deadline(face_seconds, "drawing the face"))
 
 
-def _draw_pages(items, primer, fonts, fetcher):
+def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline):
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
@@ -152,13 +155,14 @@ def _draw_pages(items, primer, fonts, fetcher):
         expected = tuple(v * 72 / 25.4 for v in size_mm) if size_mm else None
         started: list = []
         try:
-            svgbridge.draw_page(surface, tree, expected, started)
+            with deadline.running():
+                svgbridge.draw_page(surface, tree, expected, started)
         except svgbridge.WrongSize as exc:
             w, h = (v * 25.4 / 72 for v in exc.args)
             problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
                                   f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
                                   f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
-        except ImageNotFound as exc:
+        except (ImageNotFound, TimeLimit) as exc:
             problems.append((key, str(exc)))
         except RecursionError:
             problems.append((key, "cannot draw the face: an element refers to itself (<use> loop?)"))

@@ -69,12 +69,12 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
     """Draw each group of faces as one bundle PDF, on the session's workers (or a fork pool of
     its own) when there are several."""
     session = session or Session()
-    ready = session.workers
+    ready, seconds = session.workers, session.limits.face_seconds
     workers = min(len(groups), os.cpu_count() or 1)
     if workers > 1 and ready is None and len(groups) <= DRAW_HERE_UP_TO:
         workers = 1  # forking a pool from a process that holds a build costs more than it saves
     if workers > 1 and ready is not None:
-        futures = deque(ready.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
+        futures = deque(ready.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds)
                         for group in groups)
         while futures:
             yield futures.popleft().result()
@@ -85,7 +85,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
         before = children_cpu()
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                futures = deque(pool.submit(_draw_in_worker, group, primer, roots=roots, game_fonts=game_fonts)
+                futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds)
                                 for group in groups)
                 while futures:  # each result let go once handed on: a deck's bundles are never all held
                     yield futures.popleft().result()
@@ -94,14 +94,14 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
     else:
         for group in groups:
-            yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts)
+            yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds)
 
 
-def _draw_in_worker(items, primer, roots=(), game_fonts=None):
+def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None):
     """`draw_bundle` in a drawing worker, which then hands what the bundle took back to the
     system: a worker draws hundreds of bundles, and would otherwise only grow."""
     try:
-        return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts)
+        return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds)
     finally:
         memory.release()
 

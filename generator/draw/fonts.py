@@ -8,6 +8,7 @@ sees only these files, so output never depends on the machine's fonts.
 """
 from __future__ import annotations
 
+import io
 import logging
 import os
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from fontTools.ttLib import TTFont
+
+from ..guard import OutsideProject, read_bytes_inside, shorten
 
 FONT_DIR = Path(__file__).parents[1] / "assets" / "fonts"
 
@@ -79,7 +82,10 @@ logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 
 def _load_face(path: Path) -> Face:
-    font = TTFont(path, lazy=True)
+    return _read_face(TTFont(path, lazy=True), path)
+
+
+def _read_face(font: TTFont, path: Path) -> Face:
     names = font["name"]
     family = str(names.getDebugName(1))
     sub = str(names.getDebugName(2)).lower()
@@ -166,6 +172,35 @@ def font_files(folder: Path | None) -> list[Path]:
     if folder is None or not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".ttf", ".otf") and p.is_file())
+
+
+MAX_FONT_BYTES = 32 * 2**20
+
+
+def game_font_problems(root: Path, folder: Path) -> list[tuple[Path, str]]:
+    """Why the fonts of a game's fonts folder cannot be used, file by file: fontconfig reads
+    every file of the folder, so each must be a regular file inside the project (not a link
+    to a font elsewhere on the machine), of at most 32 MiB, that fontTools can read."""
+    if not folder.is_dir():
+        return []
+    problems = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() not in (".ttf", ".otf"):
+            continue
+        try:
+            data = read_bytes_inside(root, path, MAX_FONT_BYTES, path.name)
+        except OutsideProject as exc:
+            problems.append((path, str(exc)))
+            continue
+        try:
+            font = TTFont(io.BytesIO(data), lazy=True)
+            _read_face(font, path)
+            font.getBestCmap()
+            font["hmtx"].metrics  # noqa: B018  (read now: what measuring text will read)
+        except Exception as exc:  # fontTools' many ways of saying the file is not a font
+            problems.append((path, f"'{path.name}' is not a font pnp can read ({type(exc).__name__}: "
+                                   f"{shorten(str(exc), 120)}): replace it with a TTF or OTF file"))
+    return problems
 
 
 def for_game(templates_dir: Path, shown: str | None = None) -> FontSet:

@@ -13,19 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import SecurityError
 from markupsafe import Markup
 
 from ..data.model import Card, Deck, Game
 from ..errors import Problem, RenderError, collect
-from ..guard import OutsideProject, inside, read_text_inside
+from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..rendermemo import card_json
 from ..session import Session
 from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .faces import draw_faces
-from .fonts import font_files, for_game
+from .fonts import font_files, for_game, game_font_problems, shipped
 from .jinja_errors import plain_message, template_line
+from .templates import CardTextError, TemplateLimit, TemplateOutside, face_environment, render
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -102,18 +103,22 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     whose inputs are those of a face it rendered before."""
     session = session or Session()
     memo = session.memo
-    env = make_env(game, session.templates)
+    env = make_env(game, session)
     icons, problems = load_icons(game)
     game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
-    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]), icons)
-    problems.extend(Problem(game_fonts[1], f"font family '{family}' ships with pnp already: use pnp's, or give "
-                                           "the game's its own family name") for family in setter.fonts.clashes())
+    unusable = game_font_problems(game.root, game.templates_dir / "fonts")
+    problems.extend(Problem(f"{game_fonts[1]}/{path.name}", message) for path, message in unusable)
+    if unusable:  # the game's fonts are not used at all (fontconfig would read every file)
+        game_fonts = None
+    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons)
+    problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
+                            "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
     env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons))
     game_context = game.context()
     svgs = SVGTexts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
-    own_fonts = _game_fonts_digest(game_fonts) if font_files(game.templates_dir / "fonts") else ""
+    own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
                        SALT + _fonts_digest() + own_fonts) if memo.on else None
     for deck in game.decks:
@@ -186,71 +191,14 @@ def external_references(svg: str) -> list[str]:
     return found
 
 
-class CardTextError(Exception):
-    """Jinja inside a card's text (expanded by fill()) failed."""
-
-
-class CompiledTemplates(jinja2.BytecodeCache):
-    """Compiled templates kept in a session's `templates` store (`pnp watch` rebuilds
-    without recompiling); Jinja checks each entry against a checksum of the template's
-    source."""
-
-    def __init__(self, store: dict[str, bytes]):
-        self.store = store
-
-    def load_bytecode(self, bucket):
-        if bucket.key in self.store:
-            bucket.bytecode_from_string(self.store[bucket.key])
-
-    def dump_bytecode(self, bucket):
-        self.store[bucket.key] = bucket.bytecode_to_string()
-
-
-def make_env(game: Game, compiled: dict[str, bytes] | None = None) -> jinja2.Environment:
-    """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names;
-    compiled templates kept in `compiled` (a session's store) when given."""
-    shared = game.root / "templates" / SHARED
-    env = jinja2.Environment(
-        loader=ProjectLoader(game.root, [str(game.templates_dir), str(shared)]),
-        bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-        keep_trailing_newline=True)
-    env.filters["fmt"] = lambda v, spec="g": format(v, spec)
-    # card text is data, not code: expand it in a sandbox
-    text_env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
-
-    @jinja2.pass_context
-    def fill(ctx, text):
-        """Expand Jinja inside card text (e.g. numbers from the game's data tables)."""
-        g = ctx["game"]
-        try:
-            return text_env.from_string(str(text)).render(game=g, data=g["data"], card=ctx.get("card"))
-        except jinja2.TemplateError as exc:
-            raise CardTextError(f"Jinja in the card's text: {plain_message(exc)}") from None
-
-    env.globals["fill"] = fill
-    return env
-
-
-class ProjectLoader(jinja2.FileSystemLoader):
-    """Templates and `{% include %}`s from the template folders, refusing any file that a
-    symlink leads outside the project (a folder `sys -> /etc` would print /etc on the cards)."""
-
-    def __init__(self, root: Path, searchpath):
-        super().__init__(searchpath)
-        self.root = root
-
-    def get_source(self, environment, template):
-        source, filename, uptodate = super().get_source(environment, template)
-        try:
-            inside(self.root, filename, f"template '{template}'")
-        except OutsideProject as exc:
-            raise TemplateOutside(str(exc)) from None
-        return source, filename, uptodate
-
-
-class TemplateOutside(jinja2.TemplateError):
-    """A template or include that a symlink leads outside the project."""
+def make_env(game: Game, session: Session | None = None):
+    """The sandboxed Jinja environment for a game's faces (templates.face_environment):
+    the game's template folders, then the shared ones; the session's limits and store of
+    compiled templates."""
+    session = session or Session()
+    folders = [game.templates_dir, game.root / "templates" / SHARED]
+    deadline = session.limits.deadline("rendering the face")
+    return face_environment(game.root, folders, deadline, session.templates)
 
 
 def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
@@ -283,25 +231,43 @@ def _icon(icons: dict[str, Icon]):
 
 def _render_face(env, game, game_context, deck_context, card, side, template, problems, extra=None) -> str | None:
     where = f"templates/{game.id}/{template}"
+
+    def in_template(exc):  # (file, line) of the template code that failed
+        file, line = template_line(exc, lambda f: f.endswith((".j2", ".svg", ".jinja")))
+        return _template_path(game, file, where), line
     try:
-        return env.get_template(template).render(
-            card=card.context(), deck=deck_context, game=game_context, side=side, **(extra or {}))
+        return render(env.get_template(template), env.deadline, card=card.context(), deck=deck_context,
+                      game=game_context, side=side, **(extra or {}))
     except jinja2.TemplateSyntaxError as exc:
         problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.message}",
                                 line=exc.lineno, card=card.id))
     except jinja2.TemplateNotFound as exc:
         problems.append(Problem(where, f"template '{exc.name}' not found", card=card.id, field=side))
     except TemplateOutside as exc:
-        file, line = template_line(exc, lambda f: f.endswith((".j2", ".svg", ".jinja")))
-        problems.append(Problem(_template_path(game, file, where), str(exc), line=line, card=card.id))
+        file, line = in_template(exc)
+        problems.append(Problem(file, str(exc), line=line, card=card.id))
+    except SecurityError as exc:
+        file, line = in_template(exc)
+        problems.append(Problem(file, f"{side}: the template reaches for what templates may not use "
+                                      f"({plain_message(exc)}): a template is data, not code, and pnp renders "
+                                      "it in a sandbox", line=line, card=card.id))
+    except (TemplateLimit, TimeLimit) as exc:
+        file, line = in_template(exc)
+        problems.append(Problem(file, f"{side}: {exc}", line=line, card=card.id))
+    except RecursionError as exc:
+        file, line = in_template(exc)
+        problems.append(Problem(file, f"{side}: the template calls itself without end (a macro that calls "
+                                      "itself?)", line=line, card=card.id))
+    except MemoryError:
+        problems.append(Problem(where, f"{side}: the template made more than this machine can hold",
+                                card=card.id))
     except (TextError, CardTextError) as exc:
         problems.append(Problem(card.source.file, f"{side} ({template}): {exc}", line=card.source.line,
                                 card=card.id))
     except (jinja2.TemplateError, LookupError, TypeError, ValueError, ArithmeticError) as exc:
-        file, line = template_line(exc, lambda f: f.endswith((".j2", ".svg", ".jinja")))
-        problems.append(Problem(_template_path(game, file, where),
-                                f"{side}: {plain_message(exc, 'card data')} "
-                                f"(card data at {card.source.file}:{card.source.line})", line=line, card=card.id))
+        file, line = in_template(exc)
+        problems.append(Problem(file, f"{side}: {plain_message(exc, 'card data')} "
+                                      f"(card data at {card.source.file}:{card.source.line})", line=line, card=card.id))
     return None
 
 

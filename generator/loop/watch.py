@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..draw.render import SHARED
 from ..errors import PnpError, Problem
+from ..guard import Limits
 from ..session import Session
 
 
@@ -63,12 +64,14 @@ def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
     return Outcome(game, True, time.perf_counter() - started, tuple(changed), result=result)
 
 
-def watch(root: Path, games: list[str], report, stop: threading.Event | None = None, **options) -> None:
+def watch(root: Path, games: list[str], report, stop: threading.Event | None = None, limits: Limits | None = None,
+          **options) -> None:
     """Build every game once, then again on each save that touches it, until `stop` is set
-    (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict)."""
+    (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict); every
+    build runs within `limits`."""
     import watchfiles
 
-    session = Session(remember=True)  # rebuilds re-render only the cards whose inputs changed
+    session = Session(remember=True, limits=limits)  # rebuilds re-render only the cards whose inputs changed
     try:
         for game in games:
             report(build_one(root, game, session=session, **options))

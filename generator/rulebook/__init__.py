@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 from ..draw.fonts import shipped
 from ..draw.glyphs import missing_message
 from ..errors import InputError, Problem
+from ..guard import read_text_inside
 from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
 from ..session import Session
@@ -44,8 +45,8 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
         return None
     session = session or Session()
     memo = session.memo
-    source = path.read_text(encoding="utf-8")
-    blocks = _expand_components(parse_blocks(render_markdown(game, path, memo), memo), rendered)
+    blocks = _expand_components(parse_blocks(render_markdown(game, path, session), memo), rendered)
+    source = read_text_inside(game.root, path, str(path.relative_to(game.root)))  # read as render_markdown did
     faces = {rc.card.id: rc for rc in rendered.cards}
     figure_faces, problems = {}, []
     for n, b in enumerate(blocks):

@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 import jinja2
+from jinja2.sandbox import SecurityError
 from markdown_it import MarkdownIt
 
 from ..data.yamlsrc import line_of
 from ..draw.jinja_errors import plain_message, template_line
+from ..draw.templates import render, text_environment
 from ..errors import InputError, Problem
-from ..guard import is_file_inside, missing_message
+from ..guard import OutsideProject, TimeLimit, is_file_inside, missing_message, read_text_inside
 from ..rendermemo import RenderMemo
+from ..session import Session
 
 
 @dataclass
@@ -45,26 +48,36 @@ def rulebook_file(game):
     return path if found else None
 
 
-def render_markdown(game, path, memo: RenderMemo | None = None) -> str:
-    """The Markdown after Jinja, with the game's data in scope (its compiled template
-    remembered in `memo`, a remembering session's, while `pnp watch` rebuilds)."""
+def render_markdown(game, path, session: Session | None = None) -> str:
+    """The Markdown after Jinja (sandboxed, bounded: draw/templates.py), with the game's
+    data in scope; its compiled template remembered by a remembering session while `pnp
+    watch` rebuilds."""
+    session = session or Session()
     shown = str(path.relative_to(game.root))
     ctx = game.context()
+    deadline = session.limits.deadline("the rulebook's Jinja")
     try:
-        text = path.read_text(encoding="utf-8")
-        template = (memo.derived(("rulebook template", text), lambda: _environment().from_string(text), few=True)
-                    if memo is not None else _environment().from_string(text))
-        return template.render(game=ctx, data=ctx["data"], decks=ctx["decks"])
+        text = read_text_inside(game.root, path, shown)
+        template = session.memo.derived(("rulebook template", text),
+                                        lambda: text_environment(deadline).from_string(text), few=True)
+        return render(template, template.environment.deadline, game=ctx, data=ctx["data"], decks=ctx["decks"])
+    except OutsideProject as exc:
+        raise InputError("1 problem in the rulebook", [Problem(shown, str(exc))]) from None
     except jinja2.TemplateSyntaxError as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
                                                                line=exc.lineno)]) from None
-    except (jinja2.TemplateError, LookupError, TypeError, ValueError, ArithmeticError) as exc:
+    except SecurityError as exc:
+        _, line = template_line(exc, lambda f: f == "<template>")
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, f"the rulebook reaches for what templates may not use ({plain_message(exc)}): it is data, "
+                   "not code, and pnp renders it in a sandbox", line=line)]) from None
+    except RecursionError as exc:
+        _, line = template_line(exc, lambda f: f == "<template>")
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, "the rulebook's Jinja calls itself without end (a macro that calls itself?)", line=line)]) from None
+    except (jinja2.TemplateError, TimeLimit, LookupError, TypeError, ValueError, ArithmeticError) as exc:
         _, line = template_line(exc, lambda f: f == "<template>")
         raise InputError("1 problem in the rulebook", [Problem(shown, plain_message(exc), line=line)]) from None
-
-
-def _environment():
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
 
 
 def parse_blocks(markdown: str, memo: RenderMemo | None = None) -> list[Block]:

@@ -1,0 +1,269 @@
+"""Jinja for faces, card text and rulebooks, run as data, never as code.
+
+In: a game's template folders (read through `ProjectLoader`: files inside the project
+only) and a build's `Limits`. Out: Jinja environments in a sandbox, whose templates
+cannot reach Python: no attribute starting with `_`, no module, file or process, data
+they cannot change; whose work is bounded (ranges, strings and lists a template makes,
+the length of what it writes, and time: `render` stops a template that runs too long);
+and whose refusals say what was refused (`TemplateLimit`, jinja2's `SecurityError`).
+
+Templates from a stranger's pull request are as safe to validate as card data: the worst
+they can do is fail with a message naming the file and line.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from ..guard import Deadline, OutsideProject, inside, read_text_inside
+from .jinja_errors import plain_message
+
+MAX_OUTPUT = 8 * 2**20      # characters a face's SVG, a card's text or a rulebook may come to
+MAX_ITEMS = 1_000_000       # characters or items one string or list a template makes may have
+MAX_RANGE = 100_000         # numbers in one range() (jinja2's sandbox's own bound)
+_WIDE = re.compile(r"\d{7,}")   # a width or precision of a million or more in a format
+
+
+class TemplateLimit(jinja2.TemplateRuntimeError):
+    """A template passed one of pnp's bounds; the message says which and how far."""
+
+
+class Sandbox(ImmutableSandboxedEnvironment):
+    """jinja2's immutable sandbox, with pnp's bounds on what a template may make.
+
+    `deadline` (guard.Deadline) is looked at on every call, attribute and item a template
+    reaches for, so that a template stuck in a loop stops even off the main thread."""
+
+    intercepted_binops = frozenset({"*", "**", "%", "+"})
+
+    def __init__(self, deadline: Deadline | None = None, **options):
+        super().__init__(**options)
+        self.deadline = deadline or Deadline(None)
+        self.globals.pop("lipsum", None)  # filler text: nothing a face or a rulebook needs
+        self.globals["range"] = _bounded_range
+        self.filters["keyed"] = keyed
+        for name in ("center", "indent", "format", "replace", "wordwrap", "truncate"):
+            self.filters[name] = _bounded_filter(self.filters[name], name)
+
+    def call_binop(self, context, operator, left, right):
+        self.deadline.check()
+        if operator == "**":
+            if isinstance(right, (int, float)) and abs(right) > 1024 and abs(left) not in (0, 1):
+                raise TemplateLimit(f"{_show(left)} ** {_show(right)}: pnp computes powers up to 1024")
+        elif operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_ITEMS:
+                    raise TemplateLimit(f"a {type(seq).__name__} repeated {n:,} times would hold "
+                                        f"{len(seq) * n:,} items; templates make at most {MAX_ITEMS:,}")
+        elif operator == "+":
+            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) \
+                    and len(left) + len(right) > MAX_OUTPUT:
+                raise TemplateLimit(f"joined, the two would hold {len(left) + len(right):,} items; "
+                                    f"templates make at most {MAX_OUTPUT:,}")
+        elif operator == "%" and isinstance(left, str) and _WIDE.search(left):
+            raise TemplateLimit(f"the format {_show(left)} asks for a width of a million or more")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context, __obj, *args, **kwargs):  # jinja2's own signature
+        __self.deadline.check()
+        if isinstance(__obj, type(str.join)) or getattr(__obj, "__self__", None).__class__ in (str, bytes):
+            for value in (*args, *kwargs.values()):
+                if isinstance(value, int) and not isinstance(value, bool) and value > MAX_ITEMS:
+                    raise TemplateLimit(f"{getattr(__obj, '__name__', 'a string method')}({value:,}): "
+                                        f"templates make strings of at most {MAX_ITEMS:,} characters")
+                if isinstance(value, str) and len(value) > MAX_ITEMS:
+                    raise TemplateLimit(f"a string of {len(value):,} characters; templates make at most "
+                                        f"{MAX_ITEMS:,}")
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def format_string(self, s, args, kwargs, format_func=None):
+        if _WIDE.search(s):
+            raise TemplateLimit(f"the format {_show(s)} asks for a width of a million or more")
+        return super().format_string(s, args, kwargs, format_func)
+
+    def getattr(self, obj, attribute):
+        self.deadline.check()
+        if isinstance(obj, str) and attribute in ("format", "format_map") and _WIDE.search(obj):
+            raise TemplateLimit(f"the format {_show(obj)} asks for a width of a million or more")
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj, argument):
+        self.deadline.check()
+        return super().getitem(obj, argument)
+
+
+def keyed(items, key: str, value: str | None = None) -> dict:
+    """`cards | keyed('id')`: a mapping from each item's `key` to the item (or to its
+    `value`), for the lookups templates would otherwise build by changing a dict, which
+    the sandbox does not allow."""
+    def get(item, name):
+        return item[name] if isinstance(item, dict) else getattr(item, name)
+    return {get(item, key): get(item, value) if value else item for item in items}
+
+
+def _bounded_range(*args):
+    """range(), counting to at most MAX_RANGE numbers."""
+    numbers = range(*args)
+    if len(numbers) > MAX_RANGE:
+        raise TemplateLimit(f"range({', '.join(f'{a:,}' for a in args)}) would count {len(numbers):,} numbers; "
+                            f"templates count to at most {MAX_RANGE:,}")
+    return numbers
+
+
+def _bounded_filter(real, name: str):
+    """A filter that refuses a width, count or result beyond MAX_ITEMS before making it."""
+    def bounded(*args, **kwargs):
+        numbers = [v for v in (*args[1:], *kwargs.values()) if isinstance(v, int) and not isinstance(v, bool)]
+        if any(abs(n) > MAX_ITEMS for n in numbers):
+            raise TemplateLimit(f"|{name}({', '.join(f'{n:,}' for n in numbers)}): templates make strings of "
+                                f"at most {MAX_ITEMS:,} characters")
+        if name == "replace" and len(args) >= 3:
+            text, old, new = (str(a) for a in args[:3])
+            if old and len(text) // len(old) * max(len(new), 1) > MAX_OUTPUT:
+                raise TemplateLimit(f"|replace would make a string of over {MAX_OUTPUT:,} characters")
+        if name == "format" and args and isinstance(args[0], str) and _WIDE.search(args[0]):
+            raise TemplateLimit(f"the format {_show(args[0])} asks for a width of a million or more")
+        return real(*args, **kwargs)
+
+    for attr in ("jinja_pass_arg",):  # pass_context / pass_environment markers
+        if hasattr(real, attr):
+            setattr(bounded, attr, getattr(real, attr))
+    return bounded
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def render(template: jinja2.Template, deadline: Deadline, **context) -> str:
+    """`template` rendered with `context`, within `deadline` and MAX_OUTPUT characters.
+
+    :raises TemplateLimit: the output passed MAX_OUTPUT characters.
+    :raises guard.TimeLimit: the template ran past its deadline.
+    """
+    with deadline.running():
+        return "".join(_bounded(template.generate(**context)))
+
+
+def _bounded(chunks):
+    """The chunks a template writes, stopped once they pass MAX_OUTPUT characters."""
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_OUTPUT:
+            raise TemplateLimit(f"the template writes more than {MAX_OUTPUT // 2**20} MB "
+                                "(the most pnp takes from one template)")
+        yield chunk
+
+
+class ProjectLoader(jinja2.BaseLoader):
+    """Templates, `{% include %}`s and `{% import %}`s from the template folders: regular
+    files inside the project, of at most MAX_FILE_BYTES, read as UTF-8. A symlink out of the
+    project, a device or a FIFO is refused before a byte is read (TemplateOutside)."""
+
+    def __init__(self, root: Path, searchpath):
+        self.root = root
+        self.searchpath = [str(p) for p in searchpath]
+
+    def get_source(self, environment, template):
+        pieces = jinja2.loaders.split_template_path(template)  # refuses '..'
+        for folder in self.searchpath:
+            path = os.path.join(folder, *pieces)
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise TemplateOutside(f"template '{template}' is not a regular file (a folder, device or FIFO)")
+            try:
+                real = inside(self.root, path, f"template '{template}'")
+                source = read_text_inside(self.root, real, f"template '{template}'")
+            except OutsideProject as exc:
+                raise TemplateOutside(str(exc)) from None
+            mtime = st.st_mtime_ns
+            return source, str(real), lambda p=real, m=mtime: _unchanged(p, m)
+        raise jinja2.TemplateNotFound(template)
+
+    def list_templates(self):
+        found = set()
+        for folder in self.searchpath:
+            for dirpath, _, files in os.walk(folder):
+                for f in files:
+                    found.add(os.path.relpath(os.path.join(dirpath, f), folder).replace(os.sep, "/"))
+        return sorted(found)
+
+
+def _unchanged(path: Path, mtime: int) -> bool:
+    try:
+        return os.stat(path).st_mtime_ns == mtime
+    except OSError:
+        return False
+
+
+class TemplateOutside(jinja2.TemplateError):
+    """A template or include that cannot be read: outside the project, not a file, too big."""
+
+
+class CardTextError(Exception):
+    """Jinja inside a card's text (expanded by fill()) failed."""
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in a session's `templates` store (`pnp watch` rebuilds
+    without recompiling); Jinja checks each entry against a checksum of the template's
+    source."""
+
+    def __init__(self, store: dict[str, bytes]):
+        self.store = store
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+def face_environment(root: Path, folders, deadline: Deadline,
+                     compiled: dict[str, bytes] | None = None) -> Sandbox:
+    """Jinja for SVG faces: sandboxed, autoescaped (a card named 'Salt & Pepper' works),
+    strict about names, templates read from `folders` inside `root`; compiled templates
+    kept in `compiled` (a session's store) when given. Card text expanded by `fill()`
+    runs in a sandbox of its own, under the same deadline."""
+    env = Sandbox(deadline, loader=ProjectLoader(root, folders),
+                  bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
+                  autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                  keep_trailing_newline=True)
+    env.filters["fmt"] = _fmt
+    text_env = Sandbox(deadline, undefined=jinja2.StrictUndefined, autoescape=False)
+
+    @jinja2.pass_context
+    def fill(ctx, text):
+        """Expand Jinja inside card text (e.g. numbers from the game's data tables)."""
+        g = ctx["game"]
+        try:
+            template = text_env.from_string(str(text))
+            return "".join(_bounded(template.generate(game=g, data=g["data"], card=ctx.get("card"))))
+        except jinja2.TemplateError as exc:
+            raise CardTextError(f"Jinja in the card's text: {plain_message(exc)}") from None
+
+    env.globals["fill"] = fill
+    return env
+
+
+def text_environment(deadline: Deadline) -> Sandbox:
+    """Jinja for Markdown (the rulebook): sandboxed, not escaped, strict about names."""
+    return Sandbox(deadline, undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+
+
+def _fmt(value, spec: str = "g") -> str:
+    """`{{ x | fmt('.1f') }}`: Python's format(), with widths bounded."""
+    if _WIDE.search(str(spec)):
+        raise TemplateLimit(f"the format {_show(spec)} asks for a width of a million or more")
+    return format(value, spec)
