@@ -231,3 +231,213 @@ def test_every_pdfium_call_goes_through_the_one_lock():
         t.start()
         assert not done.wait(0.2)   # another thread waits while one holds it
     assert done.wait(5)
+
+
+# ---- a project run as a user would, in a subprocess ------------------------------------------
+
+def pnp(root: Path, *args: str, timeout: float = 120, prelude: str = "") -> subprocess.CompletedProcess:
+    """`pnp --root ROOT ARGS` in a fresh interpreter (after `prelude`, which may patch it)."""
+    code = prelude + "\nimport sys\nfrom generator.cli import main\nmain(sys.argv[1:])\n"
+    return subprocess.run([sys.executable, "-c", code, "--root", str(root), *args], cwd=root,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def tree(root: Path, skip: str = "output") -> dict:
+    """Every file and folder under `root` (but `skip`) with its size: what a run may not touch."""
+    return {p.relative_to(root).as_posix(): (p.stat().st_size if p.is_file() else -1)
+            for p in sorted(root.rglob("*")) if p.relative_to(root).parts[0] != skip}
+
+
+def clean(done: subprocess.CompletedProcess, codes=(1, 2)) -> str:
+    """The run ended with one of `codes` and no traceback; returns what it printed."""
+    printed = done.stdout + done.stderr
+    assert done.returncode in codes, f"exit {done.returncode}: {printed[-3000:]}"
+    assert "Traceback" not in printed, printed[-3000:]
+    return printed
+
+
+RULE = "  - id: r-{n}\n    message: m\n    check: {check}\n    args: {args}\n"
+MINI_CARDS = "\n".join(f'- {{id: c{n}, name: Card {n}, text: "Words {n}.", cost: {n % 3}}}' for n in range(6))
+
+
+def _rules(root: Path, rules: list[tuple[str, dict]]) -> dict[int, int]:
+    """Write rules.yaml with one rule per (check, args); returns {rule number: its args line}."""
+    text, lines = "rules:\n", {}
+    for n, (check, args) in enumerate(rules):
+        lines[n] = text.count("\n") + 4
+        text += RULE.format(n=n, check=check, args=json.dumps(args))
+    (root / "cards" / "mini" / "rules.yaml").write_text(text)
+    return lines
+
+
+WRONG = {"a": ["x"]}   # a mapping of a list of text: no check argument takes this
+
+# selections that give data of the wrong shape, at run time (`game.title` is text)
+SELECTING_WRONG = {
+    "ranges_cover": {"rows": "game.title", "from": 0, "to": 10},
+    "track_lines_well_formed": {"items": "game.title"},
+    "track_lines_match": {"items": "game.title", "table": "game.title"},
+    "track_symmetry": {"items": "game.title"},
+    "board_fields": {"quarter": "game.title"},
+    "fixed_track_fields": {"quarter": ["HH", "GG"], "pieces": "game.title", "on": ["H"], "enters": ["G"]},
+}
+# what the issue's probe tried: AttributeError (`counts` a list), IndexError (`quarter` empty)
+PROBED = [("board_fields", {"quarter": "game.title", "counts": [1, 2]}),
+          ("board_fields", {"quarter": []}),
+          ("fixed_track_fields", {"quarter": [], "pieces": [], "on": ["H"], "enters": ["G"]}),
+          ("fixed_track_fields", {"quarter": ["HH", "GG"], "pieces": [{"x": 9, "y": 0, "lines": []}],
+                                  "on": ["H"], "enters": ["G"]}),
+          ("ranges_cover", {"rows": [{"min": 0}], "from": 0, "to": 3})]
+
+
+def _check_names():
+    from generator.rules.checks import CHECKS
+    return sorted(CHECKS)
+
+
+@pytest.mark.parametrize("check", _check_names())
+def test_each_registered_check_given_wrongly_typed_args_is_a_clean_error(mini, check):
+    """One rule per argument of the check, each argument of a type it does not take: every
+    one is reported at once, naming rules.yaml, the line, the rule and the argument (exit 2)."""
+    from generator.rules.checks import CHECKS
+
+    schema = CHECKS[check].args_schema
+    assert schema["properties"] and set(schema["required"]) <= set(schema["properties"])
+    root = mini(MINI_CARDS)
+    names = sorted(schema["properties"])
+    lines = _rules(root, [(check, {name: WRONG}) for name in names] + [(check, {"typo": 1})])
+    before = tree(root)
+    started = time.monotonic()
+    printed = clean(pnp(root, "validate", "--no-render"), codes=(2,))
+    assert time.monotonic() - started < 60
+    for n, name in enumerate(names):
+        assert re.search(rf"^cards/mini/rules\.yaml:{lines[n]}: error: mini/schema: rule r-{n}: args\.{name}(\.\S+)?: ",
+                         printed, re.M), printed
+    assert f"rule r-{len(names)}: args.typo: unknown key 'typo'" in printed
+    assert tree(root) == before and not (root / "output").exists()
+
+
+@pytest.mark.parametrize("check", _check_names())
+def test_each_registered_check_given_selections_of_the_wrong_shape_cannot_run_cleanly(mini, check):
+    assert set(SELECTING_WRONG) == set(_check_names()), "a new check needs its case here"
+    root = mini(MINI_CARDS)
+    _rules(root, [(check, SELECTING_WRONG[check])])
+    before = tree(root)
+    started = time.monotonic()
+    printed = clean(pnp(root, "validate", "--no-render"), codes=(2,))
+    assert time.monotonic() - started < 60
+    assert "mini/r-0: the rule cannot run: args." in printed and "gives 'Mini'" in printed, printed
+    assert tree(root) == before
+
+
+@pytest.mark.parametrize("check, args", PROBED)
+def test_the_probes_wrong_args_are_clean_errors(mini, check, args):
+    root = mini(MINI_CARDS)
+    line = _rules(root, [(check, args)])[0]
+    started = time.monotonic()
+    printed = clean(pnp(root, "validate", "--no-render"), codes=(2,))
+    assert time.monotonic() - started < 60
+    assert f"cards/mini/rules.yaml:{line}: error: mini/schema: rule r-0: args." in printed or \
+        "mini/r-0: the rule cannot run: args." in printed, printed
+    assert "AttributeError" not in printed and "IndexError" not in printed
+
+
+HUGE = "x" * 100_000
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "junit"])
+def test_a_100_kb_value_is_cut_in_every_output_format(mini, fmt):
+    root = mini(f'- {{id: huge, name: Huge, text: "{HUGE}"}}\n- {{id: small, name: Small, text: "Short."}}')
+    (root / "cards" / "mini" / "rules.yaml").write_text(
+        "rules:\n  - id: short-texts\n    message: 'text is {found}, card {name}'\n"
+        "    for_each: decks.things.cards\n    expect: it.text\n    one_of: ['Short.']\n"
+        "  - id: any-text\n    message: 'first text is {found}'\n    select: decks.things.cards\n"
+        "    expect: 'it[0].text'\n    equals: 'Short.'\n")
+    before = tree(root)
+    started = time.monotonic()
+    done = pnp(root, "validate", "--no-render", "--format", fmt)
+    printed = clean(done, codes=(1,))
+    assert time.monotonic() - started < 60
+    assert "x" * 1001 not in printed and len(printed) < 20_000, len(printed)
+    assert "… (100" in printed   # where a value was cut, and how long it was
+    if fmt == "json":
+        findings = [f for g in json.loads(done.stdout)["games"] for f in g["findings"]]
+        assert {f["rule"] for f in findings} == {"short-texts", "any-text"}
+        assert all(f["found"].startswith("xxx") and f["found"].endswith("… (100000 characters)") for f in findings)
+        assert all(len(f["message"]) < 1100 for f in findings)
+    if fmt == "junit":
+        import xml.etree.ElementTree as ET
+        assert ET.fromstring(done.stdout.split("\n", 1)[1]).get("failures") == "2"
+    assert tree(root) == before
+
+
+# ---- a disk that fills up ----------------------------------------------------------------
+
+# Writes under output/ get `budget` bytes, then fail with ENOSPC (as a full disk does);
+# `scope` files: the export stage's writer only; all: every Python open() in pnp.
+FULL_DISK = """
+import builtins, errno, os, sys
+budget = int(os.environ["PNP_TEST_BUDGET"])
+real_open = builtins.open
+
+class Full:
+    def __init__(self, fh):
+        self.fh = fh
+    def write(self, data):
+        global budget
+        if len(data) > budget:
+            self.fh.write(bytes(data[:budget]))
+            budget = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        budget -= len(data)
+        return self.fh.write(data)
+    def __getattr__(self, name):
+        return getattr(self.fh, name)
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        self.fh.close()
+
+def full_open(file, mode="r", *args, **kwargs):
+    fh = real_open(file, mode, *args, **kwargs)
+    return Full(fh) if "w" in mode and "output" in str(file) else fh
+
+if os.environ["PNP_TEST_SCOPE"] == "files":
+    import generator.exports.files as files
+    files.open = full_open
+else:
+    builtins.open = full_open
+"""
+
+
+def _staging(out: Path) -> list[str]:
+    return [p.relative_to(out).as_posix() for p in out.rglob("*") if ".new-" in p.name or p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("command, budget, scope", [
+    (("build", "mini", "--paper", "a4"), 30_000, "files"),   # the disk fills mid-way through the set
+    (("build", "mini", "--paper", "a4"), 0, "all"),          # ...before anything: the face cache fails first
+    (("export", "png", "mini", "--dpi", "100"), 40_000, "files"),
+    (("export", "--profile", "dtc", "mini"), 10_000, "files"),
+])
+def test_a_full_disk_leaves_no_partial_folder_and_a_clean_error(mini, monkeypatch, command, budget, scope):
+    root = mini(MINI_CARDS)
+    ok = pnp(root, *command)
+    assert ok.returncode == 0, ok.stderr
+    out = root / "output"
+    target = out / "mini" if command[0] == "build" else out / "mini" / "exports" / command[2 if command[1] == "--profile" else 1]
+    kept = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    deck = root / "cards" / "mini" / "deck.yaml"
+    deck.write_text(deck.read_text().replace("Words 2.", "Other words 2."))   # new faces: the face cache writes too
+    before = tree(root)
+    monkeypatch.setenv("PNP_TEST_BUDGET", str(budget))
+    monkeypatch.setenv("PNP_TEST_SCOPE", scope)
+    started = time.monotonic()
+    printed = clean(pnp(root, *command, prelude=FULL_DISK), codes=(2,))
+    assert time.monotonic() - started < 90
+    assert "No space left on device" in printed and "cannot write" in printed, printed
+    assert str(out) in printed   # names what could not be written
+    assert _staging(out) == [], "a partial folder or file was left behind"
+    now = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    assert now == kept, "the previous files changed"
+    assert target.is_dir() and tree(root) == before
