@@ -317,3 +317,31 @@ def test_killed_exports_leave_the_old_or_the_new_set_and_the_next_run_cleans_up(
     exports = root / "output" / "mini" / "exports"
     assert [p.name for p in exports.iterdir()] == [target], "a killed export's leftovers were not removed"
     assert not [p for p in exports.rglob("*") if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("fail_at", [1, 3, 5])
+def test_a_write_that_fails_removes_the_staging_folder_and_names_the_file(tmp_path, monkeypatch, fail_at):
+    import builtins
+    import errno
+
+    out = tmp_path / "output"
+    write_game(out, "g", arts("old"))
+    old = state(out / "g")
+    opened = [0]
+
+    def full(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            opened[0] += 1
+            if opened[0] == fail_at:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return builtins.open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(export, "open", full, raising=False)
+    with pytest.raises(OutputError, match=r"cannot write \S+/output/g/\S+: No space left on device; \S+ was left as it was"):
+        write_game(out, "g", arts("new"))
+    assert state(out / "g") == old and sorted(p.name for p in out.iterdir()) == [".g.lock", "g"]
+    from generator.exports.files import write_exports
+    opened[0] = 0
+    with pytest.raises(OutputError, match=r"cannot write \S+/output/g/exports/png/\S+: No space left on device"):
+        write_exports(out, "g", "png", export_files("new"))
+    assert sorted(p.name for p in (out / "g" / "exports").iterdir()) == []
