@@ -11,10 +11,12 @@ rule that cannot run, exit 2). No check meets data it cannot handle.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.schema import Validator
 from ..data.schema import check as schema_check
 from ..errors import Problem
 from ..guard import shorten
@@ -74,6 +76,8 @@ def args_problems(rule_id: str, check_name: str, args: Any, file: str, line: int
     breaks its check's schema, each naming the rule and the argument."""
     schema = CHECKS[check_name].args_schema
     args = args if args is not None else {}
+    if _validator(schema).is_valid(args):
+        return []
     problems = []
     missing = [a for a in schema["required"] if isinstance(args, dict) and a not in args]
     if missing:
@@ -90,6 +94,8 @@ def selected(ctx, args: dict, name: str, schema: dict, default: Any = None) -> A
     against `schema`. :raises ValueError: it does not match: the rule cannot run."""
     written = args.get(name, default)
     value = ctx.value(written)
+    if _validator(schema).is_valid(value):
+        return value
     wrong = schema_check(value, schema, "")
     if wrong:
         first = wrong[0]
@@ -97,6 +103,19 @@ def selected(ctx, args: dict, name: str, schema: dict, default: Any = None) -> A
         raise ValueError(f"args.{name} {shorten(repr(written))} gives {_kind(value)}, expected "
                          f"{schema.get('description', 'another shape')}: {first.message}{where}")
     return value
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def _validator(schema: dict):
+    """A validator of `schema`, made once per schema (making one costs more than most checks)."""
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _VALIDATORS:
+        if len(_VALIDATORS) > 256:
+            _VALIDATORS.clear()
+        _VALIDATORS[key] = Validator(schema)
+    return _VALIDATORS[key]
 
 
 def _kind(value: Any) -> str:
