@@ -1,11 +1,12 @@
 """`pnp export` and `pnp kit`, start to finish: load -> validate -> render -> export target -> write.
 
 In: the project root, game names and a target (png, tts, or a print-shop profile). Out:
-files under output/<game>/exports/<target>/ (written by `export.write_exports`) and
+files under output/<game>/exports/<target>/ (written as one set by `files.write_exports`) and
 an `ExportResult` per game.
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from .errors import OutputError, collect
 from .exports.files import write_exports
 
 TARGETS = ("png", "tts", "tgc", "mpc", "dtc")
+log = logging.getLogger("pnp")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
             _validate(game, strict=False)
         rendered = render_game(game)
         files, summary = make_target(rendered, target, dpi, bleed, out_dir / game_id / "exports" / target)
+        log.info("%s: writing the %s export", game_id, target)
         try:
             written = write_exports(out_dir, game_id, target, files, summary)
         except OSError as exc:
@@ -78,6 +81,7 @@ def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back
     artifacts = layout_game(game, rendered, papers, print_mode)
     calibration = {p: calibration_pdf(p, print_mode) for p in papers} if print_mode.duplex else {}
     kit = kit_zip(game, artifacts, print_mode, calibration)
+    log.info("%s: writing the kit", game_id)
     try:
         written = write_exports(out_dir, game_id, "kit", [kit], {"papers": list(papers)})
     except OSError as exc:

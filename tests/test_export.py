@@ -193,3 +193,155 @@ def test_a_manifest_with_lazy_placements_is_the_json_of_their_list(placements):
     written = b"".join(manifest_json(manifest(Lazy())))
     assert written == (json.dumps(manifest(placements), indent=1, ensure_ascii=False) + "\n").encode()
     assert json.loads(written)["files"][0]["placements"] == placements
+
+
+# ---- export targets (png, tts, the print-shop profiles, the kit) are replaced as one set too ----
+
+def export_files(tag: str) -> list:
+    from generator.exports import ExportFile
+    return [ExportFile(f"deck/{card}-{side}.png", f"{tag} {card} {side}".encode() * 500, {"id": card})
+            for card in ("a", "b", "c") for side in ("front", "back")]
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
+def test_an_export_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_path, monkeypatch, exchange):
+    from generator.exports.files import write_exports
+
+    out = tmp_path / "output"
+    folder = out / "g" / "exports" / "png"
+    write_exports(out, "g", "png", export_files("old"), {"dpi": 300})
+    old = state(folder)
+    write_exports(out, "g", "png", export_files("new"), {"dpi": 300})
+    new = state(folder)
+    write_exports(out, "g", "png", export_files("old"), {"dpi": 300})
+    assert old != new and state(folder) == old and complete(folder)
+    if not exchange:
+        monkeypatch.setattr(export, "_exchange", lambda a, b: False)
+    real = {name: getattr(os, name) for name in ("fsync", "rename", "link", "mkdir")}
+    seen_sets = set()
+    for stop_at in range(1, 80):
+        calls = [0]
+
+        def counted(name, calls=calls, stop_at=stop_at):
+            def op(*args, **kwargs):
+                calls[0] += 1
+                if calls[0] == stop_at:
+                    raise Killed(name)
+                return real[name](*args, **kwargs)
+            return op
+
+        for name in real:
+            monkeypatch.setattr(os, name, counted(name))
+        current = state(folder) if folder.exists() else None
+        try:
+            write_exports(out, "g", "png", export_files("new" if current == old else "old"), {"dpi": 300})
+            finished = True
+        except Killed:
+            finished = False
+        finally:
+            for name, fn in real.items():
+                monkeypatch.setattr(os, name, fn)
+        if folder.exists():
+            now = state(folder)
+            assert now in (old, new), f"mixed export set after stopping at step {stop_at}"
+            seen_sets.add("old" if now == old else "new")
+        else:  # only without an atomic exchange, between its two renames: the next run restores
+            assert not exchange
+        clean_leftovers(out / "g" / "exports", "png")
+        assert state(folder) in (old, new) and complete(folder)
+        assert sorted(p.name for p in (out / "g" / "exports").iterdir()) == ["png"], "leftovers not cleaned"
+        if finished:
+            break
+    else:
+        pytest.fail("the export never finished")
+    assert {"old", "new"} <= seen_sets
+
+
+def test_an_export_drops_what_it_no_longer_makes_keeps_the_designers_files_and_old_leftovers_go(tmp_path):
+    from generator.exports.files import write_exports
+
+    out = tmp_path / "output"
+    folder = out / "g" / "exports" / "png"
+    write_exports(out, "g", "png", export_files("old"))
+    (folder / "notes.txt").write_text("mine")
+    (folder / "deck" / ".a-front.png.4242.tmp").write_bytes(b"half")    # the file-by-file writer's
+    (folder / ".manifest.json.4243.tmp").write_bytes(b"half")
+    (out / "g" / "exports" / ".png.new-99999").mkdir()                    # a killed run's staging folder
+    (out / "g" / "exports" / ".png.new-99999" / "x.png").write_bytes(b"half")
+    (out / "g" / "exports" / ".tts.new-99999").mkdir()                    # another target's: not this run's
+    write_exports(out, "g", "png", export_files("new")[:2])
+    assert sorted(state(folder)) == ["deck/a-back.png", "deck/a-front.png", "manifest.json", "notes.txt"]
+    assert complete(folder, {"notes.txt"})
+    assert sorted(p.name for p in (out / "g" / "exports").iterdir()) == [".tts.new-99999", "png"]
+    with game_lock(out, "g"), pytest.raises(OutputError, match="another pnp build of 'g'"):
+        write_exports(out, "g", "png", export_files("x"))   # a build of the game is writing
+
+
+@pytest.mark.parametrize("target, delays", [
+    ("png", [(False, 1.0), (True, 0.0), (True, 0.005), (True, 0.03)]),
+    ("dtc", [(True, 0.0), (True, 0.02)]),
+])
+def test_killed_exports_leave_the_old_or_the_new_set_and_the_next_run_cleans_up(mini, target, delays):
+    """Real `pnp export` runs in a subprocess, SIGKILLed before and while they write."""
+    cards = "\n".join(f'- {{id: c{n}, name: Card {n}, text: "Words {n}.", cost: {n % 4}}}' for n in range(10))
+    root = mini(cards)
+    deck = root / "cards" / "mini" / "deck.yaml"
+    text = deck.read_text()
+    variants = [text, text.replace("Words 3.", "Other words 3.")]
+    args = ["png", "mini", "--dpi", "150"] if target == "png" else ["--profile", target, "mini"]
+    cmd = [sys.executable, "-m", "generator", "--root", str(root), "-v", "export", *args]
+    folder = root / "output" / "mini" / "exports" / target
+
+    def export(variant: int) -> dict:
+        deck.write_text(variants[variant])
+        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+        return state(folder)
+
+    a, b = export(0), export(1)
+    assert a != b
+    current = 1
+    for after_write_began, delay in delays:
+        deck.write_text(variants[1 - current])
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if after_write_began:
+            assert any(f"writing the {target} export" in line for line in proc.stderr), "the export did not write"
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        proc.stderr.close()
+        now = state(folder)
+        assert now in (a, b), f"mixed {target} files after a kill {delay * 1000:g} ms into writing"
+        assert complete(folder)
+        current = 0 if now == a else 1
+    assert export(0) == a
+    exports = root / "output" / "mini" / "exports"
+    assert [p.name for p in exports.iterdir()] == [target], "a killed export's leftovers were not removed"
+    assert not [p for p in exports.rglob("*") if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("fail_at", [1, 3, 5])
+def test_a_write_that_fails_removes_the_staging_folder_and_names_the_file(tmp_path, monkeypatch, fail_at):
+    import builtins
+    import errno
+
+    out = tmp_path / "output"
+    write_game(out, "g", arts("old"))
+    old = state(out / "g")
+    opened = [0]
+
+    def full(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            opened[0] += 1
+            if opened[0] == fail_at:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return builtins.open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(export, "open", full, raising=False)
+    with pytest.raises(OutputError, match=r"cannot write \S+/output/g/\S+: No space left on device; \S+ was left as it was"):
+        write_game(out, "g", arts("new"))
+    assert state(out / "g") == old and sorted(p.name for p in out.iterdir()) == [".g.lock", "g"]
+    from generator.exports.files import write_exports
+    opened[0] = 0
+    with pytest.raises(OutputError, match=r"cannot write \S+/output/g/exports/png/\S+: No space left on device"):
+        write_exports(out, "g", "png", export_files("new"))
+    assert sorted(p.name for p in (out / "g" / "exports").iterdir()) == []

@@ -450,3 +450,16 @@ def test_list_fields_of_cards_are_arrays_to_rules():
     assert search(compile_expr("decks.dice.cards[].length(faces)"), doc) == [12, 12, 12, 12]
     assert sorted(search(compile_expr("unique(decks.dice.cards[0].faces)"), doc)) == sorted(
         set(load_game(REPO, "meta-olympia").deck("dice").cards[0].fields["faces"]))
+
+
+def test_every_registered_check_has_an_args_schema_and_is_listed_in_the_reference():
+    from generator.data.schema import schema_problem
+    from generator.rules.checks import CHECKS
+
+    reference = (REPO / "docs" / "reference.md").read_text()
+    for name, fn in CHECKS.items():
+        assert schema_problem(fn.args_schema) is None, name
+        assert fn.args_schema["additionalProperties"] is False and fn.args_schema["properties"]
+        assert f"| `{name}` |" in reference, f"docs/reference.md does not list the check {name}"
+        for arg in fn.args_schema["required"]:
+            assert f"**`{arg}`**" in reference.split(f"| `{name}` |")[1].split("\n")[0], (name, arg)

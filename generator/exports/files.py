@@ -11,6 +11,11 @@ after. A build holds `output/.<game>.lock` while it writes; a second build of th
 game meanwhile stops with a clear message. Leftovers of killed builds are cleaned by the
 next build of the game. Files an earlier build listed that this build no longer makes
 are dropped; files pnp did not make are carried over.
+
+An export target (`output/<game>/exports/<target>/`: png, tts, tgc, mpc, dtc, kit) is
+replaced the same way (`replace_set`), under the same lock. When writing fails (a full
+disk, say), the staging folder is removed at once and an `OutputError` names the file that
+could not be written; the previous set stays as it was.
 """
 from __future__ import annotations
 
@@ -74,29 +79,63 @@ def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bo
 
     :param merge: keep entries of the previous manifest that this build did not remake
         (a build of one paper size keeps the other paper's files listed, and their files).
-    :raises OutputError: when another build of the game holds the lock.
+    :raises OutputError: when another build of the game holds the lock, or a file cannot be
+        written (the previous set is then left as it was).
     """
     folder = out_dir / game_id
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _make_folder(out_dir)
     with game_lock(out_dir, game_id):
-        clean_leftovers(out_dir, game_id)
         old = _read_manifest(folder / "manifest.json")
-        new = out_dir / f".{game_id}.new-{os.getpid()}"
-        new.mkdir()
         new_paths = {a.path for a in artifacts}
-        for art in artifacts:
-            _write_synced(new / art.path, art.data)
         entries = [a.entry() for a in artifacts]
         dropped = set() if merge else {e.get("path") for e in old} - new_paths
         if merge:
             entries = [e for e in old if e.get("path") not in new_paths] + entries
-        _carry_over(folder, new, skip=new_paths | dropped | {"manifest.json"})
         entries.sort(key=lambda e: e["path"])
-        manifest = {"game": game_id, "files": entries}
-        _write_synced(new / "manifest.json", manifest_json(manifest))
-        _fsync_dir(new)
-        _swap_in(new, folder, out_dir / f".{game_id}.old-{os.getpid()}")
+
+        def fill(new: Path) -> None:
+            for art in artifacts:
+                _write_synced(new, art.path, art.data)
+            _carry_over(folder, new, skip=new_paths | dropped | {"manifest.json"})
+            _write_synced(new, "manifest.json", manifest_json({"game": game_id, "files": entries}))
+
+        replace_set(out_dir, game_id, fill)
     return [folder / a.path for a in artifacts] + [folder / "manifest.json"]
+
+
+def replace_set(parent: Path, name: str, fill) -> None:
+    """Put a new set of files at `parent/name` in one step: `fill(staging)` writes them into
+    `parent/.<name>.new-<pid>/`, which is synced and swapped in whole. Call it holding the
+    game's lock. Leftovers of killed runs are removed first.
+
+    :raises OutputError: a file could not be written (a full disk, say): the staging folder
+        is removed and `parent/name` is left as it was.
+    """
+    clean_leftovers(parent, name)
+    folder = parent / name
+    new = parent / f".{name}.new-{os.getpid()}"
+    old = parent / f".{name}.old-{os.getpid()}"
+    try:
+        new.mkdir()
+        fill(new)
+        _fsync_dir(new)
+        _swap_in(new, folder, old)
+    except Exception as exc:
+        shutil.rmtree(new, ignore_errors=True)
+        if not folder.exists() and old.is_dir():  # stopped between the two renames of a swap
+            os.rename(old, folder)
+        if not isinstance(exc, OSError):
+            raise
+        shown = str(exc.filename or folder).replace(str(new), str(folder), 1)
+        raise OutputError(f"cannot write {shown}: {exc.strerror or exc}; {folder} was left as it "
+                          "was") from None
+
+
+def _make_folder(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot make the folder {exc.filename or path}: {exc.strerror or exc}") from None
 
 
 LOCK_MESSAGE = ("another pnp build of '{game}' is writing {out} right now (it holds {lock}); "
@@ -211,14 +250,24 @@ def _item_json(item: dict) -> str:
     return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
 
 
-def _write_synced(path: Path, data) -> None:
-    """Write bytes (or pieces of bytes) to `path` and sync them to disk."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as fh:
-        for piece in [data] if isinstance(data, bytes) else data:
-            fh.write(piece)
-        fh.flush()
-        os.fsync(fh.fileno())
+def _write_synced(folder: Path, rel: str, data) -> None:
+    """Write bytes (or pieces of bytes) to `folder/rel` and sync them to disk; an OSError
+    names the file."""
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or ".." in parts:
+        raise ValueError(f"an output file must lie inside its folder, not at {rel!r}")
+    path = folder / rel
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as fh:
+            for piece in [data] if isinstance(data, bytes) else data:
+                fh.write(piece)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 def _fsync_dir(path: Path) -> None:
@@ -282,27 +331,33 @@ def _read_manifest(path: Path) -> list[dict]:
 
 
 def write_exports(out_dir: Path, game_id: str, target: str, files: list, summary: dict | None = None) -> list[Path]:
-    """Write one export target's files under output/<game>/exports/<target>/ with its own
-    manifest.json; files the previous export of that target listed and this one does not
-    make are removed. `files` are `generator.exports.ExportFile`s (path, data, manifest()).
-    Every file is complete in memory before the first write."""
-    folder = out_dir / game_id / "exports" / target
-    manifest_path = folder / "manifest.json"
-    old = _read_manifest(manifest_path)
-    written = []
-    for f in files:
-        write_atomic(folder / f.path, f.data)
-        written.append(folder / f.path)
-    new_paths = {f.path for f in files}
-    for e in old:
-        stale = e.get("path")
-        if stale and stale not in new_paths and ".." not in stale and (folder / stale).is_file():
-            (folder / stale).unlink()
-    manifest = {"game": game_id, "target": target, **(summary or {}),
-                "files": sorted((f.manifest() for f in files), key=lambda e: e["path"])}
-    write_atomic(manifest_path, (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
-    written.append(manifest_path)
-    return written
+    """Replace one export target's files, output/<game>/exports/<target>/ with its own
+    manifest.json, as one set (`replace_set`, under the game's lock, so a build and an
+    export of the same game never write at once). Files the previous export listed and
+    this one does not make are gone; files pnp did not make are carried over. `files` are
+    `generator.exports.ExportFile`s (path, data, manifest()), complete in memory.
+
+    :raises OutputError: the lock is held, or a file cannot be written (the previous set
+        is then left as it was).
+    """
+    exports = out_dir / game_id / "exports"
+    folder = exports / target
+    _make_folder(out_dir)
+    with game_lock(out_dir, game_id):
+        _make_folder(exports)
+        old = _read_manifest(folder / "manifest.json")
+        new_paths = {f.path for f in files}
+        manifest = {"game": game_id, "target": target, **(summary or {}),
+                    "files": sorted((f.manifest() for f in files), key=lambda e: e["path"])}
+
+        def fill(new: Path) -> None:
+            for f in files:
+                _write_synced(new, f.path, f.data)
+            _carry_over(folder, new, skip=new_paths | {e.get("path") for e in old} | {"manifest.json"})
+            _write_synced(new, "manifest.json", (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
+
+        replace_set(exports, target, fill)
+    return [folder / f.path for f in files] + [folder / "manifest.json"]
 
 
 def write_calibration(out_dir: Path, name: str, data: bytes) -> Path:

@@ -30,6 +30,7 @@ from pikepdf import Name
 
 from .cmyk import Cmyk
 from .paint import Analyser, raster_set, without
+from .raster import pdfium_document
 from .recolour import Recolour
 
 VERSION = "PDF/X-1a:2003"
@@ -123,22 +124,22 @@ class PdfX:
             page.obj.Contents = scratch.make_stream(shift + pikepdf.unparse_content_stream(plan.pixel_ops))
         buffer = io.BytesIO()
         scratch.save(buffer)
-        doc = pdfium.PdfDocument(buffer.getvalue())
         out = {}
-        try:
+        with pdfium_document(buffer.getvalue()) as doc:   # holds the PDFium lock
             for n, (key, plan) in enumerate(plans):
                 width, height = plan.size
                 bitmap = pdfium.PdfBitmap.new_native(width, height, raw.FPDFBitmap_BGRx)
                 raw.FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xFFFFFFFF)
-                raw.FPDF_RenderPageBitmap(bitmap, doc[n], 0, 0, width, height, 0, raw.FPDF_ANNOT)
+                page = doc[n]
+                raw.FPDF_RenderPageBitmap(bitmap, page, 0, 0, width, height, 0, raw.FPDF_ANNOT)
                 cmyk = self.cmyk.image(bitmap.to_pil())
+                page.close()
+                bitmap.close()
                 image = pikepdf.Stream(self.pdf, zlib.compress(cmyk.tobytes(), 6))
                 image.Filter, image.Type, image.Subtype = Name.FlateDecode, Name.XObject, Name.Image
                 image.Width, image.Height = width, height
                 image.ColorSpace, image.BitsPerComponent = Name.DeviceCMYK, 8
                 out[key] = self.pdf.make_indirect(image)
-        finally:
-            doc.close()
         return out
 
     def _save(self, title: str) -> bytes:

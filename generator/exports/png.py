@@ -27,7 +27,9 @@ def face_box(deck, bleed: bool) -> tuple[float, float, float, float]:
 
 
 def face_pngs(rendered, dpi: int = 300, bleed: bool = True, raster: Rasteriser | None = None) -> list[ExportFile]:
-    raster = raster or Rasteriser(rendered)
+    if raster is None:
+        with Rasteriser(rendered) as own:
+            return face_pngs(rendered, dpi, bleed, own)
     files = []
     for rc in rendered.cards:
         deck = rc.deck

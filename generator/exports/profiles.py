@@ -144,14 +144,18 @@ def profile_files(rendered, name: str):
         raise InputError(f"cannot export for {profile.shop}: it prints none of the game's decks", problems)
     files = []
     raster = Rasteriser(rendered) if profile.kind == "png" else None
-    for deck_id, cards in decks.items():
-        if deck_id not in matched:
-            continue  # listed under `skipped` in the manifest and shown by the command
-        product, turned = matched[deck_id]
-        if profile.kind == "png":
-            files += _images(profile, product, turned, cards, raster)
-        else:
-            files.append(_pdf(profile, product, turned, cards, rendered))
+    try:
+        for deck_id, cards in decks.items():
+            if deck_id not in matched:
+                continue  # listed under `skipped` in the manifest and shown by the command
+            product, turned = matched[deck_id]
+            if profile.kind == "png":
+                files += _images(profile, product, turned, cards, raster)
+            else:
+                files.append(_pdf(profile, product, turned, cards, rendered))
+    finally:
+        if raster is not None:
+            raster.close()
     summary = {"shop": profile.shop, "dpi": profile.dpi, "bleed_in": profile.bleed_in, "source": profile.source,
                "skipped": [str(p) for p in problems]}
     if profile.kind == "pdf":

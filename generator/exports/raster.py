@@ -5,11 +5,18 @@ the face (mm from its top-left corner) that must fill it. Out: an RGB `PIL.Image
 page is drawn through a matrix (FPDF_RenderPageBitmapWithMatrix) into a bitmap of exactly
 the asked size, so a poker card with 1/8 in bleed at 300 dpi is 825 x 1125 px, never
 824 or 826 from rounding a scale.
+
+PDFium allows one call at a time in a process (two threads inside it at once can abort the
+interpreter), so every pypdfium2 call in pnp holds `PDFIUM`, and every PDFium object is
+closed while it is held (never left to the garbage collector, which may run on any thread).
+The preview server's threads draw through `page_png` here.
 """
 from __future__ import annotations
 
 import ctypes
 import io
+import threading
+from contextlib import contextmanager
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
@@ -18,6 +25,18 @@ from PIL import Image
 from ..units import PT_PER_MM
 
 MM_PER_IN = 25.4
+PDFIUM = threading.RLock()   # held around every pypdfium2 call in pnp
+
+
+@contextmanager
+def pdfium_document(pdf: bytes):
+    """A PDFium document of `pdf`, open while the block runs; hold `PDFIUM` around the block."""
+    with PDFIUM:
+        doc = pdfium.PdfDocument(pdf)
+        try:
+            yield doc
+        finally:
+            doc.close()   # closes its pages and bitmaps too
 
 
 def pixels(mm: float, dpi: float) -> int:
@@ -26,12 +45,26 @@ def pixels(mm: float, dpi: float) -> int:
 
 
 class Rasteriser:
-    """Opens each faces PDF once and draws faces from it; same input, same pixels."""
+    """Opens each faces PDF once and draws faces from it; same input, same pixels.
+    Use it in a `with` block (or call `close()`): its documents are closed holding the lock."""
 
     def __init__(self, rendered):
-        self.docs = [pdfium.PdfDocument(doc) for doc in rendered.faces_pdfs]
+        with PDFIUM:
+            self.docs = [pdfium.PdfDocument(doc) for doc in rendered.faces_pdfs]
         self.page_of = rendered.page_of
         self._cache: dict[tuple, Image.Image] = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        with PDFIUM:
+            for doc in self.docs:
+                doc.close()
+            self.docs = []
 
     def face(self, key: str, width_px: int, height_px: int, box_mm: tuple[float, float, float, float]) -> Image.Image:
         """Face `key`, the part `box_mm` (x, y, w, h in mm from the face's top-left corner,
@@ -39,20 +72,59 @@ class Rasteriser:
         memo = (key, width_px, height_px, tuple(round(v, 6) for v in box_mm))
         if memo not in self._cache:
             doc, number = self.page_of[key]
-            self._cache[memo] = _draw(self.docs[doc][number], width_px, height_px, box_mm)
+            with PDFIUM:
+                page = self.docs[doc][number]
+                try:
+                    self._cache[memo] = _draw(page, width_px, height_px, box_mm)
+                finally:
+                    page.close()
         return self._cache[memo]
 
 
 def _draw(page, width_px: int, height_px: int, box_mm) -> Image.Image:
+    """`box_mm` of `page` in a width_px x height_px RGB image (call it holding PDFIUM)."""
     x, y, w, h = box_mm
     sx = width_px / (w * PT_PER_MM)
     sy = height_px / (h * PT_PER_MM)
     bitmap = pdfium.PdfBitmap.new_native(width_px, height_px, raw.FPDFBitmap_BGRx)
-    raw.FPDFBitmap_FillRect(bitmap, 0, 0, width_px, height_px, 0xFFFFFFFF)
-    matrix = raw.FS_MATRIX(sx, 0, 0, sy, -x * PT_PER_MM * sx, -y * PT_PER_MM * sy)
-    clip = raw.FS_RECTF(0, 0, width_px, height_px)
-    raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, ctypes.byref(matrix), ctypes.byref(clip), raw.FPDF_ANNOT)
-    return bitmap.to_pil().convert("RGB")
+    try:
+        raw.FPDFBitmap_FillRect(bitmap, 0, 0, width_px, height_px, 0xFFFFFFFF)
+        matrix = raw.FS_MATRIX(sx, 0, 0, sy, -x * PT_PER_MM * sx, -y * PT_PER_MM * sy)
+        clip = raw.FS_RECTF(0, 0, width_px, height_px)
+        raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, ctypes.byref(matrix), ctypes.byref(clip), raw.FPDF_ANNOT)
+        return bitmap.to_pil().convert("RGB")   # a copy: the bitmap's memory is freed below
+    finally:
+        bitmap.close()
+
+
+def page_image(pdf: bytes, number: int, scale: float) -> Image.Image:
+    """Page `number` of `pdf` drawn at `scale` pixels per point, as an RGB image."""
+    return page_images([pdf], {0: (0, number)}, scale)[0]
+
+
+def page_images(pdfs: list[bytes], pages: dict, scale: float) -> dict:
+    """{key: RGB image} of `pages` ({key: (index in `pdfs`, page number)}) drawn at `scale`
+    pixels per point; each PDF is opened once."""
+    images = {}
+    for index, pdf in enumerate(pdfs):
+        wanted = [(key, number) for key, (doc_index, number) in pages.items() if doc_index == index]
+        if not wanted:
+            continue
+        with pdfium_document(pdf) as doc:
+            for key, number in wanted:
+                page = doc[number]
+                bitmap = page.render(scale=scale)
+                images[key] = bitmap.to_pil().convert("RGB")   # a copy, kept after the close
+                bitmap.close()
+                page.close()
+    return images
+
+
+def page_png(pdf: bytes, number: int, scale: float) -> bytes:
+    """Page `number` of `pdf` drawn at `scale` pixels per point, as PNG bytes."""
+    out = io.BytesIO()
+    page_image(pdf, number, scale).save(out, format="PNG")
+    return out.getvalue()
 
 
 def png_bytes(image: Image.Image, dpi: float) -> bytes:

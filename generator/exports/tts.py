@@ -50,7 +50,11 @@ def cell_size(deck, cols: int, rows: int, dpi: int) -> tuple[int, int]:
 
 def tts_decks(rendered, base_url: str, dpi: int = 300):
     """The sheets, backs and saved object of a game; returns (files, manifest summary)."""
-    raster = Rasteriser(rendered)
+    with Rasteriser(rendered) as raster:
+        return _tts_decks(rendered, raster, base_url, dpi)
+
+
+def _tts_decks(rendered, raster, base_url: str, dpi: int):
     files, objects, sheet_no = [], [], 0
     decks = {}
     for rc in rendered.cards:

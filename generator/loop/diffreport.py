@@ -54,15 +54,12 @@ def diff_game(root, game_id: str, ref: str, out_dir, cache=None) -> GameDiff:
 
 def _faces(found, wanted: set, cache) -> dict[str, list]:
     """{component: [PIL images of its faces]} for the wanted components of a rendered game."""
-    import pypdfium2 as pdfium
+    from ..exports.raster import page_images  # PDFium, under its lock
 
     cards = [rc for rc in found.cards if rc.card.id in wanted]
     keys = {k for rc in cards for k in face_list(rc)}
     drawn = draw_faces({k: found.svgs[k] for k in keys}, found.sizes, found.roots, cache=cache)
-    docs = [pdfium.PdfDocument(d) for d in drawn.documents]
-    images = {}
-    for key, (doc, page) in drawn.page_of.items():
-        images[key] = docs[doc][page].render(scale=SCALE).to_pil()
+    images = page_images(drawn.documents, drawn.page_of, SCALE)
     return {rc.card.id: [images[k] for k in face_list(rc) if k in images] for rc in cards}
 
 

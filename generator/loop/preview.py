@@ -7,15 +7,26 @@ problems naming file, line and card), `/state.json` (what the page draws, with a
 its drawn PDF page with pypdfium2, so the browser shows exactly what prints). The page
 polls `/state.json` and redraws when the version changes: live reload without a plugin.
 Only the standard library's http.server serves it, bound to 127.0.0.1.
+
+A page on another site cannot use it: a request whose Host header is not 127.0.0.1 or
+localhost with the server's port (DNS rebinding) is refused (403) before anything is read.
+Faces are drawn one at a time (PDFium allows one call at a time in a process: the lock in
+`exports.raster`). A connection that sends nothing for `idle_seconds` is closed, and one
+request (waiting, reading, answering) is cut off after `request_seconds`. A browser that
+goes away mid-answer is not an error: nothing is printed.
 """
 from __future__ import annotations
 
 import json
+import socket
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 PNG_SCALE = 150 / 72   # 150 dpi: sharp on screen, quick to draw
+IDLE_SECONDS = 15.0    # a connection that sends nothing for this long is closed
+REQUEST_SECONDS = 60.0  # the longest one request may take, from waiting for it to the last byte sent
 
 
 class Preview:
@@ -86,26 +97,60 @@ def _snapshot(rendered, seconds: float) -> dict:
 
 
 def _rasterise(pdf: bytes, page: int) -> bytes:
-    import io
+    from ..exports.raster import page_png  # holds the PDFium lock: one face at a time
 
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        image = doc[page].render(scale=PNG_SCALE).to_pil()
-        out = io.BytesIO()
-        image.save(out, format="PNG")
-        return out.getvalue()
-    finally:
-        doc.close()
+    return page_png(pdf, page, PNG_SCALE)
 
 
-def serve(preview: Preview, port: int = 8000) -> ThreadingHTTPServer:
+def allowed_hosts(port: int) -> set[str]:
+    """The Host headers a request to the preview may carry (a browser omits port 80)."""
+    hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+    return hosts | {"127.0.0.1", "localhost"} if port == 80 else hosts
+
+
+class PreviewServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer that says nothing when a client goes away or times out, and one
+    line (never a traceback) for anything else a request runs into."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError):   # ConnectionResetError, BrokenPipeError, TimeoutError...
+            return   # the browser left, or was too slow: nothing to report
+        print(f"pnp preview: a request failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+def serve(preview: Preview, port: int = 8000, idle_seconds: float = IDLE_SECONDS,
+          request_seconds: float = REQUEST_SECONDS) -> ThreadingHTTPServer:
     """Start serving on 127.0.0.1:`port` (0: any free port) in a daemon thread; returns the server
     (its `server_address` holds the port; call `shutdown()` to stop)."""
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = idle_seconds   # the socket's timeout: nothing received for this long closes it
+
+        def handle_one_request(self):
+            # one request, from waiting for its first line to its last byte sent, has a deadline
+            timer = threading.Timer(request_seconds, self._cut_off)
+            timer.daemon = True
+            timer.start()
+            try:
+                super().handle_one_request()
+            finally:
+                timer.cancel()
+
+        def _cut_off(self):
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass   # already closed
+
         def do_GET(self):
+            if self.headers.get("Host", "").lower() not in allowed_hosts(self.server.server_address[1]):
+                self.close_connection = True
+                self._send(403, "text/plain", b"the preview answers only to 127.0.0.1 and localhost")
+                return
             path = self.path.split("?", 1)[0]
             if path == "/":
                 self._send(200, "text/html; charset=utf-8", PAGE.encode())
@@ -132,8 +177,7 @@ def serve(preview: Preview, port: int = 8000) -> ThreadingHTTPServer:
         def log_message(self, *args):  # quiet: the watch prints what matters
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
+    server = PreviewServer(("127.0.0.1", port), Handler)
     threading.Thread(target=server.serve_forever, name="pnp-preview", daemon=True).start()
     return server
 

@@ -1,15 +1,53 @@
 """Rule checks that need real logic, written in Python and named from rules files.
 
 Each check gets a `CheckContext` and the rule's `args`, and yields `Failure`s. Register
-one with `@register("name")`; a rules file uses it as `check: name`.
+one with `@register("name", args={...})`; a rules file uses it as `check: name`.
+
+Every check declares its arguments as JSON Schemas: `args` says what may be written in
+rules.yaml (checked when the rules load: a wrong type is an error naming the file, the line,
+the rule and the argument, exit 2), and `selected(ctx, args, name, schema)` checks what a
+JMESPath argument selects from the game's data before the check uses it (a wrong shape is a
+rule that cannot run, exit 2). No check meets data it cannot handle.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.schema import Validator
+from ..data.schema import check as schema_check
+from ..errors import Problem
+from ..guard import shorten
+
 CHECKS: dict[str, Callable] = {}
+
+# what rules.yaml may write for an argument
+SELECTION = {"anyOf": [{"type": "string"}, {"type": "object", "required": ["expr"], "additionalProperties": False,
+                                            "properties": {"expr": {"type": "string"}}}],
+             "description": "a JMESPath selection: text, or {expr: ...}"}
+NUMBER = {"anyOf": [{"type": "number"}, SELECTION],
+          "description": "a number, or a JMESPath selection of one"}
+SYMBOLS = {"type": "array", "items": {"type": "string"}, "description": "a list of field symbols"}
+QUARTER = {"anyOf": [SELECTION, {"type": "array", "items": {"type": "string"}}],
+           "description": "a JMESPath selection, or a list of rows of field symbols"}
+
+
+def _list_of(item: dict) -> dict:
+    return {"anyOf": [SELECTION, {"type": "array", "items": item}],
+            "description": "a JMESPath selection, or the list itself"}
+
+
+# what a selection must give (from the game's data)
+LINE = {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "string"},
+        "description": "[from, to, kind]"}
+TRACK_LINE = {"type": "array", "minItems": 3, "maxItems": 3,
+              "prefixItems": [{"enum": list("NESW")}, {"enum": list("NESWC")},
+                              {"enum": ["straight", "arc", "stop", "bounce"]}],
+              "description": "[from, to, kind]: edges N, E, S, W, the centre C; straight, arc, stop or bounce"}
+SQUARE_ROWS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1},
+               "description": "rows of field symbols (text), as many rows as each has fields"}
 
 
 @dataclass(frozen=True)
@@ -20,25 +58,89 @@ class Failure:
     fields: dict | None = None
 
 
-def register(name: str, required: tuple[str, ...] = ()):
-    """Make `fn(ctx, args)` available to rules files as `check: name`; `required` args are
-    checked when the rules load."""
+def register(name: str, args: dict, required: tuple[str, ...] = ()):
+    """Make `fn(ctx, args)` available to rules files as `check: name`. `args` maps each
+    argument to the JSON Schema of what may be written for it; `required` ones must be given.
+    Arguments not in `args` are refused (a typo would be silently ignored)."""
+    schema = {"type": "object", "additionalProperties": False, "required": list(required), "properties": args}
+
     def wrap(fn):
-        fn.required = required
+        fn.args_schema = schema
         CHECKS[name] = fn
         return fn
     return wrap
 
 
-@register("ranges_cover", required=("rows", "from", "to"))
+def args_problems(rule_id: str, check_name: str, args: Any, file: str, line: int | None = None) -> list[Problem]:
+    """Every way a rule's `args:` (as read by read_yaml, with lines; `line` is the rule's)
+    breaks its check's schema, each naming the rule and the argument."""
+    schema = CHECKS[check_name].args_schema
+    args = args if args is not None else {}
+    if _validator(schema).is_valid(args):
+        return []
+    problems = []
+    missing = [a for a in schema["required"] if isinstance(args, dict) and a not in args]
+    if missing:
+        problems.append(Problem(file, f"check '{check_name}' needs args: {', '.join(missing)}",
+                                line=getattr(args, "line", None) or line, field=f"rule {rule_id}"))
+    for p in schema_check(args, {**schema, "required": []}, file):
+        problems.append(Problem(file, p.message, line=p.line or line,
+                                field=f"rule {rule_id}: args" + (f".{p.field}" if p.field else "")))
+    return problems
+
+
+def selected(ctx, args: dict, name: str, schema: dict, default: Any = None) -> Any:
+    """The value of argument `name` (a JMESPath selection evaluated, or a literal), checked
+    against `schema`. :raises ValueError: it does not match: the rule cannot run."""
+    written = args.get(name, default)
+    value = ctx.value(written)
+    if _validator(schema).is_valid(value):
+        return value
+    wrong = schema_check(value, schema, "")
+    if wrong:
+        first = wrong[0]
+        where = f" (at {shorten(first.field)})" if first.field else ""
+        raise ValueError(f"args.{name} {shorten(repr(written))} gives {_kind(value)}, expected "
+                         f"{schema.get('description', 'another shape')}: {first.message}{where}")
+    return value
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def _validator(schema: dict):
+    """A validator of `schema`, made once per schema (making one costs more than most checks)."""
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _VALIDATORS:
+        if len(_VALIDATORS) > 256:
+            _VALIDATORS.clear()
+        _VALIDATORS[key] = Validator(schema)
+    return _VALIDATORS[key]
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "a mapping"
+    return shorten(repr(value))
+
+
+@register("ranges_cover", required=("rows", "from", "to"), args={
+    "rows": _list_of({"type": "object"}), "low": {"type": "string"}, "high": {"type": "string"},
+    "from": NUMBER, "to": NUMBER})
 def ranges_cover(ctx, args) -> Iterable[Failure]:
     """Rows with a low and a high bound cover `from`..`to` exactly once (no gap, no overlap).
 
     args: rows (JMESPath list), low, high (keys of a row), from, to (numbers or {expr}).
     """
-    rows = ctx.value(args["rows"])
     lo_key, hi_key = args.get("low", "min"), args.get("high", "max")
-    start, end = ctx.value(args["from"]), ctx.value(args["to"])
+    bound = {"type": "number"}
+    rows = selected(ctx, args, "rows", {"type": "array", "items": {
+        "type": "object", "required": [lo_key, hi_key], "properties": {lo_key: bound, hi_key: bound}},
+        "description": f"a list of rows, each with numbers '{lo_key}' and '{hi_key}'"})
+    start = selected(ctx, args, "from", dict(bound, description="a number"))
+    end = selected(ctx, args, "to", dict(bound, description="a number"))
     expected = f"{start}..{end} covered once"
     spans = sorted(((r[lo_key], r[hi_key], r) for r in rows), key=lambda s: (s[0], s[1]))
     for lo, hi, row in spans:
@@ -69,8 +171,8 @@ EDGES = "NESW"
 
 def _line_problem(line) -> str | None:
     """Why a line is not well formed, or None."""
-    if not isinstance(line, (list, tuple)) or len(line) != 3:
-        return f"{line!r} is not [from, to, kind]"
+    if not isinstance(line, (list, tuple)) or len(line) != 3 or not all(isinstance(x, str) for x in line):
+        return f"{shorten(repr(line))} is not [from, to, kind]"
     a, b, kind = line
     if a not in EDGES:
         return f"{a}-{b} {kind}: it must start at an edge (N, E, S, W)"
@@ -119,13 +221,16 @@ def rotation_symmetry(lines) -> int:
     return next(k for k in (1, 2, 3, 4) if _turned(lines_set, k) == lines_set)
 
 
-@register("track_lines_well_formed", required=("items",))
+@register("track_lines_well_formed", required=("items",), args={"items": _list_of({"type": "object"})})
 def track_lines_well_formed(ctx, args) -> Iterable[Failure]:
     """Every line of every item is well formed and none is listed twice.
 
     args: items (JMESPath list of objects with `lines`: [[from, to, kind], ...]).
     """
-    for item in ctx.value(args["items"]):
+    items = selected(ctx, args, "items", {"type": "array", "items": {
+        "type": "object", "required": ["lines"], "properties": {"lines": {"type": "array"}}},
+        "description": "a list of items, each with a list of lines"})
+    for item in items:
         seen = set()
         for line in item["lines"]:
             problem = _line_problem(line)
@@ -139,14 +244,21 @@ def track_lines_well_formed(ctx, args) -> Iterable[Failure]:
             seen.add(key)
 
 
-@register("track_lines_match", required=("items", "table"))
+@register("track_lines_match", required=("items", "table"), args={
+    "items": _list_of({"type": "object"}), "table": _list_of({"type": "object"})})
 def track_lines_match(ctx, args) -> Iterable[Failure]:
     """Each item (by `id`) has exactly the lines of its row (by `piece`) in a geometry table,
     and the table and the items name the same pieces.
 
     args: items (JMESPath list of {id, lines}), table (JMESPath list of {piece, lines}).
     """
-    items, rows = ctx.value(args["items"]), ctx.value(args["table"])
+    lines = {"type": "array", "items": LINE}
+    items = selected(ctx, args, "items", {"type": "array", "items": {
+        "type": "object", "required": ["id", "lines"], "properties": {"id": {"type": "string"}, "lines": lines}},
+        "description": "a list of {id, lines: [[from, to, kind], ...]}"})
+    rows = selected(ctx, args, "table", {"type": "array", "items": {
+        "type": "object", "required": ["piece", "lines"], "properties": {"piece": {"type": "string"}, "lines": lines}},
+        "description": "a list of {piece, lines: [[from, to, kind], ...]}"})
     by_piece = {r["piece"]: r for r in rows}
     for item in items:
         row = by_piece.get(item["id"])
@@ -162,13 +274,16 @@ def track_lines_match(ctx, args) -> Iterable[Failure]:
             yield Failure(f"no piece {piece}", "a piece for every row of the table", row)
 
 
-@register("track_symmetry", required=("items",))
+@register("track_symmetry", required=("items",), args={"items": _list_of({"type": "object"})})
 def track_symmetry(ctx, args) -> Iterable[Failure]:
     """Each item's declared `symmetry` is the rotation symmetry its lines have.
 
     args: items (JMESPath list of {lines, symmetry}).
     """
-    for item in ctx.value(args["items"]):
+    items = selected(ctx, args, "items", {"type": "array", "items": {
+        "type": "object", "required": ["lines", "symmetry"], "properties": {"lines": {"type": "array", "items": LINE}}},
+        "description": "a list of {lines: [[from, to, kind], ...], symmetry}"})
+    for item in items:
         computed = rotation_symmetry(item["lines"])
         if item["symmetry"] != computed:
             yield Failure(item["symmetry"], computed, item)
@@ -211,7 +326,12 @@ def _regions(board, symbol) -> list[int]:
     return sorted(sizes, reverse=True)
 
 
-@register("board_fields", required=("quarter",))
+@register("board_fields", required=("quarter",), args={
+    "quarter": QUARTER,
+    "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0},
+               "description": "fields of each symbol: {symbol: count}"},
+    "regions": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                "description": "sizes of the groups of each symbol: {symbol: [size, ...]}"}})
 def board_fields(ctx, args) -> Iterable[Failure]:
     """A board assembled from four turned quarters has the expected fields: `counts` of each
     symbol on the whole board, and `regions` (the sizes of the connected groups of a symbol:
@@ -219,7 +339,7 @@ def board_fields(ctx, args) -> Iterable[Failure]:
 
     args: quarter (JMESPath list of equal-length strings, a square), counts, regions.
     """
-    quarter = ctx.value(args["quarter"])
+    quarter = selected(ctx, args, "quarter", SQUARE_ROWS)
     if len({len(r) for r in quarter}) != 1 or len(quarter[0]) != len(quarter):
         yield Failure([len(r) for r in quarter], f"{len(quarter)} rows of {len(quarter)} fields", quarter)
         return
@@ -238,7 +358,9 @@ def board_fields(ctx, args) -> Iterable[Failure]:
 STEP = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 
 
-@register("fixed_track_fields", required=("quarter", "pieces", "on", "enters"))
+@register("fixed_track_fields", required=("quarter", "pieces", "on", "enters"), args={
+    "quarter": QUARTER, "pieces": _list_of({"type": "object"}), "on": SYMBOLS, "enters": SYMBOLS,
+    "leaves": SYMBOLS})
 def fixed_track_fields(ctx, args) -> Iterable[Failure]:
     """Track built into the board joins the right fields: every line of a piece standing on a
     field in `on` starts at an edge facing a field in `enters` and, unless it stops in the
@@ -248,7 +370,16 @@ def fixed_track_fields(ctx, args) -> Iterable[Failure]:
     args: quarter, pieces (JMESPath list of {x, y, lines}); on, enters, leaves (lists of field
     symbols, written as lists so they are not read as JMESPath).
     """
-    board = assemble_board(ctx.value(args["quarter"]))
+    quarter = selected(ctx, args, "quarter", SQUARE_ROWS)
+    if len({len(r) for r in quarter}) != 1 or len(quarter[0]) != len(quarter):
+        yield Failure([len(r) for r in quarter], f"{len(quarter)} rows of {len(quarter)} fields", quarter)
+        return
+    board = assemble_board(quarter)
+    at = {"type": "integer", "minimum": 0, "maximum": len(board) - 1}
+    pieces = selected(ctx, args, "pieces", {"type": "array", "items": {
+        "type": "object", "required": ["x", "y", "lines"],
+        "properties": {"x": at, "y": at, "lines": {"type": "array", "items": TRACK_LINE}}},
+        "description": f"a list of {{x, y, lines}}, x and y on the board (0..{len(board) - 1})"})
     on, enters, leaves = set(args["on"]), set(args["enters"]), set(args.get("leaves") or ())
 
     def facing(x, y, edge):
@@ -256,9 +387,9 @@ def fixed_track_fields(ctx, args) -> Iterable[Failure]:
         nx, ny = x + dx, y + dy
         return board[ny][nx] if 0 <= ny < len(board) and 0 <= nx < len(board) else "outside the board"
 
-    placed = [p for p in ctx.value(args["pieces"]) if board[p["y"]][p["x"]] in on]
+    placed = [p for p in pieces if board[p["y"]][p["x"]] in on]
     if not placed:
-        yield Failure(f"no fixed piece on {sorted(on)}", "at least one", ctx.value(args["pieces"]))
+        yield Failure(f"no fixed piece on {sorted(on)}", "at least one", pieces)
     for p in placed:
         for a, b, kind in p["lines"]:
             if facing(p["x"], p["y"], a) not in enters:

@@ -20,8 +20,8 @@ from jmespath.exceptions import JMESPathError
 from ..data.schema import bundled, check
 from ..data.yamlsrc import line_of, read_yaml
 from ..errors import InputError, Problem, collect
-from ..guard import is_file_inside, missing_message
-from .checks import CHECKS, Failure
+from ..guard import is_file_inside, missing_message, short_repr, shorten
+from .checks import CHECKS, Failure, args_problems
 from .document import GameDocument, Location, build_document
 from .functions import compile_expr, search
 
@@ -105,6 +105,8 @@ def load_rules(game, known_fields: set[str] | None = None) -> list[Rule]:
                                                                problems)))
         problems.extend(Problem(shown, message, line=line_of(raw, ("rules", i, key)), field=f"rule {spec['id']}")
                         for key, message in _shape_problems(spec))
+        if spec.get("check") in CHECKS:
+            problems.extend(args_problems(spec["id"], spec["check"], spec.get("args"), shown, line))
         if known_fields is not None:
             parsed = [(label, where, expr.parsed) for label, where, expr in sources if expr is not None]
             made = set().union(*(_fields_in(p)[1] for _, _, p in parsed))  # keys the rule makes ({s: suit})
@@ -129,21 +131,15 @@ def _shape_problems(spec) -> list[tuple[str, str]]:
         value = spec.get(key)
         if key in spec and not isinstance(value, dict) and (isinstance(value, bool) or
                                                              not isinstance(value, (int, float))):
-            found.append((key, f"'{key}' must be a number or {{expr: ...}}, not {value!r}"))
+            found.append((key, f"'{key}' must be a number or {{expr: ...}}, not {short_repr(value)}"))
     if "one_of" in spec and not isinstance(spec["one_of"], (list, dict)):
-        found.append(("one_of", f"'one_of' must be a list or {{expr: ...}}, not {spec['one_of']!r}"))
+        found.append(("one_of", f"'one_of' must be a list or {{expr: ...}}, not {short_repr(spec['one_of'])}"))
     for name in _placeholders(spec["message"]):
         if not name.isidentifier():
             found.append(("message", f"placeholder {{{name}}} in the message: use plain names such as "
                                      "{found}, {expected} or an item's field"))
-    if "check" in spec:
-        check_fn = CHECKS.get(spec["check"])
-        if check_fn is None:
-            found.append(("check", f"unknown check '{spec['check']}' (known: {', '.join(sorted(CHECKS))})"))
-        else:
-            missing = [a for a in check_fn.required if a not in (spec.get("args") or {})]
-            if missing:
-                found.append(("check", f"check '{spec['check']}' needs args: {', '.join(missing)}"))
+    if "check" in spec and spec["check"] not in CHECKS:  # the args of a known one: checks.args_problems
+        found.append(("check", f"unknown check '{spec['check']}' (known: {', '.join(sorted(CHECKS))})"))
     return found
 
 
@@ -207,7 +203,7 @@ def _compile(source, file, line, rule_id, key, problems):
         return compile_expr(source)
     except JMESPathError as exc:
         reason = str(exc).splitlines()[0].rstrip(":")
-        problems.append(Problem(file, f"bad JMESPath in '{key}': {reason}: {source!r}", line=line,
+        problems.append(Problem(file, f"bad JMESPath in '{key}': {shorten(reason)}: {short_repr(source)}", line=line,
                                 field=f"rule {rule_id}"))
         return None
 
@@ -218,7 +214,7 @@ def run_rules(game, rules: list[Rule], gd: GameDocument | None = None) -> list[F
     for rule in rules:
         try:
             findings.extend(_run(rule, game.id, gd))
-        except (JMESPathError, TypeError, KeyError, ValueError, _Unresolved) as exc:
+        except (JMESPathError, TypeError, LookupError, ValueError, AttributeError, _Unresolved) as exc:
             reason = " ".join(str(exc).split())
             if "copies" in json.dumps(rule.spec, default=str):
                 reason += " (`copies` is a number, as in templates; the list of printed cards is `printed`)"

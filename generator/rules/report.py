@@ -1,6 +1,9 @@
 """Rule findings printed for people and for CI: text, JSON, GitHub annotations, JUnit XML.
 
 In: `RulesReport`s (and load problems, reported as the `schema` rule). Out: a string.
+Every format cuts what it quotes the same way (guard.shorten): a message to MESSAGE_CHARS
+characters, a found or expected value to MESSAGE_CHARS of its JSON, a card or rule id to
+SHOWN; a cut text ends with "… (N characters)". A 100 kB value is never echoed whole.
 """
 from __future__ import annotations
 
@@ -20,14 +23,42 @@ def from_problem(game: str, p: Problem, kind: str = "schema") -> Finding:
     return Finding(kind, game, "error", message, p.file, p.line, (p.card,) if p.card else (), broken=True)
 
 
+def message(f: Finding) -> str:
+    """The finding's message, cut to MESSAGE_CHARS."""
+    return shorten(f.message, MESSAGE_CHARS)
+
+
+def title(f: Finding) -> str:
+    """game/rule, each cut to SHOWN."""
+    return f"{shorten(f.game)}/{shorten(f.rule)}"
+
+
+def cards_shown(f: Finding, most: int = 8) -> str:
+    """The first `most` card ids (each cut to SHOWN) and how many more."""
+    return ", ".join(shorten(str(c)) for c in f.cards[:most]) + (
+        f" (+{len(f.cards) - most} more)" if len(f.cards) > most else "")
+
+
+def value(v):
+    """A found or expected value for JSON: as it is, or (text, or the JSON text of a list or
+    mapping) cut to MESSAGE_CHARS."""
+    if isinstance(v, str):
+        return shorten(v, MESSAGE_CHARS)
+    text = json.dumps(v, ensure_ascii=False, default=str)
+    return v if len(text) <= MESSAGE_CHARS else shorten(text, MESSAGE_CHARS)
+
+
 def text_line(f: Finding) -> str:
     where = f.file + (f":{f.line}" if f.line else "")
-    cards = ""
-    if f.cards:
-        shown = ", ".join(shorten(str(c)) for c in f.cards[:8]) + (
-            f" (+{len(f.cards) - 8} more)" if len(f.cards) > 8 else "")
-        cards = f" [cards: {shown}]"
-    return f"{where}: {f.severity}: {f.game}/{f.rule}: {shorten(f.message, MESSAGE_CHARS)}{cards}"
+    cards = f" [cards: {cards_shown(f)}]" if f.cards else ""
+    return f"{where}: {f.severity}: {title(f)}: {message(f)}{cards}"
+
+
+def as_json(f: Finding) -> dict:
+    """The finding as JSON data, what it quotes cut as in every format."""
+    data = f.as_dict()
+    return {**data, "rule": shorten(f.rule), "message": message(f), "cards": [shorten(str(c)) for c in f.cards],
+            "found": value(data["found"]), "expected": value(data["expected"])}
 
 
 def render(reports: list, fmt: str) -> str:
@@ -49,7 +80,7 @@ def _json(reports) -> str:
         "errors": sum(len(r.errors) for r in reports),
         "warnings": sum(len(r.warnings) for r in reports),
         "games": [{"game": r.game, "ok": r.ok, "rules": list(r.rules),
-                   "findings": [f.as_dict() for f in r.findings]} for r in reports],
+                   "findings": [as_json(f) for f in r.findings]} for r in reports],
     }
     return json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -70,9 +101,9 @@ def _github(reports) -> str:
             props = [f"file={_escape_prop(f.file)}"]
             if f.line:
                 props.append(f"line={f.line}")
-            props.append(f"title={_escape_prop(f'{f.game}/{f.rule}')}")
-            cards = f" (cards: {', '.join(f.cards)})" if f.cards else ""
-            out.append(f"::{level} {','.join(props)}::{_escape_data(f.message + cards)}")
+            props.append(f"title={_escape_prop(title(f))}")
+            cards = f" (cards: {cards_shown(f)})" if f.cards else ""
+            out.append(f"::{level} {','.join(props)}::{_escape_data(message(f) + cards)}")
     return "\n".join(out)
 
 
@@ -86,11 +117,11 @@ def _junit(reports) -> str:
         suite = ET.SubElement(suites, "testsuite", name=r.game)
         n_fail = 0
         for rid, found in by_rule.items():
-            case = ET.SubElement(suite, "testcase", classname=f"pnp.{r.game}", name=rid)
+            case = ET.SubElement(suite, "testcase", classname=f"pnp.{shorten(r.game)}", name=shorten(rid))
             errors = [f for f in found if f in r.errors]
             if errors:
                 n_fail += 1
-                fail = ET.SubElement(case, "failure", message=errors[0].message, type="rule")
+                fail = ET.SubElement(case, "failure", message=message(errors[0]), type="rule")
                 fail.text = "\n".join(text_line(f) for f in errors)
             warnings = [f for f in found if f not in errors]
             if warnings:
