@@ -29,6 +29,7 @@ from .jinja_errors import plain_message, template_line
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
+PNP_SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own macros: used when a project has none
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def render_svgs(game: Game, guides: bool = False) -> FaceSVGs:
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if font_files(game.templates_dir / "fonts") else ""
-    scope = MEMO.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
+    scope = MEMO.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
                        SALT + _fonts_digest() + own_fonts) if MEMO.on else None
     for deck in game.decks:
         deck_context = deck.context()
@@ -205,7 +206,7 @@ def make_env(game: Game) -> jinja2.Environment:
     """Jinja for SVG: autoescaped (a card named 'Salt & Pepper' works), strict about names."""
     shared = game.root / "templates" / SHARED
     env = jinja2.Environment(
-        loader=ProjectLoader(game.root, [str(game.templates_dir), str(shared)]),
+        loader=ProjectLoader(game.root, [str(game.templates_dir), str(shared), str(PNP_SHARED)]),
         bytecode_cache=_COMPILED, autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["fmt"] = lambda v, spec="g": format(v, spec)
@@ -236,7 +237,8 @@ class ProjectLoader(jinja2.FileSystemLoader):
     def get_source(self, environment, template):
         source, filename, uptodate = super().get_source(environment, template)
         try:
-            inside(self.root, filename, f"template '{template}'")
+            if Path(filename).parent != PNP_SHARED:
+                inside(self.root, filename, f"template '{template}'")
         except OutsideProject as exc:
             raise TemplateOutside(str(exc)) from None
         return source, filename, uptodate
