@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 from ..guard import shorten
 
@@ -50,14 +50,20 @@ def sheet_url(url: str) -> str:
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):
-    """Redirects within http(s) only, and never from https down to http."""
+    """Redirects within http(s) only, and never from https down to http (checked before urllib's
+    own checks, which let ftp: through)."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        old, new = urlsplit(req.full_url).scheme.lower(), urlsplit(newurl).scheme.lower()
-        if new not in ("http", "https") or (old == "https" and new == "http"):
-            raise DownloadError(f"it redirects to {shorten(newurl, 120)}: pnp follows redirects to http(s) only, "
-                                "never from https to http")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    def http_error_302(self, req, fp, code, msg, headers):
+        location = headers.get("location") or headers.get("uri")
+        if location:
+            newurl = urljoin(req.full_url, location)
+            old, new = urlsplit(req.full_url).scheme.lower(), urlsplit(newurl).scheme.lower()
+            if new not in ("http", "https") or (old == "https" and new == "http"):
+                raise DownloadError(f"it redirects to {shorten(newurl, 120)}: pnp follows redirects to http(s) "
+                                    "only, never from https to http")
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
 
 def download(url: str, into, timeout: float, max_bytes: int) -> int:

@@ -203,7 +203,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list) -> D
         if why:
             problems.append(Problem(shown, why, line=line_of(raw, (key,)), field=key))
     unprintable = [p for i, c in enumerate(raw["cards"]) if isinstance(c, dict)
-                   for p in _text_problems(c, shown, raw, i)]
+                   for p in _text_problems(c, cards_file, raw, i)]
     problems.extend(unprintable)
     if found or unprintable or geometry is None:
         return None

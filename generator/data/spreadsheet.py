@@ -70,7 +70,7 @@ def cards_from_table(spec: dict, deck_dir: Path, root: Path, fields: dict, requi
     if not source.is_relative_to(deck_dir.resolve()):
         out.problems.append(Problem(shown, "a card table must be inside the game's cards folder", field="cards.from"))
         return out
-    if not source.is_file():
+    if not source.exists():
         out.problems.append(Problem(shown, f"card table '{spec['from']}' does not exist", field="cards.from"))
         return out
     try:
@@ -192,7 +192,7 @@ def _make_ids(cards: LineList, out: CardRows) -> None:
         if not isinstance(name, str) or not name.strip():
             out.problems.append(Problem(out.file, "the row has no name (a card's id is made from its name when "
                                         "the sheet has no id)", line=card.line, field="name"))
-            out.reported.add((card.line, "name"))
+            out.reported.update({(card.line, "name"), (card.line, "id")})
             continue
         base = slug(name) or f"row-{card.line}"
         made, n = base, 1
