@@ -4,10 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
+BIN    ?= $(HOME)/.local/bin
 # Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
 CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test bench validate clean browser cmyk-profile
+.PHONY: build test bench validate clean browser cmyk-profile install
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
@@ -16,11 +17,20 @@ $(STAMP): pyproject.toml constraints.txt
 	    (apt-get install -y libcairo2 || (apt-get update && apt-get install -y libcairo2)) >/dev/null; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	@# setuptools' "Editable installation" notice is information about editable installs in general
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
 build: $(STAMP)
 	$(VENV)/bin/pnp build $(ARGS)
+
+# `pnp` on your PATH from any folder: a link in ~/.local/bin (BIN=...) to this project's own pnp
+# (pipx install . is the other way: see docs/install.md)
+install: $(STAMP)
+	@mkdir -p "$(BIN)"
+	ln -sfn "$(abspath $(VENV))/bin/pnp" "$(BIN)/pnp"
+	@case ":$$PATH:" in *":$(BIN):"*) echo "pnp is on your PATH: try pnp --help";; \
+	  *) echo "$(BIN) is not on your PATH yet: add  export PATH=\"$(BIN):\$$PATH\"  to ~/.profile";; esac
 
 # the live preview is tested end to end in Debian's chromium: install it, or fail loudly
 browser:

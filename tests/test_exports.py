@@ -243,6 +243,7 @@ def test_kit_zips_sheets_cut_files_calibration_and_a_readme(game):
         readme = zf.read("READ-ME.txt").decode()
         sheets = zf.read("ex-sheets-a4.pdf")
     assert "100 %" in readme and "LONG edge" in readme and "ex-sheets-a4.pdf" in readme and "crop marks" in readme
+    assert "pnp build" not in readme and "side 2" in readme  # players have no pnp: how to compensate a duplex offset
     assert len(pikepdf.open(io.BytesIO(sheets)).pages) == 2
     first = path.read_bytes()
     assert run(game, "kit", "ex", "--paper", "a4", "--paper", "letter").exit_code == 0

@@ -45,6 +45,8 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
                         strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
                         changed_since=changed_since, progress=Progress(), session=session)
     for r in results:
+        for note in r.rendered.game.notes:
+            click.echo(f"note: {note}", err=True)
         for w in r.warnings:
             click.echo(f"warning: {w}", err=True)
         if r.changed is not None:
@@ -87,6 +89,9 @@ def validate(ctx, games, fmt, strict, draw, time_limit):
     for game_id in resolve_games(root, games):
         try:
             game = load_game(root, game_id)
+            if fmt == "text":
+                for note in game.notes:
+                    click.echo(f"note: {note}", err=True)
             report = check_game(game, strict=strict)
             if draw:
                 report = _with_drawing(root, game, report, session_for(time_limit))
@@ -195,9 +200,14 @@ def schema_cmd(ctx):
 
 @cli.command("pull")
 @click.argument("games", nargs=-1)
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=60, show_default=True,
+              help="Seconds each download may take, from connecting to the last byte.")
 @click.pass_context
-def pull_cmd(ctx, games):
-    """Download the published spreadsheets named in each game's `pull:` (default: every game that has one)."""
+def pull_cmd(ctx, games, timeout):
+    """Download the published spreadsheets named in each game's `pull:` (default: every game that has one).
+
+    A URL is a sheet published to the web as CSV, or a Google Sheets share link (read as its
+    CSV export). Every file changes, or none does."""
     from ..data.load import list_games
     from ..data.pull import pull_game
     from ..data.yamlsrc import read_yaml
@@ -213,7 +223,7 @@ def pull_cmd(ctx, games):
         if not games:
             raise InputError("no game has a `pull:` in its game.yaml")
     for game in games:
-        for pulled in pull_game(root, game):
+        for pulled in pull_game(root, game, timeout=timeout):
             state = "updated" if pulled.changed else "unchanged"
             click.echo(f"{game}: {pulled.file.relative_to(root)}: {pulled.rows} rows, {state}")
 

@@ -2,6 +2,8 @@
 
 In: `cards/<game>/` (game.yaml, deck YAML, spreadsheets, data tables) and the shipped JSON
 Schemas (`generator/assets/schemas/`). Out: a `model.Game`, plain frozen values with the
-file and line each came from, or an `InputError` listing every problem at once. Also here:
-`pnp pull` (spreadsheets refreshed from the web) and `pnp new` (a starter game).
+file and line each came from, or an `InputError` listing every problem at once. Card tables:
+`tablefile` and `workbook` read CSV/TSV/XLSX/ODS files within limits (`sheetbase`),
+`spreadsheet` turns their rows into cards. Also here: `pnp pull` (`pull`, `download`:
+spreadsheets refreshed from the web) and `pnp new` (`starter`: a starter game).
 """

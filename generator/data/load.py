@@ -94,10 +94,11 @@ def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
         if deck_ids.count(d.id) > 1:
             problems.append(Problem(d.source.file, f"deck id '{d.id}' is used by more than one file",
                                     line=d.source.line, field="deck"))
-    collect(f"in cards/{game_id}/", problems)
+    notes = tuple(p for p in problems if p.severity == "note")  # said once, with a good build
+    collect(f"in cards/{game_id}/", [p for p in problems if p.severity != "note"])
     return Game(id=game_id, title=meta["title"], root=root, cards_dir=cards_dir,
                 templates_dir=templates_dir, decks=tuple(decks), data=data,
-                data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1))
+                data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1), notes=notes)
 
 
 def _load_data(meta, cards_dir, rel, problems, root):
@@ -174,15 +175,16 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
     if found:
         problems.extend(found)
         return None
-    card_schema, bad = _card_schema(raw, shown)
+    cards_schema, bad = card_schema(raw, shown)
     if bad:
         problems.extend(bad)
         return None
-    cards_file = shown  # where the cards were written: the deck, or its spreadsheet
+    cards_file, table = shown, None  # where the cards were written: the deck, or its spreadsheet
     if isinstance(raw["cards"], dict):
-        cards_file = _cards_from_table(raw, path, shown, card_schema, problems)
-        if cards_file is None:
+        table = _cards_from_table(raw, path, shown, cards_schema, problems)
+        if table is None:
             return None
+        cards_file = table.file
 
     def card_of(p):
         if len(p) >= 2 and p[0] == "cards" and isinstance(p[1], int):
@@ -191,7 +193,10 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
             return shorten(str(card)) if card not in (None, "") else f"#{p[1] + 1}", 2
         return None, 0
 
-    found = check_items(raw, "cards", card_schema, cards_file, card_of, memo)
+    found = check_items(raw, "cards", cards_schema, cards_file, card_of, memo)
+    if table is not None:  # a sheet's own row problems with the schema's, row by row, each told once
+        found = [p for p in found if (p.line, (p.field or "").split(".")[0]) not in table.reported]
+        found = sorted([*table.problems, *found], key=lambda p: p.line or 0)
     problems.extend(found)
     geometry = _geometry(raw, shown, problems)
     defaults = raw.get("defaults") or {}
@@ -201,7 +206,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
         if why:
             problems.append(Problem(shown, why, line=line_of(raw, (key,)), field=key))
     unprintable = [p for i, c in enumerate(raw["cards"]) if isinstance(c, dict)
-                   for p in _text_problems(c, shown, raw, i)]
+                   for p in _text_problems(c, cards_file, raw, i)]
     problems.extend(unprintable)
     if found or unprintable or geometry is None:
         return None
@@ -222,27 +227,30 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
                 source=Source(shown, raw.line), raw=raw, **geometry)
 
 
-def _cards_from_table(raw, path: Path, shown: str, card_schema: dict, problems: list) -> str | None:
+def _cards_from_table(raw, path: Path, shown: str, schema: dict, problems: list):
     """Replace a deck's `cards: {from: ..., sheet: ...}` by the rows of that spreadsheet (see
-    spreadsheet.py); returns the table's file as shown in problems, or None when unreadable."""
+    spreadsheet.py); returns its `CardRows` (problems with single rows are left in it, to be
+    told with the schema's in row order), or None when the sheet cannot be used."""
     from .spreadsheet import cards_from_table
 
     root = path.parents[2] if len(path.parents) > 2 else path.parent
-    found: list = []
-    cards, table = cards_from_table(raw["cards"], path.parent, root, card_schema["properties"], found)
-    for p in found:  # problems with the table itself point at the deck's `cards:` line when they have none
-        problems.append(p if p.line else Problem(shown, f"{p.file}: {p.message}", line=line_of(raw, ("cards",)),
-                                                 field="cards"))
-    if cards is None or found:
+    table = cards_from_table(raw["cards"], path.parent, root, schema["properties"], schema["required"], shown)
+    problems.extend(table.notes)
+    if table.cards is None:
+        for p in table.problems:  # problems with the table itself point at the deck's `cards:` line when they have none
+            problems.append(p if p.line else Problem(shown, f"{p.file}: {p.message}",
+                                                     line=line_of(raw, ("cards",)), field="cards"))
         return None
-    if not cards:
-        problems.append(Problem(table, "the table has a header but no cards", line=1))
+    if not table.cards:
+        problems.append(Problem(table.file, "the table has a header but no cards", line=1))
         return None
-    raw["cards"] = cards
+    raw["cards"] = table.cards
     return table
 
 
-def _card_schema(raw, shown):
+def card_schema(raw, shown):
+    """The JSON Schema of one card of deck `raw` (its fields, the built-in keys, its required
+    fields), and the problems with the deck's `fields:`, `required:` and `defaults:`."""
     fields = raw.get("fields") or {}
     problems = []
     for name, sub in fields.items():

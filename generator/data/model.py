@@ -108,6 +108,7 @@ class Game:
     data_sources: Mapping[str, str]
     meta: Mapping[str, Any]      # game.yaml as written (title, players, ...)
     source: Source
+    notes: tuple = ()            # Problems of severity "note": things said once (a guessed encoding, ...)
 
     def deck(self, deck_id: str) -> Deck:
         for d in self.decks:

@@ -1,25 +1,33 @@
-"""`pnp pull`: refresh a game's local copies of spreadsheets published as CSV.
+"""`pnp pull`: refresh a game's local copies of spreadsheets published on the web.
 
-In: game.yaml's `pull:` mapping, file name -> URL (a sheet published to the web as CSV,
-e.g. Google Sheets' File > Share > Publish to web > CSV). Out: each file written into
-`cards/<game>/`, atomically, after checking that what came back is a table with a header
-row. This is the only part of pnp that uses the network, and only when asked; `pnp build`
-reads the local copy.
+In: game.yaml's `pull:` mapping, file name -> URL (a sheet published to the web as CSV, or a
+Google Sheets share link, read as its CSV export), and the project folder. Out: each file
+replaced in `cards/<game>/`, atomically, once every download of the game has come back as a
+table that the decks reading it accept (all or nothing: on any problem no file changes).
+
+Each download goes into a temporary file pnp creates itself in `output/.cache/pull/`, the
+only files pull ever deletes; nothing in `cards/` is written but the pulled files
+themselves. This is the only part of pnp that uses the network, and only when asked; `pnp
+build` reads the local copy.
 """
 from __future__ import annotations
 
+import errno
 import os
-import urllib.error
-import urllib.request
+import shutil
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from .spreadsheet import SheetError, read_table
+from ..guard import OutsideProject, inside, is_file_inside, shorten
+from .download import DownloadError, download, sheet_url
+from .sheetbase import MAX_FILE_BYTES, SheetError
+from .tablefile import read_table
 from .yamlsrc import line_of, read_yaml
 
-MAX_BYTES = 20 * 1024 * 1024
-TIMEOUT_S = 30
+TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -27,66 +35,138 @@ class Pulled:
     file: Path
     rows: int
     changed: bool
+    url: str = ""   # the URL downloaded (a share link's CSV export URL)
 
 
-def pull_game(root: Path, game_id: str) -> list[Pulled]:
+def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pulled]:
     """Download every `pull:` entry of one game.
 
-    :raises InputError: naming the game.yaml line of each URL that failed; files that did
-        download are kept only when every one of them did (all or nothing).
+    :param timeout: seconds each download may take, connection included.
+    :raises InputError: naming the game.yaml line of each URL that failed; the files are
+        replaced only when every one of them came back as a table (all or nothing).
     """
     cards_dir = root / "cards" / game_id
     shown = f"cards/{game_id}/game.yaml"
     meta = read_yaml(cards_dir / "game.yaml", shown)
     wanted = (meta.get("pull") or {}) if isinstance(meta, dict) else {}
-    if not wanted:
+    if not wanted or not isinstance(wanted, dict):
         raise InputError(f"{shown} has no `pull:` (file: URL of a spreadsheet published as CSV)")
-    fetched, problems = {}, []
-    for name, url in wanted.items():
-        line = line_of(meta, ("pull", name))
-        if not isinstance(name, str) or "/" in name or not name.endswith((".csv", ".tsv")):
-            problems.append(Problem(shown, f"'{name}': pull writes a .csv or .tsv file in the game's folder",
-                                    line=line, field="pull"))
-            continue
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            problems.append(Problem(shown, f"'{url}' is not an http(s) URL", line=line, field=f"pull.{name}"))
-            continue
-        try:
-            with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
-                data = response.read(MAX_BYTES + 1)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            reason = getattr(exc, "reason", None) or exc
-            problems.append(Problem(shown, f"cannot download {url}: {reason}", line=line, field=f"pull.{name}"))
-            continue
-        if len(data) > MAX_BYTES:
-            problems.append(Problem(shown, f"{url} sent more than {MAX_BYTES // 2**20} MB", line=line,
-                                    field=f"pull.{name}"))
-            continue
-        fetched[name] = (data, line)
-    tmp_dir = cards_dir / ".pull-tmp"
-    results = []
     try:
-        for name, (data, line) in fetched.items():
-            tmp_dir.mkdir(exist_ok=True)
-            tmp = tmp_dir / name
-            tmp.write_bytes(data)
-            try:
-                _, rows = read_table(tmp)
-            except SheetError as exc:
-                problems.append(Problem(shown, f"what {wanted[name]} sent is not a table: {exc}", line=line,
-                                        field=f"pull.{name}"))
+        inside(root, cards_dir, f"cards/{game_id}")
+    except OutsideProject as exc:
+        raise InputError(str(exc)) from None
+    cache = root / "output" / ".cache" / "pull"
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write {cache.relative_to(root)}: {exc.strerror or exc}") from None
+    temps: list[Path] = []  # the temporary files this run created: the only files it deletes
+    results, problems = [], []
+    try:
+        for name, url in wanted.items():
+            where = {"line": line_of(meta, ("pull", name)), "field": f"pull.{shorten(name)}"}
+            if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith(".") \
+                    or not name.endswith((".csv", ".tsv")):
+                problems.append(Problem(shown, f"'{shorten(name)}': pull writes a .csv or .tsv file in the game's "
+                                        "folder", line=where["line"], field="pull"))
                 continue
-            target = cards_dir / name
-            changed = not target.is_file() or target.read_bytes() != data
-            results.append((tmp, Pulled(target, len(rows), changed)))
+            if not isinstance(url, str):
+                problems.append(Problem(shown, f"'{shorten(url)}' is not an http(s) URL", **where))
+                continue
+            source = sheet_url(url)
+            tmp = _fetch(source, cache, name, timeout, problems, shown, where)
+            if tmp is None:
+                continue
+            temps.append(tmp)
+            pulled = _checked(root, game_id, meta, name, source, tmp, cards_dir, problems, shown, where)
+            if pulled is not None:
+                results.append((tmp, pulled))
         if problems:
             raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} pulling {game_id}; "
                              "no file was changed", problems)
-        for tmp, pulled in results:
-            os.replace(tmp, pulled.file)
+        return [_put(tmp, pulled) for tmp, pulled in results]
     finally:
-        if tmp_dir.is_dir():
-            for leftover in tmp_dir.iterdir():
-                leftover.unlink()
-            tmp_dir.rmdir()
-    return [p for _, p in results]
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+
+
+def _fetch(url, cache: Path, name: str, timeout, problems, shown, where) -> Path | None:
+    """The download in a new temporary file of `cache`, or None (the problem added)."""
+    fd, tmp_name = tempfile.mkstemp(prefix="pull-", suffix=Path(name).suffix, dir=cache)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as into:
+            download(url, into, timeout, MAX_FILE_BYTES)
+    except DownloadError as exc:
+        tmp.unlink()
+        problems.append(Problem(shown, f"{shorten(url, 120)}: {exc}", **where))
+        return None
+    return tmp
+
+
+def _checked(root, game_id, meta, name, url, tmp: Path, cards_dir: Path, problems, shown, where) -> Pulled | None:
+    """A `Pulled` when the download is a table the game's decks can read, else None."""
+    try:
+        table = read_table(tmp)
+    except SheetError as exc:
+        problems.append(Problem(shown, f"what {shorten(url, 120)} sent is not a table: {exc}", **where))
+        return None
+    if not table.rows:
+        problems.append(Problem(shown, f"what {shorten(url, 120)} sent has a header but no rows", **where))
+        return None
+    for message in _deck_problems(root, game_id, meta, name, table):
+        problems.append(Problem(shown, f"what {shorten(url, 120)} sent does not fit {message}", **where))
+    target = cards_dir / name
+    same = is_file_inside(root, target) and os.path.getsize(target) == tmp.stat().st_size \
+        and target.read_bytes() == tmp.read_bytes()
+    return Pulled(target, len(table.rows), not same, url)
+
+
+def _deck_problems(root: Path, game_id: str, meta, name: str, table) -> list[str]:
+    """Why the decks that read `name` (`cards: {from: name}`) would refuse this table's header."""
+    from .load import card_schema
+    from .spreadsheet import CardRows, match_columns
+
+    found = []
+    for deck_name in meta.get("decks") or []:
+        path = root / "cards" / game_id / str(deck_name)
+        if not is_file_inside(root, path):
+            continue
+        shown = f"cards/{game_id}/{deck_name}"
+        try:
+            raw = read_yaml(path, shown)
+        except InputError:
+            continue
+        spec = raw.get("cards") if isinstance(raw, dict) else None
+        if not isinstance(spec, dict) or spec.get("from") != name:
+            continue
+        schema, bad = card_schema(raw, shown)
+        if bad:
+            continue
+        out = CardRows(None, name)
+        match_columns(table, spec, schema["properties"], schema["required"], shown, out)
+        found.extend(f"{shown}: {p.message}" for p in out.problems)
+    return found
+
+
+def _put(tmp: Path, pulled: Pulled) -> Pulled:
+    """Move the download over the local copy in one step (a copy beside it first when the cache
+    is on another disk); the file keeps its permissions."""
+    target = pulled.file
+    mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o644
+    os.chmod(tmp, mode)
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
+        fd, near = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as out, open(tmp, "rb") as source:
+                shutil.copyfileobj(source, out)
+            os.chmod(near, mode)
+            os.replace(near, target)
+        except OSError as exc2:
+            Path(near).unlink(missing_ok=True)
+            raise InputError(f"cannot write {target}: {exc2.strerror or exc2}") from None
+    return pulled

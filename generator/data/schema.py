@@ -136,8 +136,8 @@ def check_items(data: dict, key: str, item_schema: dict, file: str,
 def _problems(data, errors: list, file: str, card_of) -> list[Problem]:
     """(path prefix, jsonschema error) pairs as Problems, ordered by their paths."""
     problems = []
-    errors = sorted(((prefix + tuple(e.absolute_path), e) for prefix, e in errors),
-                    key=lambda pe: [str(p) for p in pe[0]])
+    errors = sorted(((prefix + tuple(e.absolute_path), e) for prefix, e in errors),  # card 10 after card 9
+                    key=lambda pe: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in pe[0]])
     for path, err in errors:
         card, prefix = card_of(path) if card_of else (None, 0)
         for message, sub in _explain(err):

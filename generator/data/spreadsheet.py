@@ -1,226 +1,233 @@
-"""Card data kept in a spreadsheet: CSV, TSV, XLSX or ODS rows in, YAML-like cards out.
+"""Card data kept in a spreadsheet: the rows of a CSV, TSV, XLSX or ODS sheet in, cards out.
 
-In: a deck whose `cards:` is `{from: FILE, sheet: NAME}` (FILE relative to the deck's
-folder) and the deck's field schemas. Out: the cards as a `LineList` of `LineDict`s, one
-per row, whose "line" is the row number in the sheet, typed by each field's JSON Schema,
-so that `load` checks them exactly like cards written in YAML and every problem names the
-file, the row (as its line) and the column header (as its field).
+In: a deck whose `cards:` is `{from: FILE, sheet: NAME, columns: {HEADER: FIELD},
+strict_columns: BOOL}` (FILE relative to the deck's folder), the deck's field schemas and its
+required fields. Out: a `CardRows`: the cards as a `LineList` of `LineDict`s, one per row, whose
+"line" is the row number in the sheet, typed by each field's JSON Schema so that `load` checks
+them exactly like cards written in YAML; the problems with the sheet (one line each: a header
+problem once at the header row, a row problem at its row); notes (columns ignored, an encoding
+guessed); and the (row, field) cells already reported, which the schema check leaves alone.
 
-Cell syntax (the first row holds the headers, one per field; `id`, `name`, `count`,
-`front`, `back` work as in YAML):
+Headers as people write them: matched to the fields ignoring case, spaces, `_` and `-`
+(`Playing Time` is `playing_time`); `qty`, `quantity`, `copies` are the `count`; `columns:`
+renames any header to a field; `id` is optional (made from the name: `stone-wall`,
+`stone-wall-2`); columns the deck does not use are ignored with one note (an error under
+`strict_columns: true`); a header that looks like a misspelt field is an error saying so.
 
-- an empty cell means "not given" (the deck's default, or nothing);
-- integer / number fields: `3`, `2.5`; boolean fields: `true`/`false`, `yes`/`no`, `1`/`0`;
-- list (array) fields: items separated by `;` (`fire; ice; fire`), each typed by `items`;
-- object fields: JSON (`{"gold": 2}`);
-- icons in text: `:name:` exactly as in YAML card text; a line break inside the cell is a
-  line break in the text.
+Cell syntax: an empty cell means "not given"; integer / number fields: `3`, `2.5`; boolean
+fields: `true`/`false`, `yes`/`no`, `1`/`0`; list fields: items separated by `;`; object
+fields: JSON (`{"gold": 2}`); icons in text: `:name:`; a line break in a cell is one in the text.
 """
 from __future__ import annotations
 
-import csv
-import io
+import difflib
 import json
 import re
-import zipfile
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem
-from .yamlsrc import LineDict, LineList
+from .sheetbase import SheetError, Table, blank
+from .tablefile import read_table
+from .yamlsrc import LineDict, LineList, line_of
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".xlsx": "xlsx", ".xlsm": "xlsx", ".ods": "ods"}
 TRUE, FALSE = {"true", "yes", "y", "1", "x"}, {"false", "no", "n", "0", ""}
-MAX_ROWS = 100_000
+COUNT_HEADERS = ("qty", "quantity", "copies", "count")
+SAVE_AGAIN = "open and save the file in your spreadsheet program"
 
 
-class SheetError(Exception):
-    """The file cannot be read as a table (message for designers)."""
+@dataclass
+class CardRows:
+    """What `cards_from_table` read: `cards` is None when the sheet cannot be used at all."""
+
+    cards: LineList | None
+    file: str                                                 # the sheet as shown in problems
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)
+    reported: set[tuple[int, str]] = field(default_factory=set)  # (row, field): said already
 
 
-def read_table(path: Path, sheet: str | None = None) -> tuple[list[str], list[tuple[int, list]]]:
-    """Headers and data rows of one table: ([header...], [(row number, [cell...])...]).
-
-    Row numbers are the spreadsheet's own (the header is row 1 in a CSV). Blank rows are
-    skipped. Cells are strings (CSV, TSV) or the spreadsheet's typed values.
-
-    :raises SheetError: when the file cannot be read or the sheet does not exist.
-    """
-    kind = FORMATS.get(path.suffix.lower())
-    if kind is None:
-        raise SheetError(f"'{path.name}' is not a spreadsheet pnp reads (use .csv, .tsv, .xlsx or .ods)")
-    if sheet is not None and kind in ("csv", "tsv"):
-        raise SheetError(f"a {kind.upper()} file has no sheets; remove `sheet: {sheet}`")
-    try:
-        rows = {"csv": _csv_rows, "tsv": _csv_rows, "xlsx": _xlsx_rows, "ods": _ods_rows}[kind](path, sheet, kind)
-    except SheetError:
-        raise
-    except (OSError, UnicodeDecodeError, csv.Error, zipfile.BadZipFile, ValueError, KeyError) as exc:
-        raise SheetError(f"cannot read it as {kind.upper()}: {exc}") from None
-    header = None
-    data = []
-    for number, cells in rows:
-        if all(_blank(c) for c in cells):
-            continue
-        if header is None:
-            header = [str(c).strip() if not _blank(c) else "" for c in cells]
-            continue
-        data.append((number, list(cells)))
-        if len(data) > MAX_ROWS:
-            raise SheetError(f"more than {MAX_ROWS} rows")
-    if header is None:
-        raise SheetError("the sheet is empty: its first row must name the fields (id, name, ...)")
-    while header and not header[-1]:
-        header.pop()
-    return header, data
+def header_key(text: str) -> str:
+    """A header or field name as compared: case, spaces, `_` and `-` do not count."""
+    return re.sub(r"[\s_\-]+", "", str(text)).casefold()
 
 
-def _blank(value) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
+def cards_from_table(spec: dict, deck_dir: Path, root: Path, fields: dict, required: list[str],
+                     deck_file: str) -> CardRows:
+    """The cards of a deck whose `cards:` is `{from:, sheet:, columns:, strict_columns:}`.
 
-
-def _csv_rows(path, sheet, kind):
-    text = path.read_text(encoding="utf-8-sig")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if kind == "tsv" else ",")
-    start = 1
-    for cells in reader:
-        yield start, cells
-        start = reader.line_num + 1
-
-
-def _pick(names: list[str], sheet: str | None, file: str) -> str:
-    if sheet is None:
-        return names[0]
-    if sheet not in names:
-        raise SheetError(f"no sheet '{sheet}' in {file} (sheets: {', '.join(names)})")
-    return sheet
-
-
-def _xlsx_rows(path, sheet, kind):
-    import openpyxl
-
-    book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    try:
-        name = _pick(book.sheetnames, sheet, path.name)
-        rows = [(n, [c.value for c in cells]) for n, cells in enumerate(book[name].iter_rows(), start=1)]
-    finally:
-        book.close()
-    if any(v is None for _, cells in rows for v in cells):
-        _no_unsaved_formulas(path, name, rows)
-    return rows
-
-
-def _no_unsaved_formulas(path, name, rows):
-    """A formula cell whose result was never saved (a file written by a script, not by a
-    spreadsheet app) reads as empty: say so instead of printing a card without it."""
-    import openpyxl
-
-    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
-    try:
-        for (n, values), formulas in zip(rows, book[name].iter_rows(values_only=True)):
-            for col, (value, formula) in enumerate(zip(values, formulas)):
-                if value is None and isinstance(formula, str) and formula.startswith("="):
-                    raise SheetError(f"cell {_column(col)}{n} holds a formula ({formula}) whose value was never "
-                                     "saved: open the file in your spreadsheet app and save it")
-    finally:
-        book.close()
-
-
-def _ods_rows(path, sheet, kind):
-    from odf import teletype
-    from odf.namespaces import TABLENS
-    from odf.opendocument import load
-    from odf.table import Table, TableRow
-
-    doc = load(str(path))
-    tables = doc.spreadsheet.getElementsByType(Table)
-    names = [t.getAttribute("name") for t in tables]
-    if not tables:
-        raise SheetError("the file has no sheets")
-    table = tables[names.index(_pick(names, sheet, path.name))]
-    rows, number = [], 1
-    for row in table.getElementsByType(TableRow):
-        repeat = int(row.getAttrNS(TABLENS, "number-rows-repeated") or 1)
-        cells = []
-        for cell in row.childNodes:
-            if cell.qname[1] not in ("table-cell", "covered-table-cell"):
-                continue
-            times = int(cell.getAttrNS(TABLENS, "number-columns-repeated") or 1)
-            value = _ods_value(cell, teletype) if cell.qname[1] == "table-cell" else None
-            cells.extend([value] * min(times, 1000))
-        if any(not _blank(c) for c in cells):
-            rows.append((number, cells))
-        number += repeat
-    return rows
-
-
-def _ods_value(cell, teletype):
-    from odf.namespaces import OFFICENS
-
-    kind = cell.getAttrNS(OFFICENS, "value-type")
-    if kind in ("float", "percentage", "currency"):
-        raw = cell.getAttrNS(OFFICENS, "value")
-        number = float(raw)
-        return int(number) if number.is_integer() and "." not in raw and "e" not in raw.lower() else number
-    if kind == "boolean":
-        return cell.getAttrNS(OFFICENS, "boolean-value") == "true"
-    paragraphs = [teletype.extractText(p) for p in cell.childNodes if p.qname[1] == "p"]
-    return "\n".join(paragraphs) if paragraphs else None
-
-
-def cards_from_table(spec: dict, deck_dir: Path, root: Path, fields: dict,
-                     problems: list[Problem]) -> tuple[LineList | None, str | None]:
-    """The cards of a deck whose `cards:` is `{from:, sheet:}`, and the file they came from.
-
-    :param fields: the deck's field schemas (plus the built-in card keys).
-    Problems (unreadable file, bad header, cells that cannot be typed) are appended; the
-    typed rows still go through the deck's schema check in `load`.
+    :param fields: the deck's field schemas, built-in card keys included.
+    :param required: the fields every card must have (`id` among them is made from the name).
+    :param deck_file: the deck as shown in problems (for mistakes in `columns:`).
     """
     source = (deck_dir / spec["from"]).resolve()
     try:
         shown = str(source.relative_to(root.resolve()))
     except ValueError:
         shown = spec["from"]
+    out = CardRows(None, shown)
     if not source.is_relative_to(deck_dir.resolve()):
-        problems.append(Problem(shown, "a card table must be inside the game's cards folder", field="cards.from"))
-        return None, shown
-    if not source.is_file():
-        problems.append(Problem(shown, f"card table '{spec['from']}' does not exist", field="cards.from"))
-        return None, shown
+        out.problems.append(Problem(shown, "a card table must be inside the game's cards folder", field="cards.from"))
+        return out
+    if not source.exists():
+        out.problems.append(Problem(shown, f"card table '{spec['from']}' does not exist", field="cards.from"))
+        return out
     try:
-        header, rows = read_table(source, spec.get("sheet"))
+        table = read_table(source, spec.get("sheet"))
     except SheetError as exc:
-        problems.append(Problem(shown, str(exc), field="cards.from"))
-        return None, shown
-    bad = False
-    for col, name in enumerate(header):
-        if not name and any(col < len(cells) and not _blank(cells[col]) for _, cells in rows):
-            problems.append(Problem(shown, f"column {_column(col)} has values but no header", line=1))
-            bad = True
-        elif name and header.count(name) > 1 and header.index(name) == col:
-            problems.append(Problem(shown, f"two columns are headed '{name}'", line=1, field=name))
-            bad = True
-    if "id" not in header:
-        problems.append(Problem(shown, f"no 'id' column (headers: {', '.join(h for h in header if h)})", line=1))
-        bad = True
-    if bad:
-        return None, shown
+        out.problems.append(Problem(shown, str(exc), field="cards.from"))
+        return out
+    out.notes.extend(Problem(shown, note, severity="note") for note in table.notes)
+    names = match_columns(table, spec, fields, required, deck_file, out)
+    if names is None:
+        return out
+    out.cards = _cards(table, names, fields, out)
+    _unsaved_formulas(table, names, out)
+    return out
+
+
+def match_columns(table: Table, spec: dict, fields: dict, required: list[str], deck_file: str,
+                  out: CardRows) -> list[str | None] | None:
+    """The field of each column of `table` (None: ignored), or None when the header has a
+    problem (each added to `out.problems` once, at the header row)."""
+    header, line = table.header, table.header_row
+    by_key = {header_key(f): f for f in fields}
+    renames = {}
+    for given, target in (spec.get("columns") or {}).items():
+        where = line_of(spec, ("columns", given))
+        if target not in fields:
+            out.problems.append(Problem(deck_file, f"`{given}: {target}`: this deck has no field '{target}'"
+                                        + _did_you_mean(target, list(fields)), line=where, field="cards.columns"))
+        elif header_key(given) not in {header_key(h) for h in header}:
+            out.problems.append(Problem(deck_file, f"`{given}: {target}`: {out.file} has no column '{given}' "
+                                        f"(columns: {', '.join(h for h in header if h)})", line=where,
+                                        field="cards.columns"))
+        renames[header_key(given)] = target
+    names: list[str | None] = []
+    unknown = []
+    for col, text in enumerate(header):
+        key = header_key(text)
+        name = renames.get(key) or by_key.get(key) or ("count" if key in COUNT_HEADERS else None)
+        if not text:
+            if any(col < len(cells) and not blank(cells[col]) for _, cells in table.rows):
+                out.problems.append(Problem(out.file, f"column {column_letters(col)} has values but no header",
+                                            line=line))
+        elif name is None:
+            unknown.append(text)
+        names.append(name)
+    for name in dict.fromkeys(n for n in names if n):
+        headed = [header[c] for c, n in enumerate(names) if n == name]
+        if len(headed) > 1:
+            out.problems.append(Problem(out.file, f"two columns are headed '{headed[0]}'" if len(set(headed)) == 1
+                                        else f"columns {' and '.join(repr(h) for h in headed)} are both the field "
+                                             f"`{name}`", line=line, field=name))
+    free = [f for f in fields if f not in names]
+    ignored, meant = [], set()
+    for text in unknown:
+        guess = _close(text, free)
+        if guess:
+            meant.add(guess)
+            out.problems.append(Problem(out.file, f"column '{text}' is not a field of this deck: did you mean "
+                                        f"`{guess}`?", line=line))
+        elif spec.get("strict_columns"):
+            out.problems.append(Problem(out.file, f"column '{text}' is not a field of this deck (strict_columns); "
+                                        f"fields: {', '.join(fields)}", line=line))
+        else:
+            ignored.append(text)
+    for name in required:
+        if name not in names and name not in meant and name != "id":
+            out.problems.append(Problem(out.file, f"no column for the required field `{name}` (columns: "
+                                        f"{', '.join(h for h in header if h)})" + _did_you_mean(name, ignored),
+                                        line=line))
+    if ignored:
+        out.notes.append(Problem(out.file, f"columns this deck does not use, ignored: {', '.join(ignored)} "
+                                 "(declare them in `fields:` to use them)", line=line, severity="note"))
+    return None if out.problems else names
+
+
+def _close(text: str, candidates: list[str]) -> str | None:
+    keys = {header_key(c): c for c in candidates}
+    found = difflib.get_close_matches(header_key(text), list(keys), n=1, cutoff=0.75)
+    return keys[found[0]] if found else None
+
+
+def _did_you_mean(text: str, candidates: list[str]) -> str:
+    guess = _close(text, candidates)
+    return f"; did you mean `{guess}`?" if guess else ""
+
+
+def _cards(table: Table, names: list[str | None], fields: dict, out: CardRows) -> LineList:
+    """One card per row, typed; ids made from names where the sheet gives none."""
     cards = LineList()
-    cards.line, cards.lines = 1, []
-    for number, cells in rows:
+    cards.line, cards.lines = table.header_row, []
+    for number, cells in table.rows:
         card = LineDict()
         card.line, card.lines = number, {}
-        for col, name in enumerate(header):
+        for col, name in enumerate(names):
             value = cells[col] if col < len(cells) else None
-            if not name or _blank(value):
+            if name is None or blank(value):
                 continue
             card[name] = typed(value, fields.get(name) or {})
             card.lines[name] = number
+        extra = [c for c in range(len(names), len(cells)) if not blank(cells[c])]
+        if extra:
+            cells_shown = ", ".join(f"{column_letters(c)}{number}" for c in extra[:5])
+            out.problems.append(Problem(out.file, f"cell{'s' if len(extra) > 1 else ''} {cells_shown} beyond the "
+                                        "last column: give the column a header, or empty the cells", line=number))
         cards.append(card)
         cards.lines.append(number)
-    return cards, shown
+    _make_ids(cards, out)
+    return cards
 
 
-def _column(index: int) -> str:
+def _make_ids(cards: LineList, out: CardRows) -> None:
+    """Cards without an id get one made from their name, unique in the sheet and the same from
+    one build to the next: `stone-wall`, then `stone-wall-2` for a second Stone Wall."""
+    taken = {c["id"] for c in cards if isinstance(c.get("id"), str)}
+    for card in cards:
+        if "id" in card:
+            continue
+        name = card.get("name")
+        if not isinstance(name, str) or not name.strip():
+            out.problems.append(Problem(out.file, "the row has no name (a card's id is made from its name when "
+                                        "the sheet has no id)", line=card.line, field="name"))
+            out.reported.update({(card.line, "name"), (card.line, "id")})
+            continue
+        base = slug(name) or f"row-{card.line}"
+        made, n = base, 1
+        while made in taken:
+            n += 1
+            made = f"{base}-{n}"
+        taken.add(made)
+        card["id"] = made
+        card.lines["id"] = card.line
+
+
+def slug(name: str) -> str:
+    """`Stone Wall!` -> `stone-wall`; accents dropped (`Café` -> `cafe`)."""
+    plain = unicodedata.normalize("NFKD", name.replace("ß", "ss")).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", plain.lower()).strip("-")
+
+
+def _unsaved_formulas(table: Table, names: list[str | None], out: CardRows) -> None:
+    """One problem per column whose formulas were saved without their values."""
+    by_field: dict[str, list[tuple[int, int, str]]] = {}
+    for number, col, formula in table.unsaved:
+        if col < len(names) and names[col]:
+            by_field.setdefault(names[col], []).append((number, col, formula))
+            out.reported.add((number, names[col]))
+    for name, found in by_field.items():
+        cells = ", ".join(f"{column_letters(c)}{n}" for n, c, _ in found[:6]) + (
+            f" and {len(found) - 6} more" if len(found) > 6 else "")
+        one = len(found) == 1
+        out.problems.append(Problem(out.file, f"cell{'' if one else 's'} {cells} hold{'s' if one else ''} a formula "
+                                    f"({found[0][2]}) whose value was never saved: {SAVE_AGAIN}",
+                                    line=found[0][0], field=name))
+
+
+def column_letters(index: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA: the column as spreadsheets name it."""
     letters = ""
     index += 1
     while index:
@@ -266,7 +273,7 @@ def typed(value, schema: dict):
     if "object" in kinds and isinstance(value, str) and value.startswith("{"):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     if isinstance(value, bool):
         return value if ("boolean" in kinds or not kinds) else str(value).lower()
@@ -279,9 +286,9 @@ def typed(value, schema: dict):
     if not isinstance(value, str):  # dates and other spreadsheet types: their text
         return str(value)
     for kind in kinds:
-        if kind == "integer" and re.fullmatch(r"[+-]?\d+", value):
+        if kind == "integer" and re.fullmatch(r"[+-]?\d{1,18}", value):
             return int(value)
-        if kind == "number" and re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", value):
+        if kind == "number" and re.fullmatch(r"[+-]?(\d{1,30}(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?", value):
             number = float(value)
             return int(number) if number.is_integer() and re.fullmatch(r"[+-]?\d+", value) else number
         if kind == "boolean" and value.lower() in TRUE | FALSE - {""}:

@@ -3,9 +3,11 @@ editors use to complete and check the YAML.
 
 In: a project folder and a game id. Out: files written into the designer's project (these
 are explicit commands, not a build): `cards/<game>/` and `templates/<game>/` copied from
-`generator/skeleton/` with the game's id and title filled in, `templates/_shared/` when the
-project has none, and `schemas/*.schema.json`, which the `# yaml-language-server: $schema=`
-line at the top of each YAML file points at.
+`generator/assets/skeleton/` with the game's id and title filled in, `templates/_shared/`
+(pnp's shared macros, `generator/assets/shared/`, for the designer to change) when the project
+has none, and `schemas/*.schema.json`, which the `# yaml-language-server: $schema=` line at
+the top of each YAML file points at. Everything is read from inside the package, so an
+installed `pnp` starts a project in any folder.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from ..errors import InputError
 from .schema import SCHEMA_DIR
 
 SKELETON = Path(__file__).parents[1] / "assets" / "skeleton"
-SHARED = Path(__file__).resolve().parents[2] / "templates" / "_shared"  # pnp's own shared macros and icons
+SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own shared macros (and icons)
 SCHEMAS = ("game", "deck", "rules")
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -61,7 +63,7 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[Path]:
             target.write_text(text.replace("__GAME__", game_id).replace("__TITLE__", title), encoding="utf-8")
             written.append(target)
     shared = root / "templates" / "_shared"
-    if not (shared / "macros.j2").is_file() and SHARED.is_dir() and SHARED.resolve() != shared.resolve():
+    if not (shared / "macros.j2").is_file():
         shutil.copytree(SHARED, shared, dirs_exist_ok=True)
         written.extend(p for p in sorted(shared.rglob("*")) if p.is_file())
     written.extend(write_schemas(root))

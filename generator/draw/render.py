@@ -30,6 +30,7 @@ from .templates import CardTextError, TemplateLimit, TemplateOutside, face_envir
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
+PNP_SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own macros: used when a project has none
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
-    scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED), game_context,
+    scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
                        SALT + _fonts_digest() + own_fonts) if memo.on else None
     for deck in game.decks:
         deck_context = deck.context()
@@ -196,9 +197,9 @@ def make_env(game: Game, session: Session | None = None):
     the game's template folders, then the shared ones; the session's limits and store of
     compiled templates."""
     session = session or Session()
-    folders = [game.templates_dir, game.root / "templates" / SHARED]
+    folders = [game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED]
     deadline = session.limits.deadline("rendering the face")
-    return face_environment(game.root, folders, deadline, session.templates)
+    return face_environment(game.root, folders, deadline, session.templates, trusted=(PNP_SHARED,))
 
 
 def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:

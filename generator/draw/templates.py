@@ -167,9 +167,10 @@ class ProjectLoader(jinja2.BaseLoader):
     files inside the project, of at most MAX_FILE_BYTES, read as UTF-8. A symlink out of the
     project, a device or a FIFO is refused before a byte is read (TemplateOutside)."""
 
-    def __init__(self, root: Path, searchpath):
+    def __init__(self, root: Path, searchpath, trusted=()):
         self.root = root
         self.searchpath = [str(p) for p in searchpath]
+        self.trusted = {str(p) for p in trusted}  # pnp's own folders: confined to themselves
 
     def get_source(self, environment, template):
         pieces = jinja2.loaders.split_template_path(template)  # refuses '..'
@@ -181,9 +182,10 @@ class ProjectLoader(jinja2.BaseLoader):
                 continue
             if not stat.S_ISREG(st.st_mode):
                 raise TemplateOutside(f"template '{template}' is not a regular file (a folder, device or FIFO)")
+            within = folder if folder in self.trusted else self.root
             try:
-                real = inside(self.root, path, f"template '{template}'")
-                source = read_text_inside(self.root, real, f"template '{template}'")
+                real = inside(within, path, f"template '{template}'")
+                source = read_text_inside(within, real, f"template '{template}'")
             except OutsideProject as exc:
                 raise TemplateOutside(str(exc)) from None
             mtime = st.st_mtime_ns
@@ -230,13 +232,14 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self.store[bucket.key] = bucket.bytecode_to_string()
 
 
-def face_environment(root: Path, folders, deadline: Deadline,
-                     compiled: dict[str, bytes] | None = None) -> Sandbox:
+def face_environment(root: Path, folders, deadline: Deadline, compiled: dict[str, bytes] | None = None,
+                     trusted=()) -> Sandbox:
     """Jinja for SVG faces: sandboxed, autoescaped (a card named 'Salt & Pepper' works),
-    strict about names, templates read from `folders` inside `root`; compiled templates
+    strict about names, templates read from `folders` inside `root` (`trusted` folders are
+    pnp's own shared macros, read though they lie outside the project); compiled templates
     kept in `compiled` (a session's store) when given. Card text expanded by `fill()`
     runs in a sandbox of its own, under the same deadline."""
-    env = Sandbox(deadline, loader=ProjectLoader(root, folders),
+    env = Sandbox(deadline, loader=ProjectLoader(root, folders, trusted),
                   bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
                   autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                   keep_trailing_newline=True)

@@ -48,8 +48,10 @@ def readme(game, artifacts, mode) -> str:
         offset = "" if not any(mode.back_offset) else (
             f" These sheets already move the backs by {mode.back_offset[0]:g}, {mode.back_offset[1]:g} mm.")
         lines.append("* Not sure your printer lines the two sides up? Print calibration-<paper>.pdf first (both sides) "
-                     "and follow the instructions on it; tell the designer the numbers it shows, or build with "
-                     "pnp build --back-offset X,Y." + offset)
+                     "and read the two numbers X and Y (mm) off it as it says. Up to about 1 mm is lost in the cut: "
+                     "print as is. More than that: look in your printer's settings for a back-side (side 2) image "
+                     "shift or margin adjustment and shift side 2 by X, Y; or send the numbers to the designer, "
+                     "who can make sheets whose backs are moved to suit your printer." + offset)
     lines += ["", "How to cut", "----------",
               "* Cut along the crop marks — the short lines outside each card — with a ruler and a craft knife, "
               "or a paper trimmer. The coloured border beyond the marks (bleed) is cut away.",

@@ -60,9 +60,10 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
         if not ids and kind != "components":
             problems.append(Problem(str(path.relative_to(game.root)), "figure names no card",
                                     line=_source_line(source, kind + ":")))
-        chosen = [_face(faces[i]) for i in ids if i in faces]
+        found = [i for i in ids if i in faces]
+        chosen = [_face(faces[i]) for i in found]
         width = SINGLE_MM if len(chosen) == 1 else (COMPONENT_MM if kind == "components" else ROW_MM)
-        if len(chosen) == 1 and faces[ids[0]].deck.layout == "board":  # a board gets the text's width
+        if len(chosen) == 1 and faces[found[0]].deck.layout == "board":  # a board gets the text's width
             trim_w, trim_h = chosen[0][2], chosen[0][3]
             width = BOARD_MM * min(1.0, trim_w / trim_h * 1.2)
         figure_faces[n] = (chosen, width)

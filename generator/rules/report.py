@@ -69,9 +69,20 @@ def _text(reports) -> str:
     out = []
     for r in reports:
         out.extend(text_line(f) for f in r.findings)
-        out.append(f"{r.game}: {len(r.rules)} rules, {len(r.errors)} errors, {len(r.warnings)} warnings"
-                   + (" — OK" if r.ok else ""))
+        out.append(f"{r.game}: {_summary(r)}" + (" — OK" if r.ok else ""))
     return "\n".join(out)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _summary(r) -> str:
+    """`3 rules, 0 errors, 1 warning`: the game's own rules (not the schema and drawing checks
+    reported beside them), or that they could not run because the data could not be read."""
+    rules = [rule for rule in r.rules if rule not in ("schema", "render")]
+    ran = _count(len(rules), "rule") if rules or "schema" not in r.rules else "rules not run (the data cannot be read)"
+    return f"{ran}, {_count(len(r.errors), 'error')}, {_count(len(r.warnings), 'warning')}"
 
 
 def _json(reports) -> str:
