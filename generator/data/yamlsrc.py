@@ -15,6 +15,7 @@ import yaml
 
 from ..errors import InputError, Problem
 from ..guard import MAX_DEPTH, MAX_FILE_BYTES, data_bounds, shorten
+from .yamlbridge import streaming_loader
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -94,70 +95,6 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
 
 
-class _Built(yaml.nodes.Node):
-    """A collection constructed as soon as it was read (see `_StreamingLoader`)."""
-
-    id = "built"
-
-    def __init__(self, node, data):
-        super().__init__(node.tag, None, node.start_mark, node.end_mark)
-        self.data = data
-
-
-class _StreamingLoader(yaml.composer.Composer, _Loader):
-    """The same loader for large files (a deck of thousands of cards): PyYAML composes a whole
-    file into nodes, several times the size of the data, before constructing any of it.
-    Here each mapping or list inside a list (a card) is constructed the moment it has been
-    read and its nodes let go, so reading needs little more memory than the data. Events
-    still come from libyaml; the composing is PyYAML's own Python composer, slower, which is
-    why small files keep the all-C path. Anchored collections stay nodes (aliases and `<<`
-    merges keep pointing at them, and their constructed value is kept and shared)."""
-
-    def __init__(self, stream):
-        _Loader.__init__(self, stream)
-        yaml.composer.Composer.__init__(self)
-
-    _composing = 0  # collections being composed around the current node
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent):
-            if self._composing >= MAX_DEPTH:  # as _Loader.construct_object says it, before Python's stack ends
-                raise yaml.composer.ComposerError(
-                    None, None, f"lists and mappings are nested more than {MAX_DEPTH} levels deep (the most pnp "
-                    "accepts)", self.peek_event().start_mark)
-            self._composing += 1
-            try:
-                return super().compose_node(parent, index)
-            finally:
-                self._composing -= 1
-        return super().compose_node(parent, index)
-
-    def compose_sequence_node(self, anchor):
-        start = self.get_event()
-        tag = start.tag
-        if tag is None or tag == "!":
-            tag = self.resolve(yaml.SequenceNode, None, start.implicit)
-        node = yaml.SequenceNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
-        if anchor is not None:
-            self.anchors[anchor] = node
-        index = 0
-        while not self.check_event(yaml.SequenceEndEvent):
-            child = self.compose_node(node, index)
-            anchored = set(self.anchors.values())
-            if isinstance(child, (yaml.MappingNode, yaml.SequenceNode)) and child not in anchored:
-                child = _Built(child, self.construct_object(child, deep=True))
-                self.constructed_objects = {n: v for n, v in self.constructed_objects.items() if n in anchored}
-            node.value.append(child)
-            index += 1
-        node.end_mark = self.get_event().end_mark
-        return node
-
-    def construct_object(self, node, deep=False):
-        if isinstance(node, _Built):
-            return node.data
-        return super().construct_object(node, deep)
-
-
 def read_yaml(path: Path, shown_as: str) -> Any:
     """Parse one YAML file; a syntax error becomes an InputError naming file and line."""
     try:
@@ -169,7 +106,7 @@ def read_yaml(path: Path, shown_as: str) -> Any:
         reason = getattr(exc, "strerror", None) or shorten(str(exc))
         raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {reason}")]) from None
     try:
-        data = yaml.load(text, Loader=_StreamingLoader if len(text) > STREAM_ABOVE else _Loader)
+        data = yaml.load(text, Loader=streaming_loader(_Loader) if len(text) > STREAM_ABOVE else _Loader)
     except RecursionError:
         raise InputError("1 problem in YAML", [Problem(
             shown_as, "lists and mappings are nested too deeply to read")]) from None
@@ -188,7 +125,7 @@ def read_yaml(path: Path, shown_as: str) -> Any:
     return data
 
 
-STREAM_ABOVE = 256 * 1024  # characters: larger files are read by _StreamingLoader
+STREAM_ABOVE = 256 * 1024  # characters: larger files are read by yamlbridge.streaming_loader
 
 
 def line_of(data: Any, path: tuple | list) -> int | None:

@@ -40,11 +40,13 @@ START_HERE = 45 * mm  # a heading and the start of its long text or table stay o
 
 
 class Figure(Flowable):
-    """A row of card faces (trim size scaled to `width` each), recorded for later placement."""
+    """A row of card faces (trim size scaled to `width` each), recorded for later placement
+    through `record(page, face, box)` (the rulebook's `record_figure`)."""
 
-    def __init__(self, faces, width_mm: float, gap_mm: float = 4.0):
+    def __init__(self, faces, width_mm: float, record, gap_mm: float = 4.0):
         super().__init__()
         self.faces = faces  # (face key, card id, trim_w, trim_h, bleed, corner)
+        self.record = record
         self.card_w = width_mm * mm
         self.gap = gap_mm * mm
         scale = [self.card_w / (f[2] * mm) for f in faces]
@@ -66,9 +68,16 @@ class Figure(Flowable):
         x = (self.width - self.total_w) / 2
         for face, h in zip(self.faces, self.heights):
             ax, ay = self.canv.absolutePosition(x, self.height - h)
-            self.canv._doctemplate.figures.append(
-                (self.canv.getPageNumber(), face, (ax, ay, self.card_w, h)))
+            self.record(self.canv.getPageNumber(), face, (ax, ay, self.card_w, h))
             x += self.card_w + self.gap
+
+
+class Group(KeepTogether):
+    """Flowables kept on one page, which a heading may join (`parts`: what it holds)."""
+
+    def __init__(self, parts):
+        super().__init__(parts)
+        self.parts = list(parts)
 
 
 class Heading(Paragraph):
@@ -88,6 +97,7 @@ class Rulebook(BaseDocTemplate):
         self.section = ""
         self.figures = []
         self.headings = []
+        self.contents = []    # the contents' entries of this pass, as the table of contents gets them
         self._last_pass = []
         frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body")
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
@@ -100,6 +110,7 @@ class Rulebook(BaseDocTemplate):
         self._last_pass = list(self.headings)
         self.figures = []
         self.headings = []
+        self.contents = []
         self.section = ""
         super().handle_documentBegin()
 
@@ -111,8 +122,12 @@ class Rulebook(BaseDocTemplate):
             self.canv.bookmarkPage(flowable.key)
             self.canv.addOutlineEntry(plain_text(flowable.number + " " + flowable.plain), flowable.key,
                                       level=flowable.level - 1, closed=flowable.level > 1)
-            self.notify("TOCEntry", (flowable.level - 1, f"{flowable.number}  {flowable.plain}", self.page,
-                                     flowable.key))
+            entry = (flowable.level - 1, f"{flowable.number}  {flowable.plain}", self.page, flowable.key)
+            self.contents.append(entry)
+            self.notify("TOCEntry", entry)
+
+    def record_figure(self, page: int, face, box) -> None:
+        self.figures.append((page, face, box))
 
     def _section_on(self, page: int) -> str:
         opened = [text for level, text, p in self._last_pass if level == 1 and p <= page]
@@ -149,13 +164,13 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
     buf = io.BytesIO()
     doc = Rulebook(buf, game, paper)
     st = doc.st
-    story = _title(game, st, cover_faces)
+    story = _title(game, st, cover_faces, doc.record_figure)
     toc = TableOfContents(levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
     toc.tableStyle = TableStyle([("FONT", (0, 0), (-1, -1), st["toc2"].fontName, 9),
                                  ("VALIGN", (0, 0), (-1, -1), "TOP"),
                                  ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
     story += [Paragraph("Contents", st["toc_title"]), toc, PageBreak()]
-    story += _body(blocks, st, figure_faces, doc.width)
+    story += _body(blocks, st, figure_faces, doc.width, doc.record_figure)
     # Platypus lays the book out until its contents settle: three passes from an empty
     # contents page. While `pnp watch` rebuilds, the contents of the last layout are the
     # first guess; when the pages come out with those same contents, one pass was enough
@@ -165,14 +180,16 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
     settled = ("rulebook contents", game.id, paper)
     guess = memo.recall(settled) if memo is not None else None
     if guess is not None:
-        toc._entries, doc.headings = list(guess[0]), list(guess[1])
+        for entry in guess[0]:  # what the contents held at the end of the last layout
+            toc.addEntry(*entry)
+        doc.headings = list(guess[1])
     doc.multiBuild(story)
     if memo is not None:
-        memo.keep(settled, (tuple(toc._entries), tuple(doc.headings)))
+        memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
     return buf.getvalue(), doc.figures, doc.headings
 
 
-def _title(game, st, cover_faces):
+def _title(game, st, cover_faces, record):
     meta = game.meta
     facts = " · ".join(x for x in (
         f"{meta['players']} players" if meta.get("players") else "",
@@ -184,24 +201,24 @@ def _title(game, st, cover_faces):
         story.append(Paragraph(escape(facts), st["facts"]))
     story.append(Spacer(1, 16 * mm))
     if cover_faces:
-        story.append(Figure(cover_faces, 44))
+        story.append(Figure(cover_faces, 44, record))
     story += [Spacer(1, 14 * mm), Paragraph("Rules of play", st["subtitle"]), NextPageTemplate("body"),
               PageBreak()]
     return story
 
 
-def _body(blocks, st, figure_faces, width):
+def _body(blocks, st, figure_faces, width, record):
     """Flowables for the Markdown blocks; a heading always travels with what follows it."""
     story, heading = [], None
-    for flowable in _flowables(blocks, st, figure_faces, width):
+    for flowable in _flowables(blocks, st, figure_faces, width, record):
         if isinstance(flowable, Heading):
             if heading is not None:
                 story.append(heading)
             heading = flowable
         elif heading is not None and not isinstance(flowable, CondPageBreak):
-            if isinstance(flowable, KeepTogether):  # a figure or short table: all of it moves along
+            if isinstance(flowable, Group):  # a figure or short table: all of it moves along
                 # one flat group (a KeepTogether inside a KeepTogether always looks too tall to fit)
-                story.append(KeepTogether([heading, *flowable._content]))
+                story.append(Group([heading, *flowable.parts]))
             else:  # text, a list, a long table: start here if a fair part of the page is left
                 story += [CondPageBreak(START_HERE), heading, flowable]
             heading = None
@@ -212,7 +229,7 @@ def _body(blocks, st, figure_faces, width):
     return story
 
 
-def _flowables(blocks, st, figure_faces, width):
+def _flowables(blocks, st, figure_faces, width, record):
     story, counters = [], [0, 0, 0]
     for n, b in enumerate(blocks):
         if b.kind == "heading":
@@ -232,15 +249,15 @@ def _flowables(blocks, st, figure_faces, width):
             story.append(_list(b, st))
         elif b.kind == "table":
             table = _table(b.items, st, width)
-            story.append(KeepTogether([table]) if len(b.items) <= SHORT_TABLE else table)
+            story.append(Group([table]) if len(b.items) <= SHORT_TABLE else table)
         elif b.kind == "rule":
             story.append(Spacer(1, 6))
         elif b.kind == "figure":
             faces, card_mm = figure_faces[n]
-            parts = [Figure(faces, card_mm)]
+            parts = [Figure(faces, card_mm, record)]
             if b.text:
                 parts.append(Paragraph(b.text, st["caption"]))
-            story.append(KeepTogether(parts))
+            story.append(Group(parts))
     return story
 
 
