@@ -1,13 +1,17 @@
 """Speed work must not change a byte: the benchmark deck's sheets at a fixed size are
 pinned by a checked-in sha256, and in the same run a build drawn on one core equals one
-drawn on a pool of workers.
+drawn on a pool of workers. Beside the sha256 the pin keeps a digest of every page's
+pixels (tests/pages.py): when the bytes change, the test says whether the pages still
+render pixel for pixel as before, and `test_benchmark_pages_render_as_pinned` holds that
+on its own.
 
 The pinned hash holds for one set of the libraries that decide the bytes (cairo,
 CairoSVG, qpdf/pikepdf, reportlab, and the shipped fonts through pnp's face salt);
-`tests/fixtures/bench/sheets-54.json` maps that fingerprint to the hash. On a machine with
-other versions the pinned comparison is skipped (saying so) and the same-run comparisons
-still run. After a deliberate change of the output, refresh it with
-`python -m tests.test_bytes --pin`.
+`tests/fixtures/bench/sheets-54.json` maps that fingerprint to the hash and the page
+digests (with the PDFium that rendered them). On a machine with other versions the pinned
+comparisons are skipped (saying so) and the same-run comparisons still run. After a
+change of the bytes that renders as before, refresh it with `python -m tests.test_bytes
+--pin`; after a deliberate change of how the pages look, `--pin --pages-changed`.
 """
 from __future__ import annotations
 
@@ -17,7 +21,10 @@ import os
 import sys
 from pathlib import Path
 
+import pypdfium2 as pdfium
 import pytest
+
+from tests.pages import page_digests
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "fixtures" / "bench" / "sheets-54.json"
@@ -58,26 +65,53 @@ def bench_sheets(root: Path, workers: int | None = None) -> bytes:
     return (root / f"output-{workers}" / "bench" / "bench-sheets-a4.pdf").read_bytes()
 
 
-def test_benchmark_sheets_match_the_pinned_hash(tmp_path):
+def _pin() -> dict:
     pins = json.loads(PINS.read_text())
     here = fingerprint()
     if here not in pins:
         pytest.skip(f"no pinned hash for these libraries ({here}); pinned: {', '.join(pins)}")
-    digest = hashlib.sha256(bench_sheets(tmp_path)).hexdigest()
-    assert digest == pins[here], ("the benchmark deck's sheets changed: a speed change must not change the "
-                                  "output (after a deliberate change: python -m tests.test_bytes --pin)")
+    return pins[here]
+
+
+def test_benchmark_sheets_match_the_pinned_hash(tmp_path):
+    pin = _pin()
+    pdf = bench_sheets(tmp_path)
+    if hashlib.sha256(pdf).hexdigest() == pin["sha256"]:
+        return
+    same_pages = pin.get("pdfium") == pdfium.PDFIUM_INFO.version and page_digests(pdf) == pin["pages"]
+    pytest.fail("the benchmark deck's sheets changed: a speed change must not change the output; "
+                + ("every page still renders pixel for pixel as pinned, so after a deliberate change of the "
+                   "bytes: python -m tests.test_bytes --pin" if same_pages else
+                   "and their pages render differently too (tests/pages.py tells which)"))
+
+
+def test_benchmark_pages_render_as_pinned(tmp_path):
+    pin = _pin()
+    if pin.get("pdfium") != pdfium.PDFIUM_INFO.version:
+        pytest.skip(f"pages pinned with PDFium {pin.get('pdfium')}, this is {pdfium.PDFIUM_INFO.version}")
+    found = page_digests(bench_sheets(tmp_path))
+    changed = [n for n, (a, b) in enumerate(zip(found, pin["pages"]), start=1) if a != b]
+    assert len(found) == len(pin["pages"]) and not changed, (
+        f"pages {changed or 'count'} of the benchmark sheets render differently than pinned")
 
 
 def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path):
     assert bench_sheets(tmp_path, workers=1) == bench_sheets(tmp_path, workers=2)
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--pin"]:
+if __name__ == "__main__" and sys.argv[1:2] == ["--pin"]:
     import tempfile
 
     sys.path.insert(0, str(ROOT))
     with tempfile.TemporaryDirectory() as tmp:
         pins = json.loads(PINS.read_text()) if PINS.exists() else {}
-        pins[fingerprint()] = hashlib.sha256(bench_sheets(Path(tmp))).hexdigest()
+        pdf = bench_sheets(Path(tmp))
+    old = pins.get(fingerprint())
+    pages = page_digests(pdf)
+    if isinstance(old, dict) and old.get("pages") not in (None, pages) and "--pages-changed" not in sys.argv:
+        raise SystemExit("the pages render differently than pinned (tests/pages.py tells which); re-pin with "
+                         "--pin --pages-changed only after looking at them")
+    pins[fingerprint()] = {"sha256": hashlib.sha256(pdf).hexdigest(), "pdfium": pdfium.PDFIUM_INFO.version,
+                           "pages": pages}
     PINS.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n")
-    print(f"pinned {pins[fingerprint()]} for {fingerprint()}")
+    print(f"pinned {pins[fingerprint()]['sha256']} and {len(pages)} pages for {fingerprint()}")
