@@ -5,6 +5,7 @@ one with `@register("name")`; a rules file uses it as `check: name`.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -57,6 +58,24 @@ def ranges_cover(ctx, args) -> Iterable[Failure]:
     if spans and (spans[0][0] < start or max(s[1] for s in spans) > end):
         yield Failure(f"range {spans[0][0]}..{max(s[1] for s in spans)} goes outside {start}..{end}",
                       expected, rows)
+
+
+@register("enough_alike", required=("rows", "items", "match", "min"))
+def enough_alike(ctx, args) -> Iterable[Failure]:
+    """Each row finds at least `min` items that agree with it on every key in `match` (as many
+    times `min` for a row written twice): every pile of a deal holds a card for every player.
+
+    args: rows (JMESPath list of objects), items (JMESPath list), match (a list of keys),
+    min (a number or {expr}).
+    """
+    rows, items, keys = ctx.value(args["rows"]), ctx.value(args["items"]), list(args["match"])
+    least = ctx.value(args["min"])
+    same = Counter(repr([row.get(k) for k in keys]) for row in rows)
+    for row in rows:
+        want = least * same[repr([row.get(k) for k in keys])]
+        found = sum(1 for item in items if all(item.get(k) == row.get(k) for k in keys))
+        if found < want:
+            yield Failure(found, want, row)
 
 
 # ---- track pieces on square fields (MetiKoro) -----------------------------------------
