@@ -64,7 +64,10 @@ def layout_rulebook(game, rendered, paper: str) -> RulebookPDF | None:
             problems.append(Problem(str(path.relative_to(game.root)), "figure names no card",
                                     line=_source_line(source, kind + ":")))
         chosen = [f for i in ids if i in faces for f in _faces_shown(faces[i])]
-        width = COMPONENT_MM if kind == "components" else SINGLE_MM if len(chosen) == 1 else ROW_MM
+        width = SINGLE_MM if len(chosen) == 1 else ROW_MM
+        if kind == "components" and chosen:  # the longer side as long as a card's (30 x 42 mm)
+            w, h = chosen[0][2], chosen[0][3]
+            width = COMPONENT_MM * 88 / 63 * w / max(w, h)
         if len(chosen) == 1 and faces[ids[0]].deck.layout == "board":  # a board gets the text's width
             trim_w, trim_h = chosen[0][2], chosen[0][3]
             width = BOARD_MM * min(1.0, trim_w / trim_h * 1.2)
