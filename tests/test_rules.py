@@ -40,8 +40,10 @@ MUTATIONS = {
                       "rank: 1, favor: 0, title: Recruit, count: 2}\n  - {id: arrows-2"),
         "suit-sizes": ("playing-cards.yaml",
                        "- {id: arrows-1, name: \"1 of Arrows\", suit: Arrows, rank: 1, favor: 0, title: Recruit}",
-                       "- {id: eris, name: Eris, suit: Olympians, rank: 15, favor: 0, title: Strife}"),
+                       "- {id: eris, name: Eris, suit: Olympians, rank: 15, favor: 0, title: Strife, emblem: apple}"),
         "rank-unique-in-suit": ("playing-cards.yaml", "suit: Arrows, rank: 2,", "suit: Arrows, rank: 1,"),
+        "gods-have-emblems": ("playing-cards.yaml", "    emblem: hearth\n", ""),
+        "emblems-distinct": ("playing-cards.yaml", "    emblem: hearth\n", "    emblem: thunderbolt\n"),
         "battle-ranks": ("playing-cards.yaml", "suit: Arrows, rank: 1,", "suit: Arrows, rank: 7,"),
         "favor-total": ("playing-cards.yaml", "suit: Arrows, rank: 1, favor: 0,", "suit: Arrows, rank: 1, favor: 1,"),
         "five-of-helmets": [
