@@ -169,6 +169,7 @@ def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     edit(tables, "from: 7,  to: 11,", "from: 7,  to: 10,")
     edit(tables, "from: 12, to: 15,", "from: 11, to: 15,")
     edit(tables, "{players: 3, match: 17,", "{players: 3, match: 18,")
+    edit(project / "cards" / GAME / "match.yaml", "in_deck: [6, 7, 7, 8]", "in_deck: [6, 8, 7, 8]")  # a Friendly more
     result = run(project, "build", GAME, "--paper", "a4")
     assert result.exit_code == 0, result.output
     sheets = text_of(project / "output" / GAME / f"{GAME}-sheets-a4.pdf")
@@ -177,6 +178,7 @@ def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     assert "12 to 15" not in book and "11 to 15" in book and "7 to 10" in book
     assert "18" in sheets.split("TRANSF.")[1][:40]            # the Help card's player-count table
     assert "| 3 | 18 |" not in book and re.search(r"\b3 18 3 3\b", book)
+    assert "Friendly Bronze cube 6 of 8 8 of 8 7 of 8 8 of 8" in " ".join(book.split())  # MATCH cards by fixture
 
 
 def test_the_formation_circles_stand_a_chip_apart_as_drawn():

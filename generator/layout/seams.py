@@ -128,7 +128,8 @@ def text_on_seams(rendered, paper: str) -> list[Problem]:
                     panels = " and ".join(str(n) for n in _panels_under(plan, deck.trim_h, box, seam))
                     problems.append(Problem(
                         rc.card.source.file,
-                        f"text '{words[:40]}' lies on the seam between panels {panels} on {paper.upper()} "
+                        f"text '{words if len(words) <= 40 else words[:39] + '…'}' lies on the seam between "
+                        f"panels {panels} on {paper.upper()} "
                         f"({seam.axis} = {seam.at:.1f} mm from the board's {'left' if seam.axis == 'x' else 'top'} "
                         "edge): keep text off the joins", line=rc.card.source.line, card=rc.card.id))
     return problems
