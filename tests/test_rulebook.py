@@ -245,3 +245,13 @@ def test_a_die_is_pictured_by_each_of_its_faces(all_builds):
     assert all(p["w_mm"] <= 16.01 for p in by_id[first["id"]])
     chips = [p for p in book["placements"] if p["id"].startswith("chip-")]
     assert chips and all(p["w_mm"] <= 22.01 for p in chips)  # round chips: 22 mm, pictured at most so
+
+
+def test_components_figure_leaves_out_only_decks_that_exist(project):
+    """`components:-board` leaves a deck out of the component list (it has a figure of its
+    own); naming no deck, or a deck without the minus, is an error naming the line."""
+    edit(project / "cards/olympians/rulebook.md", "](components:)", "](components:-refernce)")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert re.search(r"cards/olympians/rulebook.md:\d+: 'components:' takes decks to leave out, as -refernce; "
+                     r"'-refernce' is no deck", result.output), result.output
