@@ -217,13 +217,16 @@ def test_a_client_that_goes_away_mid_answer_leaves_no_traceback(faces_pdf, tmp_p
 
 
 def test_every_pdfium_call_goes_through_the_one_lock():
-    """PDFium is imported only where its calls hold `exports.raster.PDFIUM`."""
+    """PDFium is imported only where its calls hold `pdfiumlock.PDFIUM`; elsewhere a
+    document is opened through `pdfium_document`, which holds it."""
     pnp = Path(__file__).resolve().parents[1] / "generator"
     callers = sorted(str(p.relative_to(pnp)) for p in pnp.rglob("*.py")
                      if re.search(r"^\s*(import|from) pypdfium2", p.read_text(), re.M))
-    assert callers == ["exports/pdfx.py", "exports/raster.py"], callers
-    assert "with pdfium_document(" in (pnp / "exports" / "pdfx.py").read_text()
-    from generator.exports.raster import PDFIUM
+    assert callers == ["exports/raster.py", "pdfiumlock.py"], callers
+    assert "with PDFIUM:" in (pnp / "exports" / "raster.py").read_text()
+    for user in ("exports/pdfx.py", "layout/seams.py"):
+        assert "with pdfium_document(" in (pnp / user).read_text(), user
+    from generator.pdfiumlock import PDFIUM
 
     done = threading.Event()
     with PDFIUM:
@@ -280,6 +283,7 @@ SELECTING_WRONG = {
     "track_symmetry": {"items": "game.title"},
     "board_fields": {"quarter": "game.title"},
     "fixed_track_fields": {"quarter": ["HH", "GG"], "pieces": "game.title", "on": ["H"], "enters": ["G"]},
+    "enough_alike": {"rows": "game.title", "items": "game.title", "match": ["suit"], "min": 1},
 }
 # what the issue's probe tried: AttributeError (`counts` a list), IndexError (`quarter` empty)
 PROBED = [("board_fields", {"quarter": "game.title", "counts": [1, 2]}),

@@ -17,7 +17,7 @@ from generator.data.load import load_game
 from generator.draw import render as render_module
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
-from generator.rules.checks import _line_problem, assemble_board, rotation_symmetry
+from generator.rules.tracks import _line_problem, assemble_board, rotation_symmetry
 from tests.conftest import REPO, edit
 
 GAME = "metikoro"

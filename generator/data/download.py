@@ -81,7 +81,7 @@ def download(url: str, into, timeout: float, max_bytes: int) -> int:
     worker.join(timeout)
     if worker.is_alive():
         cancel.set()  # the worker stops at its next chunk; its socket times out on its own
-        raise DownloadError(f"not downloaded within {timeout:g} s (the server answers too slowly)")
+        raise _too_slow(timeout)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["size"]
@@ -113,7 +113,7 @@ def _fetch(url, into, timeout, max_bytes, cancel, outcome) -> None:
                 if size > max_bytes:
                     raise DownloadError(f"it sent more than {max_bytes // 2**20} MB; pnp pulls at most that much")
                 if time.monotonic() > deadline:
-                    raise DownloadError(f"not downloaded within {timeout:g} s (the server answers too slowly)")
+                    raise _too_slow(timeout)
                 into.write(chunk)
             outcome["size"] = size
     except DownloadError as exc:
@@ -121,11 +121,18 @@ def _fetch(url, into, timeout, max_bytes, cancel, outcome) -> None:
     except urllib.error.HTTPError as exc:
         outcome["error"] = DownloadError(f"the server answered {exc.code} {exc.reason}")
     except urllib.error.URLError as exc:
-        outcome["error"] = DownloadError(f"cannot download it: {exc.reason}")
-    except (OSError, ValueError) as exc:  # timeouts, resets, bad URLs, bad chunked encoding
+        outcome["error"] = (_too_slow(timeout) if isinstance(exc.reason, TimeoutError)
+                            else DownloadError(f"cannot download it: {exc.reason}"))
+    except TimeoutError:  # a read that waited its whole share of the time: the same as the overall bound
+        outcome["error"] = _too_slow(timeout)
+    except (OSError, ValueError) as exc:  # resets, bad URLs, bad chunked encoding
         outcome["error"] = DownloadError(f"cannot download it: {exc}")
     except Exception as exc:  # http.client's protocol errors and kin: the server is broken
         outcome["error"] = DownloadError(f"cannot download it: {type(exc).__name__}: {exc}")
+
+
+def _too_slow(timeout: float) -> DownloadError:
+    return DownloadError(f"not downloaded within {timeout:g} s (the server answers too slowly)")
 
 
 def _is_web_page(start: bytes) -> bool:

@@ -28,9 +28,9 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 from pikepdf import Name
 
+from ..pdfiumlock import pdfium_document
 from .cmyk import Cmyk
 from .paint import Analyser, raster_set, without
-from .raster import pdfium_document
 from .recolour import Recolour
 
 VERSION = "PDF/X-1a:2003"

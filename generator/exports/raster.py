@@ -6,37 +6,22 @@ page is drawn through a matrix (FPDF_RenderPageBitmapWithMatrix) into a bitmap o
 the asked size, so a poker card with 1/8 in bleed at 300 dpi is 825 x 1125 px, never
 824 or 826 from rounding a scale.
 
-PDFium allows one call at a time in a process (two threads inside it at once can abort the
-interpreter), so every pypdfium2 call in pnp holds `PDFIUM`, and every PDFium object is
-closed while it is held (never left to the garbage collector, which may run on any thread).
-The preview server's threads draw through `page_png` here.
+Every pypdfium2 call here holds `PDFIUM` (pdfiumlock.py: PDFium allows one call at a time in
+a process). The preview server's threads draw through `page_png` here.
 """
 from __future__ import annotations
 
 import ctypes
 import io
-import threading
-from contextlib import contextmanager
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 from PIL import Image
 
+from ..pdfiumlock import PDFIUM, pdfium_document
 from ..units import PT_PER_MM
 
 MM_PER_IN = 25.4
-PDFIUM = threading.RLock()   # held around every pypdfium2 call in pnp
-
-
-@contextmanager
-def pdfium_document(pdf: bytes):
-    """A PDFium document of `pdf`, open while the block runs; hold `PDFIUM` around the block."""
-    with PDFIUM:
-        doc = pdfium.PdfDocument(pdf)
-        try:
-            yield doc
-        finally:
-            doc.close()   # closes its pages and bitmaps too
 
 
 def pixels(mm: float, dpi: float) -> int:

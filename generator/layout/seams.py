@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Problem
+from ..pdfiumlock import pdfium_document
 from ..units import paper_size
 from .boards import BoardPlan, plan_board
 
@@ -47,10 +48,7 @@ def text_runs(pdf: bytes, page: int, bleed: float) -> list[tuple[str, tuple[floa
     top-left corner, y down. A run is letters that follow one another closely, in any
     direction (turned text too); a wide gap (more than two letters) starts a new one,
     so two words either side of an emblem are two runs."""
-    import pypdfium2 as pdfium
-
-    doc = pdfium.PdfDocument(pdf)
-    try:
+    with pdfium_document(pdf) as doc:
         face = doc[page]
         height = face.get_height()
         text = face.get_textpage()
@@ -74,8 +72,6 @@ def text_runs(pdf: bytes, page: int, bleed: float) -> list[tuple[str, tuple[floa
             last, size = box, max(size, top - bottom, right - left)
         if current is not None:
             runs.append(current)
-    finally:
-        doc.close()
     out = []
     for letters, left, bottom, right, top in runs:
         words = letters.split()

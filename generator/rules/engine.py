@@ -21,6 +21,7 @@ from ..data.schema import bundled, check
 from ..data.yamlsrc import line_of, read_yaml
 from ..errors import InputError, Problem, collect
 from ..guard import is_file_inside, missing_message, short_repr, shorten
+from . import tracks  # noqa: F401  (registers the track checks on CHECKS)
 from .checks import CHECKS, Failure, args_problems
 from .document import GameDocument, Location, build_document
 from .functions import compile_expr, search
