@@ -18,7 +18,7 @@ from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
 from .errors import InputError, OutputError, collect
 from .exports.files import Artifact, write_atomic, write_game
-from .layout.modes import PrintMode
+from .layout.modes import TWO_SIDED, PrintMode
 from .session import Session
 from .units import paper_name
 
@@ -187,7 +187,7 @@ def _print_mode(settings: dict, mode: str | None, back_offset) -> PrintMode:
     offset = settings.get("back_offset") or {}
     offset = back_offset if back_offset is not None else (float(offset.get("x", 0)), float(offset.get("y", 0)))
     chosen = mode or settings.get("mode") or "duplex-long"
-    if (offset[0] or offset[1]) and chosen not in ("duplex-long", "duplex-short"):
+    if (offset[0] or offset[1]) and chosen not in TWO_SIDED:
         raise InputError(f"back_offset moves the backs of a duplex print; {chosen} prints no second side")
     return PrintMode(chosen, (float(offset[0]), float(offset[1])))
 

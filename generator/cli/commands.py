@@ -15,8 +15,8 @@ from .options import MODE, PAPER, OffsetType, _root, cli, find_root, session_for
 @click.option("--paper", type=PAPER, multiple=True,
               help="a4, letter, a3, a5, legal, tabloid or WxH like 300x400mm (default: the game's "
                    "print: papers, else a4 and letter). Repeatable.")
-@click.option("--mode", type=MODE, help="duplex-long (default), duplex-short, gutter-fold or fronts-only "
-                                        "(default: the game's print: mode).")
+@click.option("--mode", type=MODE, help="duplex-long (default), duplex-short, gutter-fold, fronts-only, "
+                                        "fronts-then-backs or interleaved (default: the game's print: mode).")
 @click.option("--back-offset", type=OffsetType(),
               help="X,Y mm to move the backs by (read it off `pnp calibrate`), e.g. 0.5,-0.3.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),

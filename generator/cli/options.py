@@ -10,7 +10,8 @@ import click
 
 from ..errors import InputError
 
-MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only"], case_sensitive=False)
+MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only", "fronts-then-backs", "interleaved"],
+                    case_sensitive=False)
 
 
 class PaperType(click.ParamType):

@@ -22,6 +22,12 @@ FLIP = {
     "gutter-fold": "Print one-sided. Each page holds fronts on the left and backs on the right: fold it "
                    "along the dashed line (printed side out), glue the halves together, then cut.",
     "fronts-only": "Print one-sided: these sheets hold fronts only.",
+    "fronts-then-backs": "Print one-sided, in two runs. The first pages hold every sheet's fronts, the last pages "
+                         "their backs, in the same order. Print the fronts; take the printed stack as it came out, "
+                         "turn it over on its LONG edge (like turning a book's page) without changing its order, put "
+                         "it back in the paper tray and print the backs. Try it with two sheets of plain paper first.",
+    "interleaved": "Print one sheet at a time. Each page of fronts is followed by its page of backs: print the "
+                   "front, put the same sheet back in the tray turned over on its LONG edge, and print the next page.",
 }
 DATE = (1980, 1, 1, 0, 0, 0)
 

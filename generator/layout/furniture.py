@@ -61,6 +61,7 @@ def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheet
     for page in pages:
         canvas.setPageSize((pt(page.width), pt(page.height)))
         sheet += page.side == "front"
+        number = page.sheet or sheet
         for x, y, w, h in page.glue:
             _glue(canvas, x, y, w, h)
         _fills(canvas, page.fills)
@@ -72,7 +73,7 @@ def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheet
         if page.board_map:
             _board_map(canvas, page)
         side = page.how or ("fronts" if page.side == "front" else "backs (flip on the long edge)")
-        _label(canvas, page, f"{title} · {page.title} · sheet {sheet} of {sheets} · {side} · {paper.upper()} · "
+        _label(canvas, page, f"{title} · {page.title} · sheet {number} of {sheets} · {side} · {paper.upper()} · "
                              "print at 100 % (actual size)")
         canvas.showPage()
     canvas.save()
