@@ -50,6 +50,7 @@ HOW = {
 class PrintMode:
     mode: str = "duplex-long"
     back_offset: tuple[float, float] = (0.0, 0.0)   # mm
+    cutter: str | None = None    # a print-then-cut machine (cutters.py): its marks, its area
 
     @property
     def duplex(self) -> bool:
