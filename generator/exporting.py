@@ -111,7 +111,7 @@ def make_target(rendered, target: str, dpi: int | None, bleed: bool, folder: Pat
         from .exports.faces import face_images
         return face_images(rendered, target, dpi)
     from .exports.profiles import profile_files
-    return profile_files(rendered, target)
+    return profile_files(rendered, target, scratch=folder.parents[2] / ".cache" / "preflight")
 
 
 def _activate_fonts(out_dir: Path) -> None:

@@ -22,7 +22,8 @@ the line inside the trim at the bottom, in the margin between the cut and the sa
 the trim in the bleed, so it is cut away (on sheets where neighbours share a cut line only
 the faces of the bottom row keep that strip). The text is Lato, at most 1.6 mm tall,
 shrunk to the room the outline leaves at that height (circles, hexes and die faces too);
-less than 0.9 mm is a problem naming the deck. It is black (K only in a CMYK file) on a
+less than 0.9 mm is a problem naming the deck (a pointy-top hex has a corner at the
+bottom: little room there). It is black (K only in a CMYK file) on a
 small white label of its own, so it reads on dark art and needs no transparency. Page
 footers (sheets and rulebooks) repeat the stamp.
 """
@@ -182,7 +183,7 @@ def layout(stamp: Stamp, deck) -> tuple[float, float, float] | None:
     size = min(SIZE, (bottom - top) * 0.8)
     face = shipped().face(FONT)
     per_mm = face.width(stamp.text, 1.0) + 2 * PAD   # width of the label at a size of 1 mm
-    margin = max(deck.safe, 0.5) if stamp.place == "safe" else 0.5
+    margin = 0.5   # from where the line meets the outline (the chord already keeps off round corners)
     for _ in range(8):   # the room narrows as the text grows taller: settle the size in a few steps
         cap = 0.72 * size
         baseline = (top + bottom) / 2 + cap / 2
