@@ -39,12 +39,13 @@ browser:
 	    (apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)) >/dev/null \
 	    || { echo "cannot install chromium and chromium-driver: the preview test needs them"; exit 1; }; }
 
-# DriveThruCards' PDF/X-1a is converted to CMYK with Ghostscript's profile: install it, or fail loudly
+# DriveThruCards' PDF/X-1a is converted to CMYK with Ghostscript's profile, and its total ink is
+# measured on the pages rendered in CMYK by Ghostscript: install both, or fail loudly
 cmyk-profile:
-	@test -f $(CMYK_ICC) || \
-	  { echo "$(CMYK_ICC) is missing (the CMYK profile of DriveThruCards' PDF/X-1a); installing libgs-common"; \
-	    (apt-get install -y libgs-common || (apt-get update && apt-get install -y libgs-common)) >/dev/null \
-	    || { echo "cannot install libgs-common: pnp export --profile dtc and its tests need it"; exit 1; }; }
+	@test -f $(CMYK_ICC) && command -v gs >/dev/null || \
+	  { echo "Ghostscript or its CMYK profile is missing (DriveThruCards' PDF/X-1a and its ink check); installing ghostscript"; \
+	    (apt-get install -y ghostscript libgs-common || (apt-get update && apt-get install -y ghostscript libgs-common)) >/dev/null \
+	    || { echo "cannot install ghostscript: pnp export --profile dtc and its tests need it"; exit 1; }; }
 
 test: $(STAMP) browser cmyk-profile
 	$(PY) -m pytest

@@ -14,10 +14,11 @@ from pathlib import Path
 from .data.load import load_game
 from .draw import fonts
 from .draw.glyphs import printed_text_problems
+from .draw.stamp import stamp_of
 from .errors import OutputError, collect
 from .exports.files import write_exports
 
-TARGETS = ("png", "tts", "tgc", "mpc", "dtc")
+TARGETS = ("png", "tts", "tabletopia", "faces", "tgc", "mpc", "dtc")
 log = logging.getLogger("pnp")
 
 
@@ -31,9 +32,15 @@ class ExportResult:
     notes: list = ()
 
 
-def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = True,
-                out_dir: Path | None = None, validate: bool = True) -> list[ExportResult]:
-    """Export the named games (all when none are named) for `target`."""
+def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: bool = True,
+                out_dir: Path | None = None, validate: bool = True, base_url: str | None = None,
+                stamp: str | None = None) -> list[ExportResult]:
+    """Export the named games (all when none are named) for `target`.
+
+    :param dpi: resolution of images (None: the target's own: 300, Tabletopia's 10 px a mm).
+    :param base_url: tts: where the designer uploads the files (None: their file:// folder).
+    :param stamp: a version stamp to draw on every face (stamp.py); None: the game's `print: stamp`.
+    """
     from .draw.render import render_game
     from .pipeline import _validate, resolve_games
 
@@ -46,8 +53,9 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
         collect(f"in cards/{game_id}/", printed_text_problems(game))
         if validate:
             _validate(game, strict=False)
-        rendered = render_game(game)
-        files, summary = make_target(rendered, target, dpi, bleed, out_dir / game_id / "exports" / target)
+        rendered = render_game(game, stamp=stamp_of(game, stamp))
+        folder = out_dir / game_id / "exports" / target
+        files, summary = make_target(rendered, target, dpi, bleed, folder, base_url)
         log.info("%s: writing the %s export", game_id, target)
         try:
             written = write_exports(out_dir, game_id, target, files, summary)
@@ -60,7 +68,8 @@ def run_exports(root: Path, names, target: str, dpi: int = 300, bleed: bool = Tr
 
 
 def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back_offset=None,
-            out_dir: Path | None = None, validate: bool = True) -> ExportResult:
+            out_dir: Path | None = None, validate: bool = True, cutter: str | None = None,
+            stamp: str | None = None) -> ExportResult:
     """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/."""
     from .draw.render import render_game
     from .exports.kit import kit_zip
@@ -74,10 +83,11 @@ def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back
     game = load_game(root, game_id)
     collect(f"in cards/{game_id}/", printed_text_problems(game))
     papers = game_papers(game, papers)
-    print_mode = print_mode_of(game, mode, back_offset)
+    print_mode = print_mode_of(game, mode, back_offset, cutter)
+    game_stamp = stamp_of(game, stamp)
     if validate:
         _validate(game, strict=False)
-    rendered = render_game(game)
+    rendered = render_game(game, stamp=game_stamp)
     artifacts = layout_game(game, rendered, papers, print_mode)
     calibration = {p: calibration_pdf(p, print_mode) for p in papers} if print_mode.duplex else {}
     kit = kit_zip(game, artifacts, print_mode, calibration)
@@ -89,16 +99,19 @@ def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back
     return ExportResult(game_id, "kit", written, time.perf_counter() - started, [])
 
 
-def make_target(rendered, target: str, dpi: int, bleed: bool, folder: Path):
+def make_target(rendered, target: str, dpi: int | None, bleed: bool, folder: Path, base_url: str | None = None):
     """The files of one target and the summary its manifest starts with."""
     if target == "png":
         from .exports.png import face_pngs
-        return face_pngs(rendered, dpi, bleed), {"dpi": dpi, "bleed": bleed}
+        return face_pngs(rendered, dpi or 300, bleed), {"dpi": dpi or 300, "bleed": bleed}
     if target == "tts":
         from .exports.tts import tts_decks
-        return tts_decks(rendered, folder.resolve().as_uri(), dpi)
+        return tts_decks(rendered, base_url or folder.resolve().as_uri(), dpi or 300, shared=base_url is not None)
+    if target in ("tabletopia", "faces"):
+        from .exports.faces import face_images
+        return face_images(rendered, target, dpi)
     from .exports.profiles import profile_files
-    return profile_files(rendered, target)
+    return profile_files(rendered, target, scratch=folder.parents[2] / ".cache" / "preflight")
 
 
 def _activate_fonts(out_dir: Path) -> None:

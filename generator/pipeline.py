@@ -18,7 +18,7 @@ from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
 from .errors import InputError, OutputError, collect
 from .exports.files import Artifact, write_atomic, write_game
-from .layout.modes import PrintMode
+from .layout.modes import TWO_SIDED, PrintMode
 from .session import Session
 from .units import paper_name
 
@@ -49,7 +49,8 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
-          progress=None, session: Session | None = None) -> list[BuildResult]:
+          progress=None, session: Session | None = None, stamp: str | None = None,
+          cutter: str | None = None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
@@ -61,6 +62,10 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
     :param session: what this build may reuse from earlier builds, and may leave to later
         ones (`pnp watch` hands the same session to every rebuild); default: a fresh one.
+    :param stamp: a version stamp for every face (`{version}`, `{date}`: draw/stamp.py); None
+        means each game's `print: stamp` (default none), "" none at all.
+    :param cutter: a print-then-cut machine (silhouette, cricut, scanncut: layout/cutters.py);
+        None means each game's `print: cutter` (default none).
     """
     from .progress import SILENT
 
@@ -80,14 +85,15 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
 
     with drawing_workers(session):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game, session)
+                               changed_since, progress, render_game, session, stamp, cutter)
     cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
     return results
 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
-                 progress, render_game, session: Session) -> list[BuildResult]:
+                 progress, render_game, session: Session, stamp=None, cutter=None) -> list[BuildResult]:
     from .draw import drawpool
+    from .draw.stamp import stamp_of
 
     results = []
     for game_id in games:
@@ -98,7 +104,8 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
                 game = load_game(root, game_id, session)
                 collect(f"in cards/{game_id}/", printed_text_problems(game))
             papers_of_game = game_papers(game, papers)
-            print_mode = print_mode_of(game, mode, back_offset)
+            print_mode = print_mode_of(game, mode, back_offset, cutter)
+            game_stamp = stamp_of(game, stamp)
             advance()
             warnings = []
             if validate:
@@ -112,7 +119,7 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         def drawing(todo, total, game_id=game_id):
             return progress.bar(f"{game_id}: drawing {todo} of {total} bundles of faces "
                                 f"({total - todo} unchanged, from the cache)", todo)
-        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session)
+        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=game_stamp)
         drawpool.end_drawing_workers(session)  # the early workers: idle from here on
         warnings = [*warnings, *rendered.warnings]  # external references not followed
         session.release()  # the SVG text
@@ -156,15 +163,27 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
                                session=session)
         kind = "proof" if guides else "sheets"
+        extra = {"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}
+        marks = next((p.registration for p in sheets.plans if p.registration), ())
+        if print_mode.cutter:  # the same marks on every page of fronts
+            extra.update(cutter=print_mode.cutter, registration=[m.manifest() for m in marks])
+        if rendered.stamp is not None:
+            extra["stamp"] = rendered.stamp.text
         artifacts.append(Artifact(
             path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
             pages=sheets.pages, components=list(sheets.components),
-            placements=sheets.placements,
-            extra={"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}))
+            placements=sheets.placements, extra=extra))
         if not guides:
+            fronts = sum(1 for p in sheets.plans if p.side == "front")
+            cut_extra = {"cutter": print_mode.cutter, "registration": [m.manifest() for m in marks]} \
+                if print_mode.cutter else {}
             artifacts.append(Artifact(
                 path=f"{game.id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
-                paper=paper, pages=sum(1 for p in sheets.plans if p.side == "front")))
+                paper=paper, pages=fronts, extra=cut_extra))
+            if print_mode.cutter == "silhouette":  # Silhouette Studio Basic Edition opens DXF, not SVG
+                from .layout.cutfile import cut_dxf
+                artifacts += [Artifact(path=f"{game.id}-cut-{paper}-sheet{n}.dxf", data=data, kind="cut",
+                                       paper=paper, pages=1, extra=cut_extra) for n, data in cut_dxf(sheets.plans)]
         if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
             artifacts.extend(_rulebooks(game, rendered, paper, session))
         session.release()  # the paper's page objects
@@ -178,18 +197,22 @@ def game_papers(game, papers=None) -> tuple[str, ...]:
     return tuple(papers or [paper_name(p) for p in settings.get("papers") or PAPERS])
 
 
-def print_mode_of(game, mode=None, back_offset=None) -> PrintMode:
-    return _print_mode(game.meta.get("print") or {}, mode, back_offset)
+def print_mode_of(game, mode=None, back_offset=None, cutter=None) -> PrintMode:
+    return _print_mode(game.meta.get("print") or {}, mode, back_offset, cutter)
 
 
-def _print_mode(settings: dict, mode: str | None, back_offset) -> PrintMode:
+def _print_mode(settings: dict, mode: str | None, back_offset, cutter: str | None = None) -> PrintMode:
     """The print mode of a build: the command line's, else the game's `print:` settings."""
     offset = settings.get("back_offset") or {}
     offset = back_offset if back_offset is not None else (float(offset.get("x", 0)), float(offset.get("y", 0)))
     chosen = mode or settings.get("mode") or "duplex-long"
-    if (offset[0] or offset[1]) and chosen not in ("duplex-long", "duplex-short"):
+    if (offset[0] or offset[1]) and chosen not in TWO_SIDED:
         raise InputError(f"back_offset moves the backs of a duplex print; {chosen} prints no second side")
-    return PrintMode(chosen, (float(offset[0]), float(offset[1])))
+    machine = cutter or settings.get("cutter") or None
+    if machine and chosen == "gutter-fold":
+        raise InputError(f"a cutting machine ({machine}) cuts a flat sheet it can read the marks of; gutter-fold "
+                         "sheets are folded and glued first: choose another print mode")
+    return PrintMode(chosen, (float(offset[0]), float(offset[1])), machine)
 
 
 def _validate(game, strict):

@@ -3,9 +3,10 @@
 In: a loaded `Game` and the papers to check. Out: a list of `Problem`s from every later
 stage of a build: the game's own words in the fonts that print them, every card drawn in
 memory (template errors, text that cannot fit, fonts and characters, images, face sizes),
-the sheets planned on each paper (a component larger than the paper; warnings for text on
-the seams of a glued board), and the rulebook
-(a missing file, Jinja errors, figures naming unknown cards). `pnp validate` runs it by
+the sheets planned on each paper (a component larger than the paper; inside the area of
+the game's `print: cutter`; warnings for text on the seams of a glued board), the game's
+`print: stamp` (its fields, its room on every deck), and the rulebook (a missing file,
+Jinja errors, figures naming unknown cards). `pnp validate` runs it by
 default; the rules themselves are checked by `rules/`.
 """
 from __future__ import annotations
@@ -27,8 +28,11 @@ def preflight_report(game, papers: tuple[str, ...] | None = None,
     """The problems a build would stop at, and the warnings it would print (an external
     reference in an SVG that cannot be followed, say); within the session's limits."""
     from .draw.render import render_game
-    from .layout.pages import plan_pages
+    from .draw.stamp import stamp_of
+    from .layout.cutters import CutterError, cutter_sheet
+    from .layout.pages import plan_for_cutter, plan_pages
     from .layout.seams import text_on_seams
+    from .units import paper_size
 
     session = session or Session()
     problems = list(printed_text_problems(game))
@@ -40,11 +44,21 @@ def preflight_report(game, papers: tuple[str, ...] | None = None,
         problems.extend(exc.problems or [Problem(game.source.file, exc.message)])
         rendered = None
     settings = game.meta.get("print") or {}
+    try:
+        stamp_of(game)
+    except InputError as exc:
+        problems.extend(exc.problems or [Problem(game.source.file, exc.message)])
     for paper in papers or settings.get("papers") or PAPERS:
         try:
-            plan_pages(rendered or _geometry_only(game), paper)
+            if settings.get("cutter"):
+                plan_for_cutter(rendered or _geometry_only(game), paper,
+                                cutter_sheet(settings["cutter"], paper, *paper_size(paper)))
+            else:
+                plan_pages(rendered or _geometry_only(game), paper)
             if rendered is not None:
                 warnings.extend(text_on_seams(rendered, paper))  # words cut by a glued join
+        except CutterError as exc:
+            problems.append(Problem(game.source.file, f"print: cutter: {exc}", field="cutter"))
         except InputError as exc:
             problems.extend(p if paper in p.message.lower() or len(papers or ()) == 1 else
                             Problem(p.file, f"{p.message} ({paper.upper()})", line=p.line, card=p.card,

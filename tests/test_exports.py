@@ -107,18 +107,18 @@ def test_tts_sheets_split_at_ten_by_seven(tmp_path):
     assert sorted(custom) == ["1", "2"]
     one, two = custom["1"], custom["2"]
     assert (one["NumWidth"], one["NumHeight"]) == (MAX_COLS, MAX_ROWS)
-    assert (two["NumWidth"], two["NumHeight"]) == (5, 1)
+    assert (two["NumWidth"], two["NumHeight"]) == (7, 1)   # 69 + 6 cards: 6 and the hidden face
     for sheet in (one, two):
         assert sheet["FaceURL"].startswith("file:///") and sheet["BackURL"] == one["BackURL"]
         path = Path(sheet["FaceURL"][len("file://"):])
         image = Image.open(path)
         assert image.width <= MAX_PX and image.height <= MAX_PX
         assert image.width % sheet["NumWidth"] == 0 and image.height % sheet["NumHeight"] == 0
-        assert sheet["BackIsHidden"] is True and sheet["UniqueBack"] is False
+        assert sheet["BackIsHidden"] is False and sheet["UniqueBack"] is False   # the last cell is the hidden face
     # a full sheet: 10 x 7 cells of 409 x 573 px (2.5 x 3.5 in trim scaled to fit 4096)
     assert Image.open(Path(one["FaceURL"][7:])).size == (4090, 4011)
-    # ids: sheet x 100 + slot, row-major, repeated for copies, in the deck's order
-    expected = [(1 if i < 70 else 2) * 100 + i % 70 for i, (_, n) in enumerate(cards) for _ in range(n)]
+    # ids: sheet x 100 + slot, row-major, repeated for copies, in the deck's order (69 cards a sheet)
+    expected = [(1 if i < 69 else 2) * 100 + i % 69 for i, (_, n) in enumerate(cards) for _ in range(n)]
     assert deck["DeckIDs"] == expected
     assert [c["CardID"] for c in deck["ContainedObjects"]] == expected
     assert all(c["Name"] == "Card" and str(c["CardID"] // 100) in c["CustomDeck"] for c in deck["ContainedObjects"])
@@ -129,11 +129,11 @@ def test_tts_sheet_cells_hold_the_cards_in_order(game):
     folder, saved = _tts(game)
     (deck,) = saved["ObjectStates"]
     sheet = deck["CustomDeck"]["1"]
-    assert (sheet["NumWidth"], sheet["NumHeight"]) == (3, 1)
+    assert (sheet["NumWidth"], sheet["NumHeight"]) == (4, 1)   # three cards and the hidden face
     assert sheet["UniqueBack"] is True  # the backs say BACK a, BACK b, BACK c: a back sheet of the same grid
     faces = Image.open(Path(sheet["FaceURL"][7:]))
     backs = Image.open(Path(sheet["BackURL"][7:]))
-    assert faces.size == backs.size == (3 * 750, 1050)
+    assert faces.size == backs.size == (4 * 750, 1050)
     assert deck["DeckIDs"] == [100, 100, 101, 102, 102, 102]
     # each cell is that card's own front, trimmed: compare with its PNG export cut to the trim
     exported(game, "png", "ex", "--no-bleed")

@@ -7,7 +7,18 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import MODE, PAPER, OffsetType, _root, cli, find_root, session_for, time_limit_option
+from .options import (
+    CUTTER,
+    MODE,
+    PAPER,
+    OffsetType,
+    _root,
+    cli,
+    find_root,
+    session_for,
+    stamp_option,
+    time_limit_option,
+)
 
 
 @cli.command()
@@ -15,8 +26,8 @@ from .options import MODE, PAPER, OffsetType, _root, cli, find_root, session_for
 @click.option("--paper", type=PAPER, multiple=True,
               help="a4, letter, a3, a5, legal, tabloid or WxH like 300x400mm (default: the game's "
                    "print: papers, else a4 and letter). Repeatable.")
-@click.option("--mode", type=MODE, help="duplex-long (default), duplex-short, gutter-fold or fronts-only "
-                                        "(default: the game's print: mode).")
+@click.option("--mode", type=MODE, help="duplex-long (default), duplex-short, gutter-fold, fronts-only, "
+                                        "fronts-then-backs or interleaved (default: the game's print: mode).")
 @click.option("--back-offset", type=OffsetType(),
               help="X,Y mm to move the backs by (read it off `pnp calibrate`), e.g. 0.5,-0.3.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -28,10 +39,14 @@ from .options import MODE, PAPER, OffsetType, _root, cli, find_root, session_for
               help="Also write <game>-changed-<paper>.pdf with only the components whose faces differ "
                    "from git REF (or from the last build: --changed-since last), with their backs.")
 @click.option("--timings", is_flag=True, help="Print the CPU and wall seconds of each stage of the build.")
+@click.option("--cutter", type=CUTTER, help="Print-then-cut: keep components inside the machine's area, print its "
+                                          "registration marks, write a cut file with the same marks (default: the "
+                                          "game's print: cutter).")
+@stamp_option
 @time_limit_option
 @click.pass_context
 def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
-          time_limit):
+          cutter, stamp, time_limit):
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
@@ -43,7 +58,8 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
                     "playable game.", fg="yellow", bold=True, err=True)
     results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
                         strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
-                        changed_since=changed_since, progress=Progress(), session=session)
+                        changed_since=changed_since, progress=Progress(), session=session, stamp=stamp,
+                        cutter=cutter.lower() if cutter else None)
     for r in results:
         for note in r.rendered.game.notes:
             click.echo(f"note: {note}", err=True)

@@ -10,7 +10,8 @@ import click
 
 from ..errors import InputError
 
-MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only"], case_sensitive=False)
+MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only", "fronts-then-backs", "interleaved"],
+                    case_sensitive=False)
 
 
 class PaperType(click.ParamType):
@@ -45,6 +46,15 @@ class OffsetType(click.ParamType):
 
 
 PAPER = PaperType()
+CUTTER = click.Choice(["silhouette", "cricut", "scanncut"], case_sensitive=False)
+
+
+def stamp_option(command):
+    """`--stamp TEXT`: a version stamp on every face and page footer ({version}, {date})."""
+    return click.option("--stamp", metavar="TEXT",
+                        help="Draw TEXT small on every face and in every page's footer; {version} is git "
+                             "describe (or 'unversioned'), {date} the last commit's date (or SOURCE_DATE_EPOCH). "
+                             "Default: the game's print: stamp; --stamp '' for none.")(command)
 
 
 def time_limit_option(command):

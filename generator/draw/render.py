@@ -51,13 +51,15 @@ class RenderedGame:
     warnings: tuple = ()   # Problems (severity warning): external references that were not followed
     draw_keys: dict = field(default_factory=dict)  # face key -> draw key (hash of all that decides its pixels)
     drawn: int = 0         # bundles of faces drawn by this build (the others came from the face cache)
+    stamp: object = None   # the version stamp every face carries (stamp.Stamp), for page footers too
 
 
 def render_game(game: Game, guides: bool = False, cache=None, progress=None,
-                session: Session | None = None) -> RenderedGame:
+                session: Session | None = None, stamp=None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
+    :param stamp: a `stamp.Stamp` drawn on every face (a version mark), or None.
     :param cache: a `FaceCache` (faces.py draws only the bundles of faces it lacks).
     :param progress: see `draw_faces`.
     :param session: what the render may reuse from earlier builds (default: a fresh session).
@@ -65,7 +67,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
     """
     session = session or Session()
     with session.stage("jinja"):
-        found = render_svgs(game, guides, session)
+        found = render_svgs(game, guides, session, stamp)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
@@ -83,7 +85,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
                         card=owners[key].card.id, severity="warning")
                 for key in svgs for message in _external(svgs, key, session.memo)]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
-                        draw_keys=faces.draw_keys, drawn=faces.drawn)
+                        draw_keys=faces.draw_keys, drawn=faces.drawn, stamp=stamp)
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class FaceSVGs:
     fonts_digest: str = ""           # hash of those fonts: part of every face's draw key
 
 
-def render_svgs(game: Game, guides: bool = False, session: Session | None = None) -> FaceSVGs:
+def render_svgs(game: Game, guides: bool = False, session: Session | None = None, stamp=None) -> FaceSVGs:
     """Every face of every card as SVG text (Jinja only, nothing drawn); the templates that
     failed are in `problems`. A remembering session's memo gives back the SVG of a face
     whose inputs are those of a face it rendered before."""
@@ -149,6 +151,8 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                     continue
                 if guides:
                     svg = _with_guides(svg, deck)
+                if stamp is not None:
+                    svg = stamp.on(svg, deck)
                 home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
                 key = svgs.add(memo.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)) if memo.on else svg, home)
                 sizes[key] = (deck.width, deck.height)

@@ -9,27 +9,41 @@ Intent relative colorimetric with black-point compensation, computed by littleCM
 ImageCms). Two exceptions keep plates clean: exact black (0, 0, 0) becomes K only, so
 black text prints from one plate, and exact white becomes no ink (vector colours only;
 pixels go through the profile as they are). Each distinct colour is converted once.
+
+Total ink limit (`max_ink`, percent of C+M+Y+K; DriveThruCards asks for 240): SWOP puts
+rich blacks and dark art near 280 %. Above the limit a colour gets gray component
+replacement: an equal amount of C, M and Y (at most the least of them) becomes K, half the
+excess at a time, since C = M = Y = a prints about as dark as K = a; what is still over
+(K full, or no gray left) is taken from C, M and Y in proportion (under colour removal).
+K-only black and white are below any limit and stay as they are. Vector colours are limited
+one by one, to the byte; pixels over the limit are taken instead from a 33 x 33 x 33 table
+of limited colours (a device link, applied by Pillow's Color3DLUT with trilinear
+interpolation: a mix of colours under the limit is under it too), made 2/255 below the
+limit for the rounding of four channels; the other pixels keep their exact conversion.
 """
 from __future__ import annotations
 
 import hashlib
 import io
+import math
 from pathlib import Path
 
 import pikepdf
 from pikepdf import Name
-from PIL import Image, ImageCms
+from PIL import Image, ImageCms, ImageFilter, ImageMath
 
 from ..errors import OutputError
 
 CMYK_PROFILE = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
 SAMPLES = 256   # entries of a converted shading's colour table
+LUT_SIZE = 33   # points per axis of the table pixels are converted through under an ink limit
 
 
 class Cmyk:
-    """The sRGB -> CMYK transform of one output profile, with a cache per colour."""
+    """The sRGB -> CMYK transform of one output profile, with a cache per colour; with
+    `max_ink` (percent), every colour it gives has C+M+Y+K at most that."""
 
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, max_ink: float | None = None):
         path = path or CMYK_PROFILE
         try:
             self.icc = path.read_bytes()
@@ -47,6 +61,8 @@ class Cmyk:
             renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC,
             flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
         self.cache: dict[tuple[int, int, int], tuple[float, ...]] = {}
+        self.max_ink = max_ink
+        self._lut = None
 
     def colour(self, rgb) -> tuple[float, float, float, float]:
         """One RGB colour (three numbers 0..1) as CMYK (four numbers 0..1)."""
@@ -67,23 +83,54 @@ class Cmyk:
         """An RGB image as CMYK through the same transform (no K-only black: in pixels, a black
         next to its own anti-aliased edge must not switch plates)."""
         image = image.convert("RGB")
+        exact = self._plain(image)
+        if self.max_ink is None:
+            return exact
+        # only the pixels over the limit take the device link's colours: the others stay exact
+        c, m, y, k = (band.convert("I") for band in exact.split())
+        budget = math.floor(self.max_ink / 100 * 255)
+        over = ImageMath.lambda_eval(lambda v: (v["c"] + v["m"] + v["y"] + v["k"] > budget) * 255,
+                                     c=c, m=m, y=y, k=k).convert("L")
+        if over.getextrema()[1] == 0:
+            return exact
+        return Image.composite(image.filter(self._limited_table()), exact, over)
+
+    def _plain(self, image: Image.Image) -> Image.Image:
         out = Image.new("CMYK", image.size)
         # the transform's own apply() also copies the whole profile into the image's info, each time
         self.transform.transform.apply(image.getim(), out.getim())
         return out
+
+    def _limited_table(self) -> ImageFilter.Color3DLUT:
+        """The device link: a LUT_SIZE^3 grid of sRGB colours, converted and ink-limited."""
+        if self._lut is None:
+            n = LUT_SIZE
+            steps = [round(i * 255 / (n - 1)) for i in range(n)]
+            grid = [(r, g, b) for b in steps for g in steps for r in steps]   # red changes first
+            strip = Image.new("RGB", (len(grid), 1))
+            strip.putdata(grid)
+            data = self._plain(strip).tobytes()
+            budget = math.floor(self.max_ink / 100 * 255) - 2   # four channels may each round up
+            table = [tuple(v / 255 for v in limit_ink(tuple(data[i:i + 4]), budget))
+                     for i in range(0, len(data), 4)]
+            self._lut = ImageFilter.Color3DLUT(n, table, channels=4, target_mode="CMYK")
+        return self._lut
 
     def _convert(self, keys) -> list[tuple[float, ...]]:
         if not keys:
             return []
         strip = Image.new("RGB", (len(keys), 1))
         strip.putdata(keys)
-        data = self.image(strip).tobytes()
+        data = self._plain(strip).tobytes()
         out = []
+        budget = None if self.max_ink is None else math.floor(self.max_ink / 100 * 255)
         for key, value in zip(keys, (tuple(data[k:k + 4]) for k in range(0, len(data), 4))):
             if key == (0, 0, 0):
                 value = (0, 0, 0, 255)
             elif key == (255, 255, 255):
                 value = (0, 0, 0, 0)
+            elif budget is not None:
+                value = limit_ink(value, budget)
             out.append(tuple(round(v / 255, 4) for v in value))
         return out
 
@@ -111,6 +158,23 @@ class Cmyk:
         if "/Background" in shading:
             out.Background = pikepdf.Array(self.colour([float(v) for v in shading.Background]))
         return pdf.make_indirect(out)
+
+
+def limit_ink(cmyk: tuple[int, int, int, int], budget: int) -> tuple[int, int, int, int]:
+    """A CMYK colour (bytes) with C+M+Y+K at most `budget` (bytes): gray component
+    replacement first, then under colour removal (see the module doc)."""
+    c, m, y, k = cmyk
+    if c + m + y + k <= budget:
+        return cmyk
+    grey = min((c + m + y + k - budget) / 2, c, m, y, 255 - k)
+    c, m, y, k = c - grey, m - grey, y - grey, k + grey
+    k = min(round(k), 255, budget)
+    room = max(budget - k, 0)
+    if c + m + y > room:   # K is full or the gray is gone: C, M and Y give way in proportion
+        f = room / (c + m + y)
+        c, m, y = c * f, m * f, y * f
+    c, m, y = (math.floor(v) for v in (c, m, y))
+    return c, m, y, k
 
 
 def evaluate(function, t: float) -> list[float]:

@@ -22,14 +22,32 @@ FLIP = {
     "gutter-fold": "Print one-sided. Each page holds fronts on the left and backs on the right: fold it "
                    "along the dashed line (printed side out), glue the halves together, then cut.",
     "fronts-only": "Print one-sided: these sheets hold fronts only.",
+    "fronts-then-backs": "Print one-sided, in two runs. The first pages hold every sheet's fronts, the last pages "
+                         "their backs, in the same order. Print the fronts; take the printed stack as it came out, "
+                         "turn it over on its LONG edge (like turning a book's page) without changing its order, put "
+                         "it back in the paper tray and print the backs. Try it with two sheets of plain paper first.",
+    "interleaved": "Print one sheet at a time. Each page of fronts is followed by its page of backs: print the "
+                   "front, put the same sheet back in the tray turned over on its LONG edge, and print the next page.",
 }
 DATE = (1980, 1, 1, 0, 0, 0)
+MACHINE = {
+    "silhouette": "a Silhouette (CAMEO, Portrait, Curio): open *-cut-*-sheetN.dxf (or the .svg) in Silhouette "
+                  "Studio, turn its Registration Marks on (Type 1, length 20 mm, thickness 0.5 mm, inset 10 mm) - "
+                  "they fall on the printed marks - delete the file's own mark layer, and cut",
+    "cricut": "a Cricut: the cards lie inside the 6.75 x 9.25 in Print Then Cut area within the black border; "
+              "upload *-cut-*.svg to Design Space for the cut lines",
+    "scanncut": "a Brother ScanNCut: the four round marks are its print-and-cut marks; open *-cut-*.svg in "
+                "CanvasWorkspace for the cut lines",
+}
 
 
 def readme(game, artifacts, mode) -> str:
     """The players' read-me: plain text, in the designer's words."""
     sheets = [a for a in artifacts if a.kind == "sheets"]
     lines = [f"{game.title} — print-and-play kit", "=" * (len(game.title) + 23), ""]
+    stamp = next((a.extra.get("stamp") for a in sheets if a.extra.get("stamp")), None)
+    if stamp:
+        lines += [f"Version: {stamp} (printed small on every card, to tell printings apart)", ""]
     if game.meta.get("players") or game.meta.get("playing_time"):
         lines += [" · ".join(filter(None, [game.meta.get("players") and f"{game.meta['players']} players",
                                           game.meta.get("playing_time")])), ""]
@@ -56,6 +74,8 @@ def readme(game, artifacts, mode) -> str:
               "* Cut along the crop marks — the short lines outside each card — with a ruler and a craft knife, "
               "or a paper trimmer. The coloured border beyond the marks (bleed) is cut away.",
               "* Round and hexagonal tokens carry their own thin cut lines.",
+              *[f"* These sheets are made for {MACHINE[c]}." for c in
+                sorted({a.extra.get("cutter") for a in sheets if a.extra.get("cutter")})],
               "* A cutting machine (Cricut, Silhouette) can follow the *-cut-*.svg files: one layer per sheet of "
               "fronts, placed exactly as printed.",
               "", "Have fun!", ""]

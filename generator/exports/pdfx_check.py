@@ -10,14 +10,28 @@ object: no RGB, CalRGB, Lab or ICCBased colour space (images, shadings, groups, 
 spaces, `cs`/`rg` in content streams), no transparency (ca or CA below 1, soft masks, blend
 modes, transparency groups), and every font embedded. profiles.py runs it on each
 DriveThruCards file before writing it; the tests run it too.
+
+`ink_problems` measures the total ink of every page as a press would lay it down: the file
+rendered in CMYK by Ghostscript (Debian's `ghostscript`; device pamcmyk32, DeviceCMYK
+passed through unchanged, no anti-aliasing, so every painted colour reaches a pixel as it
+is), C+M+Y+K summed per pixel and the maximum of each page compared with the limit.
 """
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pikepdf
 from pikepdf import Name
+from PIL import Image, ImageMath
+
+INK_DPI = 100          # resolution the pages are rendered at to measure their ink
+GS_SECONDS = 300       # the most Ghostscript may take for one file
 
 RGB_FAMILIES = {Name.DeviceRGB, Name.CalRGB, Name.Lab, Name.ICCBased}
 NORMAL = {Name.Normal, Name.Compatible}
@@ -61,6 +75,63 @@ def pdfx_problems(data: bytes) -> list[str]:
     for where, holder in contents:
         problems += [f"{where}: {p}" for p in _content(holder)]
     return problems
+
+
+def page_inks(data: bytes, scratch: Path | None = None, dpi: int = INK_DPI) -> list[float]:
+    """The highest total ink (C+M+Y+K, percent) of each page of `data`, rendered in CMYK.
+    `scratch` is a folder for Ghostscript's files (default: the system's temporary folder).
+
+    :raises OutputError: Ghostscript is missing or fails.
+    """
+    from ..errors import OutputError
+
+    gs = shutil.which("gs")
+    if gs is None:
+        raise OutputError("measuring a CMYK file's total ink needs Ghostscript: install Debian's ghostscript "
+                          "(apt-get install ghostscript)")
+    if scratch is not None:
+        scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="ink-") as folder:
+        pdf = Path(folder) / "file.pdf"
+        pdf.write_bytes(data)
+        try:
+            done = subprocess.run(
+                [gs, "-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=pamcmyk32", f"-r{dpi}",
+                 "-dUseFastColor=true", "-dGraphicsAlphaBits=1", "-dTextAlphaBits=1", "-dNOINTERPOLATE",
+                 "-sOutputFile=-", str(pdf)],
+                capture_output=True, timeout=GS_SECONDS, stdin=subprocess.DEVNULL,
+                env={**os.environ, "TMPDIR": folder}, cwd=folder)
+        except subprocess.TimeoutExpired:
+            raise OutputError(f"Ghostscript took more than {GS_SECONDS} s to render the file in CMYK") from None
+    if done.returncode != 0:
+        raise OutputError("Ghostscript could not render the file in CMYK: "
+                          + done.stderr.decode(errors="replace").strip()[:300])
+    return [_most_ink(image) for image in _pam_pages(done.stdout)]
+
+
+def ink_problems(data: bytes, max_ink: float, scratch: Path | None = None) -> list[str]:
+    """A problem for each page whose total ink passes `max_ink` percent."""
+    return [f"page {n}: total ink {ink:.0f} % (the limit is {max_ink:g} %)"
+            for n, ink in enumerate(page_inks(data, scratch), start=1) if ink > max_ink + 1e-9]
+
+
+def _pam_pages(stream: bytes):
+    """The CMYK images of a stream of PAM pages (P7, TUPLTYPE CMYK), one after another."""
+    at = 0
+    while at < len(stream):
+        end = stream.index(b"ENDHDR\n", at) + len(b"ENDHDR\n")
+        fields = dict(line.split(b" ", 1) for line in stream[at:end].splitlines()[1:-1] if b" " in line)
+        w, h, depth = int(fields[b"WIDTH"]), int(fields[b"HEIGHT"]), int(fields[b"DEPTH"])
+        if depth != 4:
+            raise ValueError(f"a page of {depth} channels, not CMYK")
+        yield Image.frombytes("CMYK", (w, h), stream[end:end + w * h * 4])
+        at = end + w * h * 4
+
+
+def _most_ink(image: Image.Image) -> float:
+    c, m, y, k = (band.convert("I") for band in image.split())
+    total = ImageMath.lambda_eval(lambda v: v["c"] + v["m"] + v["y"] + v["k"], c=c, m=m, y=y, k=k)
+    return total.getextrema()[1] / 255 * 100
 
 
 def _dictionaries(obj, top=True):

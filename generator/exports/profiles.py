@@ -20,7 +20,13 @@ and boards are not cards and are left out.
   them become a CMYK image per face, the rest (usually all text) stays vector. The
   manifest says `"colour": "CMYK"`, `"pdf"`, `"output_intent"`, and lists under
   `flattened` each face with pixels (their size, and how many text operators lie in them,
-  kept as invisible text). Each file is checked (pdfx_check.py) before it is written.
+  kept as invisible text). Each file is checked (pdfx_check.py) before it is written,
+  rendered in CMYK too: a page whose total ink passes the limit is refused.
+
+Total ink (`max_ink`, percent of C+M+Y+K) is each shop's limit for a CMYK file: 240 for
+DriveThruCards; The Game Crafter and MakePlayingCards take RGB images and separate them
+themselves, so pnp sets none. game.yaml's `print: max_ink:` changes it for a game (a shop
+that prints richer, or a paper that takes less).
 
 A face is placed on the canvas centred, scaled by the smallest factor >= 1 that lets its
 bleed cover the canvas (1 when the deck's own trim and bleed are the shop's); the factor is
@@ -40,7 +46,7 @@ from . import ExportFile
 from .cmyk import Cmyk
 from .pdfx import VERSION as pdfx_version
 from .pdfx import PdfX
-from .pdfx_check import pdfx_problems
+from .pdfx_check import page_inks, pdfx_problems
 from .png import card_sides
 from .raster import Rasteriser, png_bytes
 
@@ -64,6 +70,7 @@ class Profile:
     bleed_in: float      # per side
     products: tuple[Product, ...]
     source: str
+    max_ink: float | None = None   # total ink limit (C+M+Y+K, percent) of a CMYK file; None: RGB files
 
 
 PROFILES = {
@@ -96,7 +103,10 @@ PROFILES = {
         Product("bridge", (2.25, 3.5), (2.5, 3.75)),
         Product("tarot", (2.75, 4.75), (3.0, 5.0)),
         Product("square", (3.5, 3.5), (3.75, 3.75)),
-    ), "onebookshelfpublisherservice.zendesk.com/hc/en-us/articles/227867607 (print-targets.md §4)"),
+    ), "onebookshelfpublisherservice.zendesk.com/hc/en-us/articles/227867607 (print-targets.md §4)",
+        # total ink at most 240 %: help.drivethrupartners.com/hc/de/articles/12780748203543 and the Common
+        # Card Prep article above (../shared/research/user-asks.md §4, DriveThruCards row, and item 16)
+        max_ink=240),
 }
 
 
@@ -127,9 +137,11 @@ def fit(deck, cw: float, ch: float) -> tuple[float, tuple[float, float, float, f
     return scale, ((deck.width - w) / 2, (deck.height - h) / 2, w, h)
 
 
-def profile_files(rendered, name: str):
-    """Every file of the profile for the game's card decks; returns (files, summary)."""
+def profile_files(rendered, name: str, scratch=None):
+    """Every file of the profile for the game's card decks; returns (files, summary).
+    `scratch`: a folder for the CMYK preflight's files (output/.cache/preflight)."""
     profile = PROFILES[name]
+    max_ink = (rendered.game.meta.get("print") or {}).get("max_ink", profile.max_ink)
     decks: dict[str, list] = {}
     for rc in rendered.cards:
         if rc.deck.layout == "sheet" and rc.card.count > 0:
@@ -152,7 +164,7 @@ def profile_files(rendered, name: str):
             if profile.kind == "png":
                 files += _images(profile, product, turned, cards, raster)
             else:
-                files.append(_pdf(profile, product, turned, cards, rendered))
+                files.append(_pdf(profile, product, turned, cards, rendered, max_ink, scratch))
     finally:
         if raster is not None:
             raster.close()
@@ -160,6 +172,7 @@ def profile_files(rendered, name: str):
                "skipped": [str(p) for p in problems]}
     if profile.kind == "pdf":
         summary["notes"] = _flattened_note(files, profile.dpi)
+        summary["max_ink"] = max_ink
     return files, summary
 
 
@@ -206,7 +219,7 @@ def _images(profile, product, turned, cards, raster) -> list[ExportFile]:
     return files
 
 
-def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
+def _pdf(profile, product, turned, cards, rendered, max_ink=None, scratch=None) -> ExportFile:
     """One card per page, back then front for every copy, vector faces, TrimBox and BleedBox."""
     deck = cards[0].deck
     cw, ch = canvas_mm(profile, product, turned)
@@ -220,7 +233,7 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
         for _ in range(rc.card.count):
             # back then front, card by card (Squib's drivethrucards_1up sprue: "alternate back/front")
             order += [(rc, side, key) for side, key in reversed(card_sides(rc))]
-    pdfx = PdfX(pdf, Cmyk(), profile.dpi)
+    pdfx = PdfX(pdf, Cmyk(max_ink=max_ink), profile.dpi)
     flattened = {}
     for rc, side, key in order:
         page = pdf.add_blank_page(page_size=(W, H))
@@ -243,11 +256,17 @@ def _pdf(profile, product, turned, cards, rendered) -> ExportFile:
     if problems:  # pnp's own mistake, but never hand a shop a file its preflight refuses
         raise OutputError(f"the DriveThruCards file of deck {deck.id} is not PDF/X-1a (please report this): "
                           + "; ".join(problems[:5]))
+    inks = page_inks(data, scratch) if max_ink is not None else []
+    over = [f"page {n}: {ink:.0f} %" for n, ink in enumerate(inks, start=1) if ink > max_ink + 1e-9]
+    if over:
+        raise OutputError(f"the {profile.shop} file of deck {deck.id} passes the total ink limit of {max_ink:g} % "
+                          f"(rendered in CMYK): " + "; ".join(over[:5]))
     return ExportFile(f"{deck.id}.pdf", data, {
         "deck": deck.id, "product": product.name, "pages": len(order),
         "page_in": [round(cw / IN, 4), round(ch / IN, 4)],
         "bleed_in": profile.bleed_in, "order": "back then front, every copy", "colour": "CMYK",
         "pdf": pdfx_version, "output_intent": pdfx.cmyk.description,
         "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order],
+        "max_ink": max_ink, "most_ink": round(max(inks), 1) if inks else None,
         "flattened": [{"card": card, "side": side, "pixels": list(r.raster_px), "text_in_pixels": r.text_in_pixels}
                       for (card, side), r in flattened.items()]})

@@ -1,22 +1,28 @@
 """Tabletop Simulator custom decks: `pnp export tts`.
 
-In: a `RenderedGame`, the file:// URL of the folder the sheets will be written to and a
-resolution. Out: for each deck of cards, deck sheets (PNG, at most 10 x 7 faces and at most
-4096 px on a side; more sheets when the deck has more designs), its back (one image, or a
-back sheet of the same grid when the backs differ: UniqueBack) and one saved object,
-`<game>.json`, holding a custom deck per game deck that TTS imports from
+In: a `RenderedGame`, the URL the sheets will be found under (the file:// URL of the folder
+they are written to, or `--base-url` where the designer uploads them) and a resolution.
+Out: for each deck of cards, deck sheets (PNG, at most 10 x 7 cells and at most 4096 px on
+a side; more sheets when the deck has more designs), its back (one image, or a back sheet of
+the same grid when the backs differ: UniqueBack) and one saved object, `<game>.json`,
+holding a custom deck per game deck that TTS imports from
 Documents/My Games/Tabletop Simulator/Saves/Saved Objects.
 
-Saved-object format (../shared/research/print-targets.md §1): {"ObjectStates": [deck...]};
-a deck is {"Name": "DeckCustom", "DeckIDs": [...], "CustomDeck": {"<sheet>": {FaceURL,
+Saved-object format (../shared/research/print-targets.md §1, and saves as TTS writes them,
+e.g. ZONT3/tts-deck-generator tts_deckgen/save_data.py): {"ObjectStates": [deck...]}; a deck
+is {"GUID", "Name": "DeckCustom", "DeckIDs": [...], "CustomDeck": {"<sheet>": {FaceURL,
 BackURL, NumWidth, NumHeight, BackIsHidden, UniqueBack, Type}}, "ContainedObjects": [one
-"Card" per copy]}; a card's id is sheet * 100 + its 0-based slot, row-major. Sheet numbers
-count from 1 across the whole game, so two decks never share an id. BackIsHidden is true:
-cards in another player's hand show the back, and all 70 slots of a sheet hold cards.
+"Card" per copy, each with its own GUID]}; a card's id is sheet * 100 + its 0-based slot,
+row-major. Sheet numbers count from 1 across the whole game, so two decks never share an
+id. Every object's GUID is six hex digits derived from the game, deck, card and copy (the
+same on every export; unique in the file). BackIsHidden is false: a card in another
+player's hand shows TTS's "hidden" face, the last cell of its sheet (slot 70 of a full
+10 x 7 sheet), which holds the deck's back; a sheet therefore holds at most 69 cards.
 Dice, standees and boards are not cards and are left out.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -27,6 +33,7 @@ from .png import face_box
 from .raster import Rasteriser, pixels, png_bytes
 
 MAX_COLS, MAX_ROWS = 10, 7       # the TTS deck-sheet grid
+PER_SHEET = MAX_COLS * MAX_ROWS - 1   # the last cell is the hidden face
 MAX_PX = 4096                    # TTS's texture limit on either side of a sheet
 TTS_TYPE = {"rounded": 0, "rect": 1, "hex": 3, "circle": 4}   # CustomDeck Type: the card's outline in TTS
 TRANSFORM = {"posX": 0, "posY": 1, "posZ": 0, "rotX": 0, "rotY": 180, "rotZ": 180,
@@ -48,14 +55,35 @@ def cell_size(deck, cols: int, rows: int, dpi: int) -> tuple[int, int]:
     return max(1, math.floor(w * scale)), max(1, math.floor(h * scale))
 
 
-def tts_decks(rendered, base_url: str, dpi: int = 300):
-    """The sheets, backs and saved object of a game; returns (files, manifest summary)."""
+def guid(*parts: str, taken: set | None = None) -> str:
+    """Six hex digits from what an object is (game, deck, card, copy): the same on every
+    export; with `taken`, the next free one of a sequence when two would collide."""
+    n = 0
+    while True:
+        value = hashlib.sha256("/".join((*parts, str(n)) if n else parts).encode()).hexdigest()[:6]
+        if taken is None or value not in taken:
+            if taken is not None:
+                taken.add(value)
+            return value
+        n += 1
+
+
+def tts_decks(rendered, base_url: str, dpi: int = 300, shared: bool = False):
+    """The sheets, backs and saved object of a game; returns (files, manifest summary).
+    `shared`: `base_url` is where the designer uploads the files (--base-url)."""
     with Rasteriser(rendered) as raster:
-        return _tts_decks(rendered, raster, base_url, dpi)
+        files, summary = _tts_decks(rendered, raster, base_url.rstrip("/"), dpi)
+    summary["base_url"] = base_url.rstrip("/")
+    if shared and files:
+        images = [f.path for f in files if f.path.endswith(".png")]
+        summary["notes"] = [f"upload {', '.join(images)} to {summary['base_url']}/ (each at exactly that URL), "
+                            f"then share {rendered.game.id}.json: it loads from Saves/Saved Objects"]
+    return files, summary
 
 
 def _tts_decks(rendered, raster, base_url: str, dpi: int):
     files, objects, sheet_no = [], [], 0
+    taken: set[str] = set()
     decks = {}
     for rc in rendered.cards:
         if rc.deck.layout == "sheet" and rc.card.count > 0:
@@ -64,17 +92,19 @@ def _tts_decks(rendered, raster, base_url: str, dpi: int):
         deck = cards[0].deck
         shared_back = len({rc.back for rc in cards}) == 1
         custom, ids, names = {}, [], []
-        for start in range(0, len(cards), MAX_COLS * MAX_ROWS):
-            chunk = cards[start:start + MAX_COLS * MAX_ROWS]
+        hidden = next((rc.back for rc in cards if rc.back), None)
+        for start in range(0, len(cards), PER_SHEET):
+            chunk = cards[start:start + PER_SHEET]
             sheet_no += 1
-            cols, rows = sheet_grid(len(chunk))
+            cols, rows = sheet_grid(len(chunk) + 1)
             cw, ch = cell_size(deck, cols, rows, dpi)
-            faces = _sheet(raster, deck, [rc.front for rc in chunk], cols, rows, cw, ch)
+            keys = [rc.front for rc in chunk] + [None] * (cols * rows - 1 - len(chunk)) + [hidden]
+            faces = _sheet(raster, deck, keys, cols, rows, cw, ch)
             face_name = f"{deck_id}-sheet{sheet_no}.png"
             files.append(ExportFile(face_name, png_bytes(faces, dpi), {
                 "deck": deck_id, "kind": "tts-sheet", "sheet": sheet_no, "columns": cols, "rows": rows,
                 "cell_px": [cw, ch], "width_px": faces.width, "height_px": faces.height,
-                "ids": [rc.card.id for rc in chunk]}))
+                "ids": [rc.card.id for rc in chunk], "hidden_slot": cols * rows - 1}))
             if shared_back:
                 back_name = f"{deck_id}-back.png"
                 if start == 0:
@@ -83,19 +113,21 @@ def _tts_decks(rendered, raster, base_url: str, dpi: int):
                         "deck": deck_id, "kind": "tts-back", "width_px": cw, "height_px": ch}))
             else:
                 back_name = f"{deck_id}-backs{sheet_no}.png"
-                backs = _sheet(raster, deck, [rc.back for rc in chunk], cols, rows, cw, ch)
+                backs = _sheet(raster, deck, [rc.back for rc in chunk] + [None] * (cols * rows - len(chunk)),
+                               cols, rows, cw, ch)
                 files.append(ExportFile(back_name, png_bytes(backs, dpi), {
                     "deck": deck_id, "kind": "tts-back-sheet", "sheet": sheet_no, "columns": cols, "rows": rows,
                     "width_px": backs.width, "height_px": backs.height}))
             custom[str(sheet_no)] = {
                 "FaceURL": f"{base_url}/{face_name}", "BackURL": f"{base_url}/{back_name}",
-                "NumWidth": cols, "NumHeight": rows, "BackIsHidden": True, "UniqueBack": not shared_back,
+                "NumWidth": cols, "NumHeight": rows, "BackIsHidden": False, "UniqueBack": not shared_back,
                 "Type": TTS_TYPE.get(deck.shape, 1)}
             for slot, rc in enumerate(chunk):
-                for _ in range(rc.card.count):
+                for copy in range(rc.card.count):
                     ids.append(sheet_no * 100 + slot)
-                    names.append(rc.card.name)
-        objects.append(_deck_object(deck, custom, ids, names, position))
+                    names.append((rc.card.name, guid(rendered.game.id, deck_id, rc.card.id, str(copy), taken=taken)))
+        objects.append(_deck_object(deck, custom, ids, names, position,
+                                    guid(rendered.game.id, deck_id, taken=taken)))
     if not objects:
         return files, {"dpi": dpi, "decks": 0}
     saved = {"SaveName": rendered.game.title, "GameMode": "", "Date": "", "Table": "", "Sky": "",
@@ -124,12 +156,15 @@ def _back(raster, deck, key, cw, ch) -> Image.Image:
     return raster.face(key, cw, ch, face_box(deck, bleed=False))
 
 
-def _deck_object(deck, custom: dict, ids: list[int], names: list[str], position: int) -> dict:
+def _deck_object(deck, custom: dict, ids: list[int], names: list[tuple[str, str]], position: int,
+                 deck_guid: str) -> dict:
     """One deck (or a lone card: TTS has no deck of one) as a saved object."""
     transform = dict(TRANSFORM, posX=position * 3.0)
-    cards = [{"Name": "Card", "Nickname": name, "CardID": cid, "Transform": dict(TRANSFORM),
-              "CustomDeck": {str(cid // 100): custom[str(cid // 100)]}} for cid, name in zip(ids, names)]
+    cards = [{"GUID": card_guid, "Name": "Card", "Nickname": name, "CardID": cid, "Transform": dict(TRANSFORM),
+              "Hands": True, "CustomDeck": {str(cid // 100): custom[str(cid // 100)]}}
+             for cid, (name, card_guid) in zip(ids, names)]
     if len(cards) == 1:
         return dict(cards[0], Transform=transform, Nickname=deck.name)
-    return {"Name": "DeckCustom", "Nickname": deck.name, "Description": "", "Transform": transform,
-            "DeckIDs": ids, "CustomDeck": custom, "ContainedObjects": cards}
+    return {"GUID": deck_guid, "Name": "DeckCustom", "Nickname": deck.name, "Description": "",
+            "Transform": transform, "Hands": False, "DeckIDs": ids, "CustomDeck": custom,
+            "ContainedObjects": cards}

@@ -36,7 +36,7 @@ def calibration_pdf(paper: str, mode: PrintMode) -> bytes:
     w, h = paper_size(paper)
     buf = io.BytesIO()
     canvas = new_canvas(buf, (pt(w), pt(h)), "pnp duplex calibration")
-    flip = "long" if mode.mode == "duplex-long" else "short"
+    flip = "short" if mode.mode == "duplex-short" else "long"
     _front(canvas, w, h, paper, flip)
     canvas.showPage()
     _back(canvas, w, h, mode.back_offset, flip)

@@ -23,27 +23,28 @@ LABEL_SIZE = 6.5  # pt
 TICK = 4.0        # mm: length of an alignment tick
 
 
-def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool) -> str:
+def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, stamp: str = "") -> str:
     """sha256 of all that decides the furniture: the plans without their faces and cuts."""
-    key = hashlib.sha256(repr((title, paper, crop_marks)).encode())
+    key = hashlib.sha256(repr((title, paper, crop_marks, stamp)).encode())
     for page in pages:  # page by page: no text of every page at once
         key.update(repr(dataclasses.replace(page, faces=(), cuts=None)).encode())
     return key.hexdigest()
 
 
-def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, kept=None) -> tuple[bytes, ...]:
+def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, kept=None,
+                   stamp: str = "") -> tuple[bytes, ...]:
     """The furniture: PDFs of at most PAGES_PER_PDF pages each, one page per plan in order.
     reportlab holds a document's pages until it saves, so sheets of thousands of pages are
     drawn a few hundred at a time. `kept` (a remembering session's `furniture`: `pnp
     watch`) gives back what it drew last time for the same key; a one-shot build keeps
-    nothing."""
-    key = furniture_key(pages, title, paper, crop_marks)
+    nothing. `stamp` (a version stamp) ends every page's label."""
+    key = furniture_key(pages, title, paper, crop_marks, stamp)
     found = kept.get(key) if kept is not None else None
     if found is not None:
         return found
     sheets = sum(1 for p in pages if p.side == "front")
     drawn = tuple(_draw(pages[start:start + PAGES_PER_PDF], title, paper, crop_marks, sheets,
-                        sum(1 for p in pages[:start] if p.side == "front"))
+                        sum(1 for p in pages[:start] if p.side == "front"), stamp)
                   for start in range(0, len(pages), PAGES_PER_PDF))
     if kept is not None:
         kept.put(key, drawn)
@@ -53,7 +54,8 @@ def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bo
 PAGES_PER_PDF = 400
 
 
-def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheets: int, sheet: int) -> bytes:
+def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheets: int, sheet: int,
+          stamp: str = "") -> bytes:
     """Pages of furniture; `sheets` in all, `sheet` of them before the first of these pages."""
     buf = io.BytesIO()
     first = pages[0]
@@ -61,19 +63,21 @@ def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheet
     for page in pages:
         canvas.setPageSize((pt(page.width), pt(page.height)))
         sheet += page.side == "front"
+        number = page.sheet or sheet
         for x, y, w, h in page.glue:
             _glue(canvas, x, y, w, h)
         _fills(canvas, page.fills)
         if crop_marks:
             _lines(canvas, page.marks)
         _outlines(canvas, page)
+        _registration(canvas, page.registration)
         _dashed(canvas, page.dashed)
         _ticks(canvas, page.ticks)
         if page.board_map:
             _board_map(canvas, page)
         side = page.how or ("fronts" if page.side == "front" else "backs (flip on the long edge)")
-        _label(canvas, page, f"{title} · {page.title} · sheet {sheet} of {sheets} · {side} · {paper.upper()} · "
-                             "print at 100 % (actual size)")
+        _label(canvas, page, f"{title} · {page.title} · sheet {number} of {sheets} · {side} · {paper.upper()} · "
+                             "print at 100 % (actual size)" + (f" · {stamp}" if stamp else ""))
         canvas.showPage()
     canvas.save()
     return buf.getvalue()
@@ -101,6 +105,27 @@ def _path(canvas, outline):
         else:
             path.close()
     return path
+
+
+def _registration(canvas, marks) -> None:
+    """A cutting machine's registration marks: filled black (on their white ground)."""
+    if not marks:
+        return
+    canvas.saveState()
+    for mark in marks:
+        for grey, shapes in ((1, mark.white), (0, mark.shapes)):
+            canvas.setFillGray(grey)
+            for shape in shapes:
+                path = canvas.beginPath()
+                if shape[0] == "rect":
+                    path.rect(*(pt(v) for v in shape[1:]))
+                elif shape[0] == "disc":
+                    path.circle(pt(shape[1]), pt(shape[2]), pt(shape[3]))
+                else:  # a ring: the outer circle, the inner one cut out (even-odd)
+                    path.circle(pt(shape[1]), pt(shape[2]), pt(shape[4]))
+                    path.circle(pt(shape[1]), pt(shape[2]), pt(shape[3]))
+                canvas.drawPath(path, stroke=0, fill=1, fillMode=0)
+    canvas.restoreState()
 
 
 def _fills(canvas, outlines) -> None:

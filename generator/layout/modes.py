@@ -12,6 +12,14 @@ of backs with the columns mirrored) and a `PrintMode`. Out: the plans for the mo
   left half, backs on the right, mirrored about the dashed fold line in the middle: fold,
   glue, cut. Components without backs keep their own pages.
 - fronts-only: pages of backs are left out.
+- fronts-then-backs (simplex printers that dislike card stock): every page of fronts
+  first, in order, then every page of backs in the same sheet order, each laid out as for
+  a long-edge flip: print the fronts, turn the printed stack over on its long edge as it
+  came out (face-down output: sheet 1 at the bottom, so after the turn sheet 1 is on
+  top, fronts up), put it back in the tray and print the backs.
+- interleaved: each page of fronts followed by its page of backs (the duplex-long plans),
+  for printing one sheet at a time on a simplex printer: print a front, feed the same
+  sheet again turned over on its long edge, print its back.
 
 `back_offset` (x, y in mm, +x right and +y up as the back page is printed) moves every
 face, crop mark and cut outline of a back page, correcting a printer that misregisters
@@ -26,12 +34,15 @@ from ..shapes import Outline
 from ..units import paper_size, pt
 from .plan import FaceOnPage, Label, PagePlan
 
-MODES = ("duplex-long", "duplex-short", "gutter-fold", "fronts-only")
+MODES = ("duplex-long", "duplex-short", "gutter-fold", "fronts-only", "fronts-then-backs", "interleaved")
+TWO_SIDED = ("duplex-long", "duplex-short", "fronts-then-backs", "interleaved")   # a back offset applies
 HOW = {
     "duplex-long": "backs (flip on the long edge)",
     "duplex-short": "backs (flip on the short edge)",
     "gutter-fold": "fronts | backs: fold on the dashed line, glue, then cut",
     "fronts-only": "fronts",
+    "fronts-then-backs": "backs: print after all fronts, the printed stack turned over on its long edge",
+    "interleaved": "backs: feed the sheet of the page before again, turned over on its long edge",
 }
 
 
@@ -39,10 +50,12 @@ HOW = {
 class PrintMode:
     mode: str = "duplex-long"
     back_offset: tuple[float, float] = (0.0, 0.0)   # mm
+    cutter: str | None = None    # a print-then-cut machine (cutters.py): its marks, its area
 
     @property
     def duplex(self) -> bool:
-        return self.mode in ("duplex-long", "duplex-short")
+        """Both sides of a sheet printed (by the printer or by feeding it again)."""
+        return self.mode in TWO_SIDED
 
 
 def half_paper(paper: str) -> str:
@@ -59,6 +72,8 @@ def apply_mode(pages: list[PagePlan], mode: PrintMode, paper: str) -> list[PageP
         return [p for p in pages if p.side == "front"]
     if mode.mode == "gutter-fold":
         return _gutter_pages(pages, paper)
+    if mode.mode == "fronts-then-backs":  # a stable sort: fronts in order, then backs in the same order
+        pages = _fronts_then_backs(pages)
     out = []
     for page in pages:
         if page.side == "back":
@@ -70,6 +85,16 @@ def apply_mode(pages: list[PagePlan], mode: PrintMode, paper: str) -> list[PageP
             page = replace(page, how=HOW[mode.mode])
         out.append(page)
     return out
+
+
+def _fronts_then_backs(pages: list[PagePlan]) -> list[PagePlan]:
+    """Every page of fronts, then every page of backs in the same order; each page keeps the
+    number of its sheet (a page of backs follows its page of fronts in the plans)."""
+    numbered, sheet = [], 0
+    for page in pages:
+        sheet += page.side == "front"
+        numbered.append(replace(page, sheet=sheet))
+    return [p for p in numbered if p.side == "front"] + [p for p in numbered if p.side == "back"]
 
 
 # --- geometry of one page -------------------------------------------------------------------

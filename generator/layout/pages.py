@@ -8,6 +8,7 @@ a long-edge flip. Consecutive components of one geometry share pages.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import groupby
 
 from ..data.yamlsrc import line_of
@@ -16,9 +17,10 @@ from ..shapes import Outline
 from ..units import paper_size
 from .boards import MIN_MARGIN as BOARD_MARGIN
 from .boards import plan_board
-from .grid import MARK_REACH, DoesNotFit, SheetGrid, choose_grid, crop_marks
+from .cutters import CutterSheet
+from .grid import MARK_REACH, MIN_MARGIN, DoesNotFit, SheetGrid, choose_grid, crop_marks
 from .kits import dice_pages, standee_pages
-from .modes import half_paper
+from .modes import half_paper, move_outline, move_page
 from .packing import pack
 from .plan import FaceOnPage, Label, PagePlan
 
@@ -69,6 +71,58 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
                 deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
         paper = whole
     return pages
+
+
+def plan_for_cutter(rendered, paper: str, sheet: CutterSheet) -> list[PagePlan]:
+    """`plan_pages` inside the machine's area: each candidate area (cutters.py, best first)
+    is planned as a paper of its own (grown by the margin the planners keep, so the
+    components themselves fill the area), moved onto the real page; a plan whose faces
+    leave the area or touch a mark's keep-out is dropped. The fewest pages win; the label
+    goes where the machine leaves room; the page of fronts carries the marks."""
+    best, failure = None, None
+    for ax, ay, aw, ah in sheet.areas:
+        m = MIN_MARGIN
+        virtual = f"{aw + 2 * m:.4f}x{ah + 2 * m:.4f}mm"
+        try:
+            pages = plan_pages(rendered, virtual)
+        except InputError as exc:
+            failure = failure or exc
+            continue
+        placed = [_onto(p, sheet, ax - m, ay - m) for p in pages]
+        if all(_inside(p, (ax, ay, aw, ah), sheet, (aw + 2 * m, ah + 2 * m), page) for p, page in zip(placed, pages)):
+            if best is None or len(placed) < len(best):
+                best = placed
+    if best is None:
+        why = f": {failure.problems[0].message}" if failure is not None and failure.problems else ""
+        raise InputError("1 problem in the layout", [Problem(
+            rendered.game.source.file, f"the components do not fit inside the {sheet.cutter}'s area on "
+            f"{paper.upper()} paper ({sheet.areas[0][2]:.0f} x {sheet.areas[0][3]:.0f} mm, clear of its "
+            f"registration marks){why}")])
+    return best
+
+
+def _onto(page: PagePlan, sheet: CutterSheet, dx: float, dy: float) -> PagePlan:
+    """A page planned on an area, moved onto the real paper, with the machine's marks (fronts)."""
+    moved = move_page(page, dx, dy)
+    x, y, room = sheet.label
+    return replace(moved, width=sheet.page_w, height=sheet.page_h,
+                   glue=tuple((gx + dx, gy + dy, gw, gh) for gx, gy, gw, gh in page.glue),
+                   ticks=tuple((tx + dx, ty + dy, side) for tx, ty, side in page.ticks),
+                   cuts=None if page.cuts is None else tuple((c, move_outline(o, dx, dy)) for c, o in page.cuts),
+                   label=Label(x, y, 0, room), marks=(),
+                   registration=sheet.marks if page.side == "front" else ())
+
+
+def _inside(page: PagePlan, area, sheet: CutterSheet, size, planned: PagePlan) -> bool:
+    """Every face and cut of the page lies in the area, clear of the marks (and the planner
+    used the area's paper as it is, not turned)."""
+    if abs(planned.width - size[0]) > 0.01 or abs(planned.height - size[1]) > 0.01:
+        return False
+    ax, ay, aw, ah = area
+    boxes = [(f.clip.x, f.clip.y, f.clip.w, f.clip.h) for f in page.faces]
+    boxes += [(o.x, o.y, o.w, o.h) for _, o in page.cut_paths()] + [g for g in page.glue]
+    return all(x >= ax - 1e-6 and y >= ay - 1e-6 and x + w <= ax + aw + 1e-6 and y + h <= ay + ah + 1e-6
+               and sheet.clear_of_marks((x, y, w, h)) for x, y, w, h in boxes)
 
 
 def _boards_share_pages(deck, paper) -> bool:

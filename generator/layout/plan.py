@@ -59,6 +59,8 @@ class PagePlan:
     dashed: tuple[tuple[float, float, float, float], ...] = ()  # fold lines
     cuts: tuple[tuple[str, Outline], ...] | None = None  # (card, cut path) when not one per face
     how: str = ""                               # how to print the page, for its label (print modes)
+    sheet: int | None = None                    # its sheet's number when pages are not in sheet order
+    registration: tuple = ()                    # a cutting machine's marks (cutters.Mark), on pages of fronts
 
     def cut_paths(self) -> list[tuple[str, Outline]]:
         """What a cutter follows on this page: each face's outline, or the page's own cuts."""

@@ -18,13 +18,15 @@ from dataclasses import dataclass
 
 import pikepdf
 
+from ..errors import InputError
 from ..session import Session
-from ..units import pt
+from ..units import paper_size, pt
+from .cutters import CutterError, cutter_sheet
 from .forms import placement_content, write_forms
 from .furniture import PAGES_PER_PDF, draw_furniture
 from .modes import PrintMode, apply_mode
 from .overlay import page_with_faces
-from .pages import plan_pages
+from .pages import plan_for_cutter, plan_pages
 from .pdfstream import PDFStream, Raw
 from .plan import PagePlan, Placements
 
@@ -46,9 +48,18 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     mode = mode or PrintMode()
     session = session or Session()
     with session.stage("page planning"):
-        plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
+        if mode.cutter:  # inside the machine's area, clear of its marks; it cuts, so no crop marks
+            try:
+                machine = cutter_sheet(mode.cutter, paper, *paper_size(paper))
+            except CutterError as exc:
+                raise InputError(f"--cutter {mode.cutter}: {exc}") from None
+            pages, crop_marks = plan_for_cutter(rendered, paper, machine), False
+        else:
+            pages = plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold")
+        plans = apply_mode(pages, mode, paper)
     with session.stage("furniture (reportlab)"):
-        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture)
+        stamp = rendered.stamp.text if getattr(rendered, "stamp", None) else ""
+        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture, stamp)
     with session.stage("form placement"):
         writer = PDFStream()
         tree = writer.reserve()

@@ -88,14 +88,16 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
     # the finished book, remembered while `pnp watch` rebuilds: its text and figures, and each
     # face it shows as the sheets have it (bundle bytes and page)
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
-    whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms))
+    whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms,
+                  _stamp(rendered)))
     return memo.derived(("rulebook", whole),
                         lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session), few=True)
 
 
 def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: Session) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes."""
-    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces, session)
+    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces, session,
+                                             _stamp(rendered))
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
         key, card_id, trim_w, trim_h, bleed, corner, shape, orientation, outline, _ = face
@@ -115,7 +117,7 @@ def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: 
     return RulebookPDF(pdf, pages, components, tuple(placements), tuple(headings))
 
 
-def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session):
+def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session, stamp: str = ""):
     """build_pdf, or the pages it gave last time for the same text, figure sizes and cards:
     the Platypus layout does not depend on what a face shows, only on which card it is and
     its size, so a card edit that leaves the rulebook's text alone (`pnp watch`) skips it.
@@ -123,13 +125,20 @@ def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session)
     def by_card(face):
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
-                sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items())))
+                sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items()),
+                stamp))
     laid_out = session.rulebooks.get(key)
     if laid_out is None:
-        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, session.memo)
+        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, session.memo, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings = laid_out
     return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings
+
+
+def _stamp(rendered) -> str:
+    """The version stamp the faces carry, for every page's footer ("" when there is none)."""
+    stamp = getattr(rendered, "stamp", None)
+    return stamp.text if stamp is not None else ""
 
 
 def _face(rc, die_face=None):

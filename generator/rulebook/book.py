@@ -89,13 +89,14 @@ class Heading(Paragraph):
 
 
 class Rulebook(BaseDocTemplate):
-    def __init__(self, buf, game, paper: str):
+    def __init__(self, buf, game, paper: str, stamp: str = ""):
         w, h = paper_size(paper)
         super().__init__(buf, pagesize=(w * mm, h * mm), leftMargin=MARGIN, rightMargin=MARGIN,
                          topMargin=MARGIN + 4 * mm, bottomMargin=MARGIN, title=f"{game.title}: rules",
                          author="pnp", creator="pnp", invariant=1,
                          initialFontName=fonts()["normal"])  # else reportlab names unembedded Helvetica
         self.game_title = game.title
+        self.stamp = stamp   # a version stamp, in every page's footer
         self.section = ""
         self.figures = []
         self.headings = []
@@ -143,7 +144,14 @@ class Rulebook(BaseDocTemplate):
         canv.rect(12 * mm, 12 * mm, w - 24 * mm, h - 24 * mm)
         canv.setLineWidth(0.4)
         canv.rect(14 * mm, 14 * mm, w - 28 * mm, h - 28 * mm)
+        self._stamp(canv, w)
         canv.restoreState()
+
+    def _stamp(self, canv, w):
+        if self.stamp:
+            canv.setFont(self.st["body"].fontName, 6.5)
+            canv.setFillColor(ACCENT)
+            canv.drawRightString(w - MARGIN, MARGIN - 9 * mm, self.stamp)
 
     def _body_page(self, canv, doc):
         w, h = doc.pagesize
@@ -156,15 +164,17 @@ class Rulebook(BaseDocTemplate):
         canv.setLineWidth(0.5)
         canv.line(MARGIN, h - MARGIN + 0.5 * mm, w - MARGIN, h - MARGIN + 0.5 * mm)
         canv.drawCentredString(w / 2, MARGIN - 9 * mm, f"— {doc.page} —")
+        self._stamp(canv, w)
         canv.restoreState()
 
 
 def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
-              memo: RenderMemo | None = None) -> tuple[bytes, list, list]:
+              memo: RenderMemo | None = None, stamp: str = "") -> tuple[bytes, list, list]:
     """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen); `memo` (a
-    remembering session's) holds the contents of the last layout as the first guess."""
+    remembering session's) holds the contents of the last layout as the first guess;
+    `stamp` (a version stamp) is in every page's footer."""
     buf = io.BytesIO()
-    doc = Rulebook(buf, game, paper)
+    doc = Rulebook(buf, game, paper, stamp)
     st = doc.st
     story = _title(game, st, cover_faces, doc.record_figure)
     toc = TableOfContents(levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
