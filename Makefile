@@ -48,7 +48,8 @@ cmyk-profile:
 	    || { echo "cannot install ghostscript: pnp export --profile dtc and its tests need it"; exit 1; }; }
 
 test: $(STAMP) browser cmyk-profile
-	$(PY) -m pytest
+	$(VENV)/bin/ruff check generator tests benchmarks
+	$(PY) -m pytest -n auto
 
 validate: $(STAMP)
 	$(VENV)/bin/pnp validate $(ARGS)
