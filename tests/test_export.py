@@ -45,6 +45,35 @@ class Killed(BaseException):
     """Stands for SIGKILL: nothing after it runs, no `finally` cleans anything up on its behalf."""
 
 
+FILE_STEPS = ("fsync", "rename", "link", "mkdir")
+
+
+def finishes(write, monkeypatch, stop_at: int) -> bool:
+    """Run `write()` with os's file steps counted, the `stop_at`th raising Killed (as a
+    SIGKILL there would stop it); True when it finished before that step."""
+    real = {name: getattr(os, name) for name in FILE_STEPS}
+    calls = [0]
+
+    def counted(name):
+        def op(*args, **kwargs):
+            calls[0] += 1
+            if calls[0] == stop_at:
+                raise Killed(name)
+            return real[name](*args, **kwargs)
+        return op
+
+    for name in real:
+        monkeypatch.setattr(os, name, counted(name))
+    try:
+        write()
+        return True
+    except Killed:
+        return False
+    finally:
+        for name, fn in real.items():
+            monkeypatch.setattr(os, name, fn)
+
+
 @pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
 def test_a_build_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_path, monkeypatch, exchange):
     out = tmp_path / "output"
@@ -56,31 +85,11 @@ def test_a_build_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_path,
     assert old != new and state(out / "g") == old
     if not exchange:
         monkeypatch.setattr(export, "_exchange", lambda a, b: False)
-    real = {name: getattr(os, name) for name in ("fsync", "rename", "link", "mkdir")}
     step_results = set()
     for stop_at in range(1, 60):
-        calls = [0]
-
-        def counted(name, calls=calls, stop_at=stop_at):
-            def op(*args, **kwargs):
-                calls[0] += 1
-                if calls[0] == stop_at:
-                    raise Killed(name)
-                return real[name](*args, **kwargs)
-            return op
-
-        for name in real:
-            monkeypatch.setattr(os, name, counted(name))
         current = state(out / "g") if (out / "g").exists() else None
         target = arts("new" if current == old else "old")
-        try:
-            write_game(out, "g", target)
-            finished = True
-        except Killed:
-            finished = False
-        finally:
-            for name, fn in real.items():
-                monkeypatch.setattr(os, name, fn)
+        finished = finishes(lambda target=target: write_game(out, "g", target), monkeypatch, stop_at)
         if (out / "g").exists():
             seen = state(out / "g")
             assert seen in (old, new), f"mixed set after stopping at step {stop_at}"
@@ -217,30 +226,12 @@ def test_an_export_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_pat
     assert old != new and state(folder) == old and complete(folder)
     if not exchange:
         monkeypatch.setattr(export, "_exchange", lambda a, b: False)
-    real = {name: getattr(os, name) for name in ("fsync", "rename", "link", "mkdir")}
     seen_sets = set()
     for stop_at in range(1, 80):
-        calls = [0]
-
-        def counted(name, calls=calls, stop_at=stop_at):
-            def op(*args, **kwargs):
-                calls[0] += 1
-                if calls[0] == stop_at:
-                    raise Killed(name)
-                return real[name](*args, **kwargs)
-            return op
-
-        for name in real:
-            monkeypatch.setattr(os, name, counted(name))
         current = state(folder) if folder.exists() else None
-        try:
-            write_exports(out, "g", "png", export_files("new" if current == old else "old"), {"dpi": 300})
-            finished = True
-        except Killed:
-            finished = False
-        finally:
-            for name, fn in real.items():
-                monkeypatch.setattr(os, name, fn)
+        files = export_files("new" if current == old else "old")
+        finished = finishes(lambda files=files: write_exports(out, "g", "png", files, {"dpi": 300}), monkeypatch,
+                            stop_at)
         if folder.exists():
             now = state(folder)
             assert now in (old, new), f"mixed export set after stopping at step {stop_at}"
