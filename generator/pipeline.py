@@ -16,7 +16,9 @@ from .data.load import list_games, load_game
 from .draw import fonts
 from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
-from .errors import InputError, OutputError, collect
+from .draw.pictures import Asked
+from .draw.picturestore import PictureStore
+from .errors import InputError, OutputError, RulesFailed, collect
 from .exports.files import Artifact, write_atomic, write_game
 from .layout.modes import PrintMode
 from .session import Session
@@ -24,6 +26,7 @@ from .units import paper_name
 
 log = logging.getLogger("pnp")
 PAPERS = ("a4", "letter")
+DRAFT_NOTE = "pictures at draft resolution (--draft): not for print"
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
-          progress=None, session: Session | None = None) -> list[BuildResult]:
+          progress=None, session: Session | None = None, image_dpi: float | None = None,
+          draft: bool = False) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
@@ -61,6 +65,11 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
     :param session: what this build may reuse from earlier builds, and may leave to later
         ones (`pnp watch` hands the same session to every rebuild); default: a fresh one.
+    :param strict: rule warnings and drawing warnings (a picture below `print:
+        min_image_dpi`) stop the build.
+    :param image_dpi: the resolution pictures are embedded at; None means each game's
+        `print: image_dpi` (default 300).
+    :param draft: pictures at 100 dpi, for fast proofs (the sheets say so).
     """
     from .progress import SILENT
 
@@ -78,15 +87,17 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     from .draw.drawpool import drawing_workers
     from .draw.render import render_game
 
+    asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     with drawing_workers(session):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game, session)
+                               changed_since, progress, render_game, session, asked)
     cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
+    PictureStore(asked.store).prune()
     return results
 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
-                 progress, render_game, session: Session) -> list[BuildResult]:
+                 progress, render_game, session: Session, asked: Asked) -> list[BuildResult]:
     from .draw import drawpool
 
     results = []
@@ -112,9 +123,12 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         def drawing(todo, total, game_id=game_id):
             return progress.bar(f"{game_id}: drawing {todo} of {total} bundles of faces "
                                 f"({total - todo} unchanged, from the cache)", todo)
-        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session)
+        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, pictures=asked)
         drawpool.end_drawing_workers(session)  # the early workers: idle from here on
-        warnings = [*warnings, *rendered.warnings]  # external references not followed
+        if strict and rendered.warnings:
+            raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
+                              "while drawing, and --strict makes warnings fail", list(rendered.warnings))
+        warnings = [*warnings, *rendered.warnings]  # pictures too small to print, external references
         session.release()  # the SVG text
         changed = None
         if reference is not None:
@@ -160,7 +174,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
             path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
             pages=sheets.pages, components=list(sheets.components),
             placements=sheets.placements,
-            extra={"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}))
+            extra={"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset), **_draft(rendered)}))
         if not guides:
             artifacts.append(Artifact(
                 path=f"{game.id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
@@ -210,7 +224,8 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Se
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
     sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session)
     return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
-                    pages=sheets.pages, components=list(sheets.components), placements=sheets.placements)
+                    pages=sheets.pages, components=list(sheets.components), placements=sheets.placements,
+                    extra=_draft(rendered))
 
 
 def _rulebooks(game, rendered, paper, session: Session):
@@ -223,7 +238,13 @@ def _rulebooks(game, rendered, paper, session: Session):
     if book is None:
         return []
     return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
-                     pages=book.pages, components=list(book.components), placements=list(book.placements))]
+                     pages=book.pages, components=list(book.components), placements=list(book.placements),
+                     extra=_draft(rendered))]
+
+
+def _draft(rendered) -> dict:
+    """The manifest's mark on files whose pictures are drafts (--draft)."""
+    return {"draft": DRAFT_NOTE} if rendered.draft else {}
 
 
 def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = False) -> list[str]:

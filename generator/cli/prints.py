@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import MODE, PAPER, OffsetType, _root, cli
+from .options import MODE, PAPER, OffsetType, _root, cli, picture_options
 
 
 @cli.command("export")
@@ -21,8 +21,9 @@ from .options import MODE, PAPER, OffsetType, _root, cli
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")
+@picture_options
 @click.pass_context
-def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
+def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate, image_dpi, draft):
     """Export GAMES (default: every game) into output/<game>/exports/<target>/.
 
     \b
@@ -39,8 +40,11 @@ def export_cmd(ctx, args, profile, dpi, bleed, out_dir, no_validate):
     else:
         raise click.UsageError("say what to export: `pnp export png`, `pnp export tts` or "
                                "`pnp export --profile tgc|mpc|dtc`")
-    for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate):
+    for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
+                         image_dpi=image_dpi, draft=draft):
         folder = r.files[-1].parent
+        for w in r.drawing:
+            click.echo(f"warning: {w}", err=True)
         for w in r.warnings:
             click.echo(f"warning: skipped: {w}", err=True)
         for note in r.notes:
@@ -84,10 +88,14 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
 @click.option("--back-offset", type=OffsetType(), help="X,Y mm to move the backs by.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
+@picture_options
 @click.pass_context
-def kit(ctx, game, paper, mode, back_offset, out_dir):
+def kit(ctx, game, paper, mode, back_offset, out_dir, image_dpi, draft):
     """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/)."""
     from ..exporting import run_kit
 
-    r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir)
+    r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir,
+                image_dpi=image_dpi, draft=draft)
+    for w in r.drawing:
+        click.echo(f"warning: {w}", err=True)
     click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")

@@ -15,7 +15,9 @@ are as small. Output depends only on what was added, in order: the same input gi
 same bytes, and the /ID is a digest of them.
 
 Objects are numbered in the order they are reserved or first referred to; a source's
-objects must be added (`drain`) before that source is closed.
+objects must be added (`drain`) before that source is closed. An image met again (the
+same dictionary, soft mask and bytes, in any source: a background every face bundle
+holds) is written once; every reference to it leads to that one (`images`).
 """
 from __future__ import annotations
 
@@ -49,6 +51,7 @@ class PDFStream:
         self.batch: list = []          # (number, body) waiting for the next object stream
         self.seen: dict = {}           # objgen in the current source -> output number
         self.queue: deque = deque()        # (number, foreign object) referred to but not yet written
+        self.images: dict = {}         # digest of an image written (any source) -> its output number
 
     # numbering and writing
     def reserve(self) -> Ref:
@@ -94,11 +97,18 @@ class PDFStream:
         self.seen = {}
 
     def copy(self, obj: pikepdf.Object) -> Ref:
-        """The output number of the current source's indirect object `obj` (written by `drain`)."""
+        """The output number of the current source's indirect object `obj` (written by `drain`;
+        an image written before, from any source, is not written again)."""
         key = obj.objgen
         if key not in self.seen:
+            image = digest(obj) if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Image" else None
+            if image is not None and image in self.images:
+                self.seen[key] = self.images[image]
+                return self.seen[key]
             self.seen[key] = number = self.reserve()
             self.queue.append((number, obj))
+            if image is not None:
+                self.images[image] = number
         return self.seen[key]
 
     def claim(self, obj: pikepdf.Object) -> Ref:
@@ -233,6 +243,39 @@ def _direct(obj: pikepdf.Object):
     if isinstance(obj, pikepdf.Array):
         return list(obj)
     return Raw(obj.unparse()) if isinstance(obj, pikepdf.Object) else obj
+
+
+def digest(obj) -> bytes:
+    """sha256 of a PDF object and everything it refers to (streams by their raw bytes): the
+    same digest for the same font or image whatever PDF it comes from."""
+    h = hashlib.sha256()
+
+    def walk(o, depth=0):
+        if depth > 20:
+            raise ValueError("objects nested too deep")
+        if isinstance(o, pikepdf.Stream):
+            h.update(b"S")
+            walk(pikepdf.Dictionary({k: v for k, v in o.items() if k != "/Length"}), depth + 1)
+            raw = o.read_raw_bytes()
+            h.update(b"%d:" % len(raw) + raw)
+        elif isinstance(o, pikepdf.Dictionary):
+            h.update(b"D")
+            for k in sorted(o.keys()):
+                h.update(k.encode() + b"=")
+                walk(o[k], depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Array):
+            h.update(b"A")
+            for v in o:
+                walk(v, depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Object):
+            h.update(b"O" + o.unparse() + b";")
+        else:
+            h.update(b"P" + repr(o).encode() + b";")
+
+    walk(obj)
+    return h.digest()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -48,7 +48,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     with session.stage("page planning"):
         plans = apply_mode(plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold"), mode, paper)
     with session.stage("furniture (reportlab)"):
-        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture)
+        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture,
+                                   draft=rendered.draft)
     with session.stage("form placement"):
         writer = PDFStream()
         tree = writer.reserve()
