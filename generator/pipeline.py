@@ -135,10 +135,14 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
             changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
         with progress.bar(f"{game_id}: laying out {', '.join(papers_of_game)}", len(papers_of_game)) as advance:
-            artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance, session)
-            if changed:
-                artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session)
-                              for paper in papers_of_game]
+            spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
+            try:
+                artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance, session, spool)
+                if changed:
+                    artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
+                                  for paper in papers_of_game]
+            except OSError as exc:
+                raise OutputError(f"cannot write {game_id}'s sheets into {spool}: {exc.strerror or exc}") from None
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
         with session.stage("writing"):
@@ -157,9 +161,10 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
 
 
 def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
-                advance=lambda: None, session: Session | None = None) -> list[Artifact]:
-    """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory;
-    `advance` is called after each paper (a progress bar)."""
+                advance=lambda: None, session: Session | None = None, spool: Path | None = None) -> list[Artifact]:
+    """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory
+    (the sheets in temporary files in `spool`, when given); `advance` is called after each
+    paper (a progress bar)."""
     session = session or Session()
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
@@ -168,7 +173,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
     artifacts = []
     for paper in papers:
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
-                               session=session)
+                               session=session, spool=spool)
         kind = "proof" if guides else "sheets"
         artifacts.append(Artifact(
             path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
@@ -213,7 +218,7 @@ def _validate(game, strict):
     return check_game(game, strict=strict).raise_if_failed()
 
 
-def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Session):
+def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Session, spool: Path | None = None):
     """Sheets of only the `changed` components (fronts and their backs, registered as usual)."""
     import dataclasses
 
@@ -222,7 +227,7 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Se
     wanted = set(changed)
     subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
-    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session)
+    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session, spool=spool)
     return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
                     pages=sheets.pages, components=list(sheets.components), placements=sheets.placements,
                     extra=_draft(rendered))
