@@ -136,7 +136,17 @@ def images(pdf: bytes) -> list:
 
     with pikepdf.open(io.BytesIO(pdf)) as doc:
         masks = {o.SMask.objgen for o in doc.objects if isinstance(o, pikepdf.Stream) and "/SMask" in o}
-        return [({k: str(v) if not isinstance(v, (int, float)) else v for k, v in o.stream_dict.items()},
+        return [({k: _plain(v) for k, v in o.stream_dict.items()},
                  o.read_raw_bytes(), o.objgen)
                 for o in doc.objects if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image"
                 and o.objgen not in masks]
+
+
+def _plain(value):
+    """A dictionary value as a test compares it: numbers as numbers, names as '/Name',
+    arrays and dictionaries as PDF syntax ('[ 1 0 ]', '<< /Predictor 15 ... >>')."""
+    import pikepdf
+
+    if isinstance(value, (pikepdf.Array, pikepdf.Dictionary)):
+        return value.unparse().decode()
+    return value if isinstance(value, (int, float, bool)) else str(value)
