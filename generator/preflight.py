@@ -3,7 +3,8 @@
 In: a loaded `Game` and the papers to check. Out: a list of `Problem`s from every later
 stage of a build: the game's own words in the fonts that print them, every card drawn in
 memory (template errors, text that cannot fit, fonts and characters, images, face sizes),
-the sheets planned on each paper (a component larger than the paper), and the rulebook
+the sheets planned on each paper (a component larger than the paper; warnings for text on
+the seams of a glued board), and the rulebook
 (a missing file, Jinja errors, figures naming unknown cards). `pnp validate` runs it by
 default; the rules themselves are checked by `rules/`.
 """
@@ -28,6 +29,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
     followed); within the session's limits, pictures as `pictures` (draw.pictures.Asked) asks."""
     from .draw.render import render_game
     from .layout.pages import plan_pages
+    from .layout.seams import text_on_seams
 
     session = session or Session()
     problems = list(printed_text_problems(game))
@@ -42,6 +44,8 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
     for paper in papers or settings.get("papers") or PAPERS:
         try:
             plan_pages(rendered or _geometry_only(game), paper)
+            if rendered is not None:
+                warnings.extend(text_on_seams(rendered, paper))  # words cut by a glued join
         except InputError as exc:
             problems.extend(p if paper in p.message.lower() or len(papers or ()) == 1 else
                             Problem(p.file, f"{p.message} ({paper.upper()})", line=p.line, card=p.card,

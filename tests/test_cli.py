@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -182,3 +183,12 @@ def test_nothing_to_print_and_unwritable_output_are_clean_errors(mini, tmp_path)
     root = mini("- {id: a, name: Alpha, text: ok}")
     result = run(root, "build", "--output", str(blocker / "out"))
     assert result.exit_code == 2 and "cannot write" in result.output and "Traceback" not in result.output
+
+
+def test_list_gives_sizes_as_a_person_reads_them():
+    """A d12's face is 25.8885 mm wide: `pnp list` says what a die is (a net, its edge), and
+    no size carries more than one decimal."""
+    result = run(REPO, "list")
+    assert result.exit_code == 0, result.output
+    assert "dice: Twelve-sided dice, 4 x d12 nets, 16 mm edges" in result.output
+    assert not re.findall(r"\d+\.\d{2,}", result.output), result.output

@@ -4,12 +4,14 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import MINI_FRONT, edit, run
+from conftest import MINI_FRONT, REPO, edit, run
 
 from generator.guard import MAX_COUNT, shorten
 
 DECK = "cards/olympians/playing-cards.yaml"
 ARROWS_1 = '- {id: arrows-1, name: "1 of Arrows", suit: Arrows, rank: 1, favor: 0, title: Recruit}'
+# the line the 1 of Arrows is written on, which every finding about it names
+ARROWS_1_LINE = next(n for n, line in enumerate((REPO / DECK).read_text().splitlines(), 1) if ARROWS_1 in line)
 
 
 def validate(root, *args):
@@ -80,7 +82,7 @@ def test_bad_values_are_clean_errors(project, card, needle):
              "suit: Arrows, rank: !!int abc, favor: 0, title: Recruit}")
     result = validate(project)
     assert result.exit_code == 2, result.output
-    assert f"{DECK}:22:" in result.output and needle in result.output, result.output
+    assert f"{DECK}:{ARROWS_1_LINE}:" in result.output and needle in result.output, result.output
 
 
 def test_count_one_million_is_refused_quickly(project):
@@ -102,7 +104,7 @@ def test_total_copies_are_bounded(project):
 def test_deep_nesting_is_a_clean_error(project):
     edit(project / DECK, ARROWS_1, ARROWS_1[:-1] + ", " + "text: " + "[" * 1000 + "]" * 1000 + "}")
     result = validate(project)
-    assert result.exit_code == 2 and f"{DECK}:22: " in result.output
+    assert result.exit_code == 2 and f"{DECK}:{ARROWS_1_LINE}: " in result.output
     assert "nested more than 64 levels deep (the most pnp accepts)" in result.output
 
 
@@ -152,7 +154,7 @@ def test_control_characters_name_the_card_and_field(project):
     edit(project / DECK, ARROWS_1, ARROWS_1.replace("title: Recruit", 'title: "Re\\x01cruit"'))
     result = validate(project)
     assert result.exit_code == 2
-    assert f"{DECK}:22: error: olympians/schema: title: control character U+0001 cannot be printed" in result.output
+    assert f"{DECK}:{ARROWS_1_LINE}: error: olympians/schema: title: control character U+0001 cannot be printed" in result.output
     assert "[cards: arrows-1]" in result.output
 
 

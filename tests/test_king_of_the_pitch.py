@@ -27,7 +27,7 @@ MUTATIONS = {
     "shirt-number-tiers": (P, 'name: "Tomás Okafor", tier: gold, number: 1,', 'name: "Tomás Okafor", tier: gold, number: 2,'),
     "captain-cards": {"edits": [("captains.yaml", 'numbers: [1]}', 'numbers: [1], count: 2}')],
                       "also": {"box-cards", "a-diamond-chip-per-captain"}},
-    "match-cards": {"edits": [("match.yaml", "price: silver, count: 2}", "price: silver, count: 3}")],
+    "match-cards": {"edits": [("match.yaml", "price: silver, count: 2,", "price: silver, count: 3,")],
                     "also": {"box-cards"}},
     "var-cards": {"edits": [("var.yaml", "count: 5}", "count: 6}")], "also": {"box-cards"}},
     "bonus-cards": {"edits": [("bonus.yaml", "count: 5}", "count: 6}")], "also": {"box-cards"}},
@@ -41,19 +41,28 @@ MUTATIONS = {
     "price-within-one-tier": (P, 'name: "Daichi Takahashi", tier: bronze, number: 1, price: bronze',
                               'name: "Daichi Takahashi", tier: bronze, number: 1, price: gold'),
     # ---- the player-count table against the box
-    "player-counts": (T, "  - {players: 2, match: 15, var: 2, bonus: 2, transfer: 0, gold: 1, silver: 1, bronze: 1}\n", ""),
+    # (the MATCH cards' in_deck still count for 2 to 5 teams: they no longer fit the table)
+    "player-counts": {"edits": [(T, "  - {players: 2, match: 15, var: 2, bonus: 2, transfer: 0, gold: 1, silver: 1, bronze: 1}\n", "")],
+                      "also": {"match-cards-by-fixture"}},
     # a sixth team has no colour; a row for it is also outside 2-5 players
     "teams-for-everyone": {"edits": [(T, "bronze: 2}\n\n# Turn", "bronze: 2}\n  - {players: 6, match: 21, var: 5, "
                                       "bonus: 5, transfer: 0, gold: 2, silver: 2, bronze: 2}\n\n# Turn")],
-                           "also": {"player-counts"}},
-    "match-cards-fit": (T, "{players: 5, match: 21,", "{players: 5, match: 22,"),
+                           "also": {"player-counts", "match-cards-by-fixture"}},
+    # (the MATCH cards' in_deck still make 21 for five teams)
+    "match-cards-fit": {"edits": [(T, "{players: 5, match: 21,", "{players: 5, match: 22,")],
+                        "also": {"match-cards-by-fixture"}},
+    # a Friendly more with four teams: 20 MATCH cards where the table says 19
+    "match-cards-by-fixture": ("match.yaml", "in_deck: [6, 7, 7, 8]", "in_deck: [6, 7, 8, 8]"),
+    # five teams take a third Cup final (and one Derby fewer): only two are printed
+    "match-fixtures-fit": [("match.yaml", "in_deck: [1, 1, 2, 2]", "in_deck: [1, 1, 2, 3]"),
+                           ("match.yaml", "in_deck: [3, 3, 3, 4]", "in_deck: [3, 3, 3, 3]")],
     "var-cards-fit": (T, "var: 5, bonus: 5,", "var: 6, bonus: 5,"),
     "bonus-cards-fit": (T, "bonus: 5, transfer: 5,", "bonus: 6, transfer: 5,"),
     "transfer-cards-fit": (T, "transfer: 5, gold", "transfer: 6, gold"),
     # six teams with captains: more captains than the box holds (and no sixth colour)
     "captains-for-transfers": {"edits": [(T, "bronze: 2}\n\n# Turn", "bronze: 2}\n  - {players: 6, match: 21, var: 5, "
                                           "bonus: 5, transfer: 5, gold: 2, silver: 2, bronze: 2}\n\n# Turn")],
-                               "also": {"player-counts", "teams-for-everyone"}},
+                               "also": {"player-counts", "teams-for-everyone", "match-cards-by-fixture"}},
     "gold-cubes-fit": (T, "transfer: 5, gold: 2,", "transfer: 5, gold: 3,"),
     "silver-cubes-fit": (T, "gold: 2, silver: 2,", "gold: 2, silver: 3,"),
     "bronze-cubes-fit": (T, "gold: 2, silver: 2, bronze: 2}", "gold: 2, silver: 2, bronze: 3}"),
@@ -63,7 +72,11 @@ MUTATIONS = {
     "cube-total": {"edits": [("cubes.yaml", "colour: bronze, count: 12}", "colour: bronze, count: 13}")],
                    "also": {"cube-colours"}},
     # ---- the board, levels and dice
-    "shirt-numbers-on-the-board": (T, "  - {number: 11, zone: attack,   role: Left wing}\n", ""),
+    "shirt-numbers-on-the-board": (T, "  - {number: 11, zone: attack,   role: Left wing,      spot: [119.4, 79.2]}\n", ""),
+    # number 8 back where it used to stand: 21.4 mm from number 5, for 22 mm chips
+    "spots-a-chip-apart": (T, "spot: [97, 60]}", "spot: [91.4, 60]}"),
+    # the goalkeeper's circle half off the pitch
+    "spots-on-the-formation": (T, "spot: [21.4, 60]}", "spot: [8, 60]}"),
     "one-midfielder": (T, "{number: 6,  zone: defence,", "{number: 6,  zone: midfield,"),
     "levels-cover-the-column": (T, "column_top: 18", "column_top: 19"),
     "levels-in-order": {"edits": [(T, "  - {level: gold,   name: Gold,   from: 12, to: 15, d6: 4, d8: 0}\n"
@@ -156,6 +169,7 @@ def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     edit(tables, "from: 7,  to: 11,", "from: 7,  to: 10,")
     edit(tables, "from: 12, to: 15,", "from: 11, to: 15,")
     edit(tables, "{players: 3, match: 17,", "{players: 3, match: 18,")
+    edit(project / "cards" / GAME / "match.yaml", "in_deck: [6, 7, 7, 8]", "in_deck: [6, 8, 7, 8]")  # a Friendly more
     result = run(project, "build", GAME, "--paper", "a4")
     assert result.exit_code == 0, result.output
     sheets = text_of(project / "output" / GAME / f"{GAME}-sheets-a4.pdf")
@@ -164,3 +178,45 @@ def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     assert "12 to 15" not in book and "11 to 15" in book and "7 to 10" in book
     assert "18" in sheets.split("TRANSF.")[1][:40]            # the Help card's player-count table
     assert "| 3 | 18 |" not in book and re.search(r"\b3 18 3 3\b", book)
+    assert "Friendly Bronze cube 6 of 8 8 of 8 7 of 8 8 of 8" in " ".join(book.split())  # MATCH cards by fixture
+
+
+def test_the_formation_circles_stand_a_chip_apart_as_drawn():
+    """The circles a team board draws (its white discs, r 11.2) are where tables.yaml puts the
+    spots, and no two are nearer than a round chip is wide (number 5 and 8 once stood 21.2 mm
+    apart for 22 mm chips)."""
+    import itertools
+    import math
+
+    from generator.draw.render import render_svgs
+
+    game = load_game(REPO, "king-of-the-pitch")
+    chip = game.deck("chips").trim_w
+    found = render_svgs(game)
+    board = next(rc for rc in found.cards if rc.card.id == "team-board-blue")
+    svg = found.svgs[board.front]
+    centres = [(float(x), float(y)) for x, y in
+               re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="11.2" fill="#ffffff"/>', svg)]
+    positions = game.data["tables"]["positions"]
+    assert len(centres) == len(positions) == 11
+    offsets = {(round(cx - p["spot"][0], 3), round(cy - p["spot"][1], 3)) for (cx, cy), p in zip(centres, positions)}
+    assert len(offsets) == 1  # one formation origin: the drawing follows the data
+    closest = min(math.dist(a, b) for a, b in itertools.combinations(centres, 2))
+    assert closest >= chip, f"two circles stand {closest:.1f} mm apart for {chip} mm chips"
+
+
+def test_setup_says_which_match_cards_make_the_deck_for_each_number_of_teams():
+    """15, 17 or 19 of the 21 MATCH cards: the rulebook lists each fixture's copies for each
+    player count, from the cards' in_deck, and each column adds up to the player-count table."""
+    from generator.rulebook.source import render_markdown, rulebook_file
+
+    game = load_game(REPO, GAME)
+    text = render_markdown(game, rulebook_file(game))
+    counts = game.data["tables"]["player_counts"]
+    cards = game.deck("match").cards
+    for card in cards:
+        row = " | ".join(f"{n} of {card.count}" for n in card.fields["in_deck"])
+        assert f"| {card.fields['fixture']} | {card.fields['price'].capitalize()} cube | {row} |" in text
+    for i, r in enumerate(counts):
+        assert sum(c.fields["in_deck"][i] for c in cards) == r["match"]
+    assert "some MATCH cards stay in the box" in text

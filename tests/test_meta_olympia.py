@@ -53,15 +53,16 @@ def _sub(file, pattern, replacement, count=0):
 # one fact is the sum of others (a total and its parts).
 MUTATIONS = {
     # ---- card totals
-    # five athletes gone: 49, while the starting Rookies, tiers and the 128 total still hold
-    "athlete-cards": _drop("athletes.yaml", "ath-tess-okafor", "ath-kai-brennan", "ath-ilse-brandt",
+    # five athletes gone: 49, while the roster's piles (two Rookies worth 2 spare), tiers and
+    # the 128 total still hold
+    "athlete-cards": _drop("athletes.yaml", "ath-deshawn-price", "ath-rosa-lindqvist", "ath-ilse-brandt",
                            "ath-gunnar-holm", "ath-diego-santos"),
     "tactic-cards": [("tactics.yaml", "name: Re-Roll\n    count: 3", "name: Re-Roll\n    count: 1"),
                      ("tactics.yaml", "name: Medic\n    count: 3", "name: Medic\n    count: 2")],
     "sponsor-cards": _drop("sponsors.yaml", "sp-lava-tube-labs"),
     "scrimmage-cards": _drop("scrimmage.yaml", "scr-ceres-comets"),
     # 50 + 30 + 24 + 24 is exactly 128: the total can only fall if a deck falls below its own minimum
-    "all-cards": {"edits": _drop("athletes.yaml", "ath-tess-okafor", "ath-kai-brennan", "ath-gunnar-holm",
+    "all-cards": {"edits": _drop("athletes.yaml", "ath-deshawn-price", "ath-rosa-lindqvist", "ath-gunnar-holm",
                                  "ath-diego-santos")
                   + [("tactics.yaml", "name: Re-Roll\n    count: 3", "name: Re-Roll\n    count: 1"),
                      ("tactics.yaml", "name: Medic\n    count: 3", "name: Medic\n    count: 2")],
@@ -70,8 +71,14 @@ MUTATIONS = {
     # ---- athletes
     "pro-above-rookie": ("athletes.yaml", "name: Gunnar Holm,     value: 4,", "name: Gunnar Holm,     value: 3,"),
     "all-star-above-pro": ("athletes.yaml", "name: Zara Quinn,      value: 7,", "name: Zara Quinn,      value: 6,"),
-    "starting-defensive-rookies": _drop("athletes.yaml", "ath-tess-okafor", "ath-bram-kessler"),
-    "starting-offensive-rookies": _drop("athletes.yaml", "ath-kai-brennan", "ath-lucia-moreno"),
+    # ---- the starting roster: one Rookie from each pile (type and value) for every player
+    # a pile of Offensive Rookies worth 1 instead of Defensive ones worth 3: four Offensive
+    # piles, and that pile is now dealt twice (8 cards of 4)
+    "roster-three-and-three": {"edits": [("tables.yaml", "- {type: Defensive, value: 3}",
+                                          "- {type: Offensive, value: 1}")],
+                               "also": {"roster-piles-deal-everyone"}},
+    # a Defensive Rookie worth 3 gone: three left for four players
+    "roster-piles-deal-everyone": _drop("athletes.yaml", "ath-sana-qureshi"),
     "roster-fills-the-hand": ("tables.yaml", "hand_size: 6", "hand_size: 7"),
     "rookies-have-no-special": ("athletes.yaml", "position: Back,    colony: Gusev}",
                                 'position: Back,    colony: Gusev, special: "Counter 1."}'),
@@ -112,6 +119,7 @@ MUTATIONS = {
                                ("stage-tiles.yaml", "action: free-day,   border: grey", "action: fundraise,  border: grey")],
     # ---- tokens
     "token-counts": ("tokens.yaml", "token: popularity, count: 24", "token: popularity, count: 23"),
+    "score-markers": ("score-markers.yaml", "side: Home}", "side: Away}"),
     # ---- the die
     "four-dice": ("dice.yaml", "  - {id: die-basalt,", "  - {id: die-spare, name: Spare die, colour: \"#ffffff\", faces: *faces}\n  - {id: die-basalt,"),
     "dice-alike": _rust(FACES.replace("boost4, special]", "special, boost4]")),
@@ -192,6 +200,35 @@ def test_components_print_at_their_true_size(all_builds):
         assert sizes[prefix] == {(63.0, 88.0)}, prefix
     assert sizes["tile"] == {(60.0, 60.0)}
     assert sizes["token"] == {(25.0, 25.0)}
+    assert sizes["marker"] == {(16.0, 16.0)}  # stands on one number of a dial's ring (19 mm)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_score_marker_for_each_dial_is_printed_and_the_rulebook_says_so(all_builds, paper):
+    sheets = _sheets(all_builds, paper)
+    components = {c["id"]: c["count"] for c in sheets["components"]}
+    assert components["marker-away"] == components["marker-home"] == 1
+    sides = Counter(p["side"] for p in sheets["placements"] if p["id"].startswith("marker-"))
+    assert sides == {"front": 2}  # one side: they lie on the mat
+    text = " ".join(_text(all_builds[GAME] / f"{GAME}-rulebook-{paper}.pdf").split())
+    assert "2 score markers (Away and Home), one for each dial of the arena mat" in text
+    assert "Each team puts its score marker on 0 of its dial" in text
+
+
+def test_every_club_is_dealt_the_same_starting_roster():
+    """The roster's piles (type and value) deal one Rookie to each player of the largest game,
+    so all clubs start with the same types and values; the rulebook says how, from the data."""
+    game = _data()
+    tables = game.data["tables"]
+    rookies = [c for c in game.deck("athletes").cards if c.fields["tier"] == "Rookie"]
+    piles = Counter((c.fields["type"], c.fields["value"]) for c in rookies for _ in range(c.count))
+    for row in tables["setup"]["roster"]:
+        assert piles[(row["type"], row["value"])] >= tables["setup"]["max_players"], row
+    text = " ".join(render_markdown(game, rulebook_file(game)).split())
+    assert ("deal every player one card from each, face down. So every club starts with the same make-up of 6 "
+            "athletes: 3 Defensive Rookies worth 1, 2 and 3 Credits and 3 Offensive Rookies worth 1, 2 and 3 "
+            "Credits, 12 Credits in all.") in text
+    assert "the better of" not in text and "back face down under the pile" not in text  # Recruit, Fundraise
 
 
 def _text(path, pages=None):

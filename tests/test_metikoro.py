@@ -32,6 +32,9 @@ MUTATIONS = {
                      "    count: 21\n    lines: [[N, S, straight], [E, W, straight]]"),
     "piece-names-unique": ("pieces.yaml", "name: Switch 2", "name: Switch 1"),
     "orb-count": ("orbs.yaml", "count: 9}", "count: 8}"),
+    "join-strips": ("join-strips.yaml", "name: Join strip, count: 4}", "name: Join strip, count: 3}"),
+    # 170 mm: the strips of the two seams would overlap in the middle of the board
+    "join-strips-fit": ("join-strips.yaml", "size: {width: 160mm,", "size: {width: 170mm,"),
     "platform-count": ("platforms.yaml", "player: purple}", "player: purple, count: 2}"),
     "platform-per-player": ("platforms.yaml", "player: purple}", "player: pink}"),
     "platform-slots": ("platforms.yaml", "defaults: {slots: 6}", "defaults: {slots: 7}"),
@@ -301,6 +304,21 @@ def test_the_quarters_reassemble_the_board(builds, paper):
         want = colour[corner_of[(p["board_x_mm"], p["board_y_mm"])]]
         want = tuple(int(want[i:i + 2], 16) for i in (1, 3, 5))
         assert max(abs(a - b) for a, b in zip(px, want)) < 12, (p, px, want)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_join_strips_and_tiles_cut_one_by_one(builds, paper):
+    """Four join strips hold the butted quarters together; the tiles stand a gutter apart
+    (pieces.yaml `gutter:`), so each is cut on its own line and keeps its whole bleed."""
+    manifest = json.loads((builds[0] / "manifest.json").read_text())
+    sheets = next(f for f in manifest["files"] if f["path"] == f"{GAME}-sheets-{paper}.pdf")
+    strips = [p for p in sheets["placements"] if p["id"] == "join-strip"]
+    assert len(strips) == 4 and {(p["w_mm"], p["h_mm"]) for p in strips} == {(160, 24)}
+    tiles = [p for p in sheets["placements"] if p["id"] in ("crossing", "curve") and p["page"] ==
+             min(q["page"] for q in sheets["placements"] if q["id"] == "crossing")]
+    xs = sorted({p["x_mm"] for p in tiles})
+    gutter = yaml.safe_load((CARDS / "pieces.yaml").read_text())["gutter"]
+    assert {round(b - a, 3) for a, b in zip(xs, xs[1:])} == {35 + float(gutter.removesuffix("mm"))}
 
 
 def test_card_text_is_extractable_text(builds):

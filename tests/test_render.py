@@ -8,9 +8,10 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 
+from generator.data.load import load_game
 from generator.draw.fonts import shipped
 from generator.draw.textfit import TextDoesNotFit, TextError, TextSetter, parse, read_icon
-from tests.conftest import MINI_FRONT, run
+from tests.conftest import MINI_FRONT, REPO, run
 
 COIN = read_icon("coin", '<svg viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#d4a017"/></svg>')
 
@@ -340,3 +341,23 @@ def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
     assert len(pools) == len(pooled.documents)  # no pool this time
     assert pooled == serial
     assert sorted(pooled.page_of) == sorted(svgs) and all(page >= 1 for _, page in pooled.page_of.values())
+
+
+def test_each_olympian_is_drawn_with_an_attribute_of_their_own():
+    """Not a letter in a wreath (H three times, A four times): each god's card draws the icon
+    its data names (Zeus the thunderbolt, Athena the owl...), and no two gods share one."""
+    from generator.draw.render import load_icons, render_svgs
+
+    game = load_game(REPO, "olympians")
+    icons, problems = load_icons(game)
+    assert problems == []
+    found = render_svgs(game)
+    gods = [rc for rc in found.cards if rc.card.fields.get("suit") == "Olympians"]
+    emblems = [rc.card.fields["emblem"] for rc in gods]
+    assert len(gods) == 14 and len(set(emblems)) == 14
+    for rc in gods:
+        first_shape = icons[rc.card.fields["emblem"]].body.split("/>")[0].split('d="')[-1][:40]
+        svg = found.svgs[rc.front]
+        assert first_shape in svg, rc.card.id
+        others = [e for e in emblems if e != rc.card.fields["emblem"]]
+        assert not any(icons[e].body.split("/>")[0].split('d="')[-1][:40] in svg for e in others), rc.card.id

@@ -6,6 +6,7 @@ import re
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
+import yaml
 
 from generator.data.load import list_games, load_game
 from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
@@ -170,3 +171,83 @@ def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_
     assert warm.pdf != first.pdf and "get building, of your choice" in shown
     cold = rulebook.layout_rulebook(game, render_game(game), "a4")  # a fresh session
     assert len(calls) == 2 and cold.pdf == warm.pdf and cold.placements == warm.placements
+
+
+def _line_texts(para) -> list[str]:
+    """The text of each line a wrapped reportlab Paragraph sets."""
+    lines = para.blPara.lines
+    if para.blPara.kind == 0:
+        return [" ".join(words) for _, words in lines]
+    return ["".join(f.text for f in line.words) for line in lines]
+
+
+@pytest.mark.parametrize("game", list_games(REPO))
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_table_cells_never_break_a_word(game, paper):
+    """Every cell of every table of the rulebook, wrapped in its column as the book sets it,
+    breaks lines only between words ("Diamon / d" is a column too narrow for its word)."""
+    from generator.rulebook.book import CELL_PAD, MARGIN, _table
+    from generator.rulebook.source import plain_text
+    from generator.rulebook.styles import styles
+    from generator.units import paper_size
+
+    width = paper_size(paper)[0] * 72 / 25.4 - 2 * MARGIN
+    tables = [b for b in blocks_of(game) if b.kind == "table"]
+    assert tables
+    for block in tables:
+        table = _table(block.items, styles(), width)
+        assert sum(table._colWidths) <= width + 0.01
+        for row in table._cellvalues:
+            for col, para in enumerate(row):
+                para.wrap(table._colWidths[col] - 2 * CELL_PAD, 10_000)
+                whole = set(plain_text(para.text).split())
+                for line in _line_texts(para):
+                    broken = [w for w in line.split() if w not in whole]
+                    assert not broken, f"line {block.line}: {plain_text(para.text)!r} breaks into {broken}"
+
+
+def test_a_table_too_wide_for_its_words_sets_smaller_type():
+    from generator.rulebook.book import MIN_CELL_SIZE, _table
+    from generator.rulebook.styles import styles
+
+    st = styles()
+    rows = [["Extraordinarily", "Incomprehensibilities", "Counterrevolutionaries"]] * 2
+    roomy, tight = _table(rows, st, 480), _table(rows, st, 240)
+    assert roomy._cellvalues[1][0].style.fontSize == st["cell"].fontSize
+    assert MIN_CELL_SIZE <= tight._cellvalues[1][0].style.fontSize < st["cell"].fontSize
+
+
+@pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-rulebook-" in p[1]])
+def test_numbers_carry_at_most_one_decimal(all_builds, game, name):
+    """Captions give sizes as a person reads them (a die face is 25.9 mm, not 25.8885)."""
+    text = text_of(all_builds[game] / name)
+    assert not re.findall(r"\d+[.,]\d{2,}", text)
+    captions = re.findall(r"\(([^()]*\bmm)\)", text)
+    assert captions and all(re.fullmatch(r"[^\d]*(\d+(\.\d)?[^\d.]+)+", c) for c in captions), captions
+
+
+def test_a_die_is_pictured_by_each_of_its_faces(all_builds):
+    """Not one flat face: the rulebook shows every different face of a die, each cut to its
+    polygon, and a component never larger than life."""
+    import json
+    manifest = json.loads((all_builds["king-of-the-pitch"] / "manifest.json").read_text())
+    book = next(f for f in manifest["files"] if f["path"] == "king-of-the-pitch-rulebook-a4.pdf")
+    by_id = {}
+    for p in book["placements"]:
+        by_id.setdefault(p["id"], []).append(p)
+    dice = yaml.safe_load((REPO / "cards/king-of-the-pitch/dice.yaml").read_text())
+    first = dice["cards"][0]
+    assert len(by_id[first["id"]]) == len(set(first["faces"])) == 6
+    assert all(p["w_mm"] <= 16.01 for p in by_id[first["id"]])
+    chips = [p for p in book["placements"] if p["id"].startswith("chip-")]
+    assert chips and all(p["w_mm"] <= 22.01 for p in chips)  # round chips: 22 mm, pictured at most so
+
+
+def test_components_figure_leaves_out_only_decks_that_exist(project):
+    """`components:-board` leaves a deck out of the component list (it has a figure of its
+    own); naming no deck, or a deck without the minus, is an error naming the line."""
+    edit(project / "cards/olympians/rulebook.md", "](components:)", "](components:-refernce)")
+    result = run(project, "build", "olympians")
+    assert result.exit_code == 2
+    assert re.search(r"cards/olympians/rulebook.md:\d+: 'components:' takes decks to leave out, as -refernce; "
+                     r"'-refernce' is no deck", result.output), result.output

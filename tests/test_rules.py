@@ -40,8 +40,10 @@ MUTATIONS = {
                       "rank: 1, favor: 0, title: Recruit, count: 2}\n  - {id: arrows-2"),
         "suit-sizes": ("playing-cards.yaml",
                        "- {id: arrows-1, name: \"1 of Arrows\", suit: Arrows, rank: 1, favor: 0, title: Recruit}",
-                       "- {id: eris, name: Eris, suit: Olympians, rank: 15, favor: 0, title: Strife}"),
+                       "- {id: eris, name: Eris, suit: Olympians, rank: 15, favor: 0, title: Strife, emblem: apple}"),
         "rank-unique-in-suit": ("playing-cards.yaml", "suit: Arrows, rank: 2,", "suit: Arrows, rank: 1,"),
+        "gods-have-emblems": ("playing-cards.yaml", "    emblem: hearth\n", ""),
+        "emblems-distinct": ("playing-cards.yaml", "    emblem: hearth\n", "    emblem: thunderbolt\n"),
         "battle-ranks": ("playing-cards.yaml", "suit: Arrows, rank: 1,", "suit: Arrows, rank: 7,"),
         "favor-total": ("playing-cards.yaml", "suit: Arrows, rank: 1, favor: 0,", "suit: Arrows, rank: 1, favor: 1,"),
         "five-of-helmets": [
@@ -233,7 +235,9 @@ def test_findings_name_expected_and_found_and_cards(project):
     assert by_rule["favor-total"].message == "favor total is 119, expected 120"
     assert (by_rule["favor-total"].found, by_rule["favor-total"].expected) == (119, 120)
     unique = by_rule["rank-unique-in-suit"]
-    assert unique.cards == ("arrows-1", "arrows-2") and unique.line == 23
+    arrows_2 = next(n for n, line in enumerate((REPO / "cards/olympians/playing-cards.yaml").read_text().splitlines(), 1)
+                    if "{id: arrows-2," in line)
+    assert unique.cards == ("arrows-1", "arrows-2") and unique.line == arrows_2
     helmets = by_rule["five-of-helmets"]
     assert helmets.cards == ("helmets-5",) and helmets.file == "cards/olympians/playing-cards.yaml"
 

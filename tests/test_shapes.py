@@ -225,7 +225,7 @@ def test_list_shows_shapes_and_sizes(shapes_root):
     result = run(shapes_root, "list")
     assert result.exit_code == 0
     assert "orbs: Orbs, 80 x 25 mm circle" in result.output
-    assert "hexes: Hexes, 30 x 40 x 46.188 mm hex (pointy-top)" in result.output
+    assert "hexes: Hexes, 30 x 40 x 46.2 mm hex (pointy-top)" in result.output  # sizes to one decimal
     assert "quarters: Quartered board, 1 x 350 x 350 mm board in 2 x 2 sections" in result.output
 
 

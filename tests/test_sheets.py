@@ -254,6 +254,28 @@ def test_square_tiles_and_small_tokens_are_laid_out_by_size(mini):
     assert [round(b - a, 3) for a, b in zip(xs, xs[1:])] == [54.0, 54.0]
 
 
+def test_a_deck_chooses_its_own_gutter(mini):
+    """`gutter:` on a deck: every neighbour that far apart (scissors can follow each face's own
+    cut), and each face keeps its full bleed; 0 shares the cut lines (a guillotine's layout)."""
+    cards = "\n".join(f"- {{id: t{i}, name: T{i}, text: t}}" for i in range(12))
+    for gutter, step in (("6mm", 41.0), ("0mm", 35.0)):
+        root = mini(cards, deck_extra=f"size: {{width: 35mm, height: 35mm}}\nbleed: 2mm\ngutter: {gutter}\n")
+        assert run(root, "build", "--paper", "a4").exit_code == 0
+        info = entry(root / "output" / "mini", "mini-sheets-a4.pdf")
+        xs = sorted({p["x_mm"] for p in info["placements"] if p["side"] == "front" and p["page"] == 1})
+        assert {round(b - a, 3) for a, b in zip(xs, xs[1:])} == {step}, gutter
+    grid = choose_grid("a4", 35, 35, 2, 6.0)
+    assert grid.gutter == 6.0 and grid.clip_box(0, False)[2] == 35 + 2 * 2  # the whole bleed
+    assert choose_grid("a4", 35, 35, 2).per_page > grid.per_page
+
+
+def test_a_gutter_on_a_packed_or_placed_component_is_refused(mini):
+    root = mini("- {id: a, name: A, text: t}", deck_extra="shape: circle\nsize: {width: 25mm, height: 25mm}\n"
+                "gutter: 4mm\n")
+    result = run(root, "validate")
+    assert result.exit_code == 2 and "'gutter' applies to cards and tiles laid out in rows and columns" in result.output
+
+
 def test_component_larger_than_the_paper_is_a_clear_error(mini):
     root = mini("- {id: board, name: Board, text: t}", deck_extra="size: {width: 400mm, height: 300mm}\n")
     result = run(root, "build")

@@ -235,10 +235,15 @@ def pull_cmd(ctx, games, timeout):
 
 
 def _shape(deck) -> str:
-    """A deck's size and cut shape as a designer says it: '25 mm circle', '63 x 88 mm rect'."""
+    """A deck's size and cut shape as a designer says it: '25 mm circle', '63 x 88 mm rect',
+    'd12 nets, 16 mm edges' (sizes to one decimal, as a person reads them)."""
+    def mm(v):
+        return f"{round(v, 1):g}"
+    if deck.layout == "dice":
+        return f"{deck.die} nets, {mm(deck.edge)} mm edges"
     if deck.shape == "circle":
-        return f"{deck.trim_w:g} mm circle"
-    size = f"{deck.trim_w:g} x {deck.trim_h:g} mm"
+        return f"{mm(deck.trim_w)} mm circle"
+    size = f"{mm(deck.trim_w)} x {mm(deck.trim_h)} mm"
     if deck.shape == "hex":
         return f"{size} hex ({deck.orientation}-top)"
     if deck.shape == "rounded":

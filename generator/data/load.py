@@ -339,6 +339,21 @@ def _geometry(raw, shown, problems):
     for key, needs in (("overlap", "board"), ("sections", "board"), ("die", "dice"), ("edge", "dice")):
         if key in raw and kind != needs:
             problems.append(Problem(shown, f"'{key}' applies to kind: {needs} only", line=where(key), field=key))
+    if "gutter" in raw:
+        if kind in ("board", "dice", "standee") or shape in ("circle", "hex"):
+            problems.append(Problem(shown, "'gutter' applies to cards and tiles laid out in rows and columns "
+                                    "(round and hexagonal tokens are packed, boards, dice and standees placed)",
+                                    line=where("gutter"), field="gutter"))
+        else:
+            try:
+                extra["gutter"] = units.to_mm(raw["gutter"])
+            except (ValueError, KeyError) as exc:
+                problems.append(Problem(shown, str(exc), line=where("gutter"), field="gutter"))
+                return None
+            if not 0 <= extra["gutter"] <= MAX_SIZE_MM:
+                problems.append(Problem(shown, f"gutter {extra['gutter']:g} mm: must be 0 to {MAX_SIZE_MM:g} mm",
+                                        line=where("gutter"), field="gutter"))
+                return None
     if kind == "dice":
         dice = _dice_geometry(raw, shown, bleed, problems)
         if dice is None:

@@ -57,6 +57,7 @@ class Deck:
     shape: str = "rect"            # rect, rounded, circle, hex: the cut outline
     orientation: str = "pointy"    # hex: pointy- or flat-top
     overlap: float = 10.0          # board: glue strip between panels, mm
+    gutter: float | None = None    # cards, tiles: space between trim boxes on a sheet (None: pnp chooses)
     sections: tuple[int, int] | None = None  # board: (cols, rows) sections printed exactly
     die: str | None = None         # dice: d6, d8, d12
     edge: float | None = None      # dice: edge length of a face, mm

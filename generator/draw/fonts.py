@@ -1,6 +1,6 @@
 """The fonts that ship with pnp, and the hermetic fontconfig that makes CairoSVG use them.
 
-In: the TrueType files in `generator/fonts/`. Out: a `FontSet` that answers, for a
+In: the TrueType files in `generator/assets/fonts/`. Out: a `FontSet` that answers, for a
 family/bold/italic request exactly as CairoSVG makes it, which file will draw it, how
 wide a string is (plain advance sum, no kerning: what CairoSVG draws) and which
 characters it lacks. `activate(cache_dir)` points fontconfig at a generated config that

@@ -12,9 +12,11 @@ they can do is fail with a message naming the file and line.
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
 import stat
+from itertools import islice
 from pathlib import Path
 
 import jinja2
@@ -36,10 +38,11 @@ class TemplateLimit(jinja2.TemplateRuntimeError):
 class Sandbox(ImmutableSandboxedEnvironment):
     """jinja2's immutable sandbox, with pnp's bounds on what a template may make.
 
-    `deadline` (guard.Deadline) is looked at on every call, attribute and item a template
-    reaches for, so that a template stuck in a loop stops even off the main thread."""
+    `deadline` (guard.Deadline) is looked at on every call a template makes, so that a
+    template stuck in a loop stops even off the main thread (on it, the deadline's timer
+    stops it anywhere). Arithmetic on numbers takes a fast path: templates do a lot of it."""
 
-    intercepted_binops = frozenset({"*", "**", "%", "+"})
+    intercepted_binops = frozenset({"*", "**", "%"})
 
     def __init__(self, deadline: Deadline | None = None, **options):
         super().__init__(**options)
@@ -51,27 +54,22 @@ class Sandbox(ImmutableSandboxedEnvironment):
             self.filters[name] = _bounded_filter(self.filters[name], name)
 
     def call_binop(self, context, operator, left, right):
-        self.deadline.check()
-        if operator == "**":
-            if isinstance(right, (int, float)) and abs(right) > 1024 and abs(left) not in (0, 1):
-                raise TemplateLimit(f"{_show(left)} ** {_show(right)}: pnp computes powers up to 1024")
-        elif operator == "*":
+        if type(left) in _NUMBERS and type(right) in _NUMBERS:
+            if operator != "**" or -1024 <= right <= 1024 or left in (0, 1, -1):
+                return _BINOPS[operator](left, right)
+            raise TemplateLimit(f"{_show(left)} ** {_show(right)}: pnp computes powers up to 1024")
+        if operator == "*":
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_ITEMS:
                     raise TemplateLimit(f"a {type(seq).__name__} repeated {n:,} times would hold "
                                         f"{len(seq) * n:,} items; templates make at most {MAX_ITEMS:,}")
-        elif operator == "+":
-            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)) \
-                    and len(left) + len(right) > MAX_OUTPUT:
-                raise TemplateLimit(f"joined, the two would hold {len(left) + len(right):,} items; "
-                                    f"templates make at most {MAX_OUTPUT:,}")
         elif operator == "%" and isinstance(left, str) and _WIDE.search(left):
             raise TemplateLimit(f"the format {_show(left)} asks for a width of a million or more")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context, __obj, *args, **kwargs):  # jinja2's own signature
         __self.deadline.check()
-        if isinstance(__obj, type(str.join)) or getattr(__obj, "__self__", None).__class__ in (str, bytes):
+        if getattr(__obj, "__self__", None).__class__ in (str, bytes):  # a string's own method
             for value in (*args, *kwargs.values()):
                 if isinstance(value, int) and not isinstance(value, bool) and value > MAX_ITEMS:
                     raise TemplateLimit(f"{getattr(__obj, '__name__', 'a string method')}({value:,}): "
@@ -87,14 +85,13 @@ class Sandbox(ImmutableSandboxedEnvironment):
         return super().format_string(s, args, kwargs, format_func)
 
     def getattr(self, obj, attribute):
-        self.deadline.check()
-        if isinstance(obj, str) and attribute in ("format", "format_map") and _WIDE.search(obj):
+        if attribute in ("format", "format_map") and isinstance(obj, str) and _WIDE.search(obj):
             raise TemplateLimit(f"the format {_show(obj)} asks for a width of a million or more")
         return super().getattr(obj, attribute)
 
-    def getitem(self, obj, argument):
-        self.deadline.check()
-        return super().getitem(obj, argument)
+
+_NUMBERS = frozenset({int, float, bool})
+_BINOPS = {"*": operator.mul, "**": operator.pow, "%": operator.mod}
 
 
 def keyed(items, key: str, value: str | None = None) -> dict:
@@ -117,22 +114,22 @@ def _bounded_range(*args):
 
 def _bounded_filter(real, name: str):
     """A filter that refuses a width, count or result beyond MAX_ITEMS before making it."""
+    skip = 1 if hasattr(real, "jinja_pass_arg") else 0  # the context or environment Jinja passes first
+
     def bounded(*args, **kwargs):
-        numbers = [v for v in (*args[1:], *kwargs.values()) if isinstance(v, int) and not isinstance(v, bool)]
-        if any(abs(n) > MAX_ITEMS for n in numbers):
-            raise TemplateLimit(f"|{name}({', '.join(f'{n:,}' for n in numbers)}): templates make strings of "
-                                f"at most {MAX_ITEMS:,} characters")
-        if name == "replace" and len(args) >= 3:
-            text, old, new = (str(a) for a in args[:3])
+        for n in (*args[skip + 1:], *kwargs.values()):
+            if type(n) is int and not -MAX_ITEMS <= n <= MAX_ITEMS:
+                raise TemplateLimit(f"|{name}({n:,}): templates make strings of at most {MAX_ITEMS:,} characters")
+        if name == "replace" and len(args) >= skip + 3:
+            text, old, new = (str(a) for a in args[skip:skip + 3])
             if old and len(text) // len(old) * max(len(new), 1) > MAX_OUTPUT:
                 raise TemplateLimit(f"|replace would make a string of over {MAX_OUTPUT:,} characters")
-        if name == "format" and args and isinstance(args[0], str) and _WIDE.search(args[0]):
-            raise TemplateLimit(f"the format {_show(args[0])} asks for a width of a million or more")
+        elif name == "format" and len(args) > skip and isinstance(args[skip], str) and _WIDE.search(args[skip]):
+            raise TemplateLimit(f"the format {_show(args[skip])} asks for a width of a million or more")
         return real(*args, **kwargs)
 
-    for attr in ("jinja_pass_arg",):  # pass_context / pass_environment markers
-        if hasattr(real, attr):
-            setattr(bounded, attr, getattr(real, attr))
+    if skip:  # pass_context / pass_eval_context / pass_environment, as the real filter asks
+        bounded.jinja_pass_arg = real.jinja_pass_arg  # type: ignore[attr-defined]
     return bounded
 
 
@@ -148,18 +145,21 @@ def render(template: jinja2.Template, deadline: Deadline, **context) -> str:
     :raises guard.TimeLimit: the template ran past its deadline.
     """
     with deadline.running():
-        return "".join(_bounded(template.generate(**context)))
+        return _joined(template.generate(**context))
 
 
-def _bounded(chunks):
-    """The chunks a template writes, stopped once they pass MAX_OUTPUT characters."""
+def _joined(chunks) -> str:
+    """The chunks a template writes, joined, stopped once they pass MAX_OUTPUT characters
+    (taken a few hundred at a time, so the bound costs nothing per chunk)."""
+    out: list[str] = []
     size = 0
-    for chunk in chunks:
-        size += len(chunk)
+    for batch in iter(lambda: list(islice(chunks, 512)), []):
+        size += sum(map(len, batch))
         if size > MAX_OUTPUT:
             raise TemplateLimit(f"the template writes more than {MAX_OUTPUT // 2**20} MB "
                                 "(the most pnp takes from one template)")
-        yield chunk
+        out += batch
+    return "".join(out)
 
 
 class ProjectLoader(jinja2.BaseLoader):
@@ -252,7 +252,7 @@ def face_environment(root: Path, folders, deadline: Deadline, compiled: dict[str
         g = ctx["game"]
         try:
             template = text_env.from_string(str(text))
-            return "".join(_bounded(template.generate(game=g, data=g["data"], card=ctx.get("card"))))
+            return _joined(template.generate(game=g, data=g["data"], card=ctx.get("card")))
         except jinja2.TemplateError as exc:
             raise CardTextError(f"Jinja in the card's text: {plain_message(exc)}") from None
 

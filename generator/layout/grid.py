@@ -107,22 +107,22 @@ class SheetGrid:
         return xs, ys
 
 
-def choose_grid(paper: str, trim_w: float, trim_h: float, bleed: float) -> SheetGrid:
+def choose_grid(paper: str, trim_w: float, trim_h: float, bleed: float, gutter: float | None = None) -> SheetGrid:
     """The grid that fits the most components on the paper, centred, with crop-mark room.
 
     A gutter of two bleeds (every face keeps its full bleed) is preferred when it fits as
-    many components as shared cut lines do.
+    many components as shared cut lines do; a deck's own `gutter` is used as it is.
     """
     page_w, page_h = paper_size(paper)
     best = None
-    for gutter in (2 * bleed, 0.0):
+    for gap in ((2 * bleed, 0.0) if gutter is None else (gutter,)):
         usable_w = page_w - 2 * (MIN_MARGIN + bleed)
         usable_h = page_h - 2 * (MIN_MARGIN + bleed)
-        cols = math.floor((usable_w + gutter) / (trim_w + gutter) + 1e-9)
-        rows = math.floor((usable_h + gutter) / (trim_h + gutter) + 1e-9)
+        cols = math.floor((usable_w + gap) / (trim_w + gap) + 1e-9)
+        rows = math.floor((usable_h + gap) / (trim_h + gap) + 1e-9)
         if cols < 1 or rows < 1:
             continue
-        grid = SheetGrid(paper, page_w, page_h, trim_w, trim_h, bleed, cols, rows, gutter)
+        grid = SheetGrid(paper, page_w, page_h, trim_w, trim_h, bleed, cols, rows, gap)
         if best is None or grid.per_page > best.per_page:
             best = grid
     if best is None:

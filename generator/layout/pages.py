@@ -40,7 +40,7 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
                                                       line=1)])
     pages: list[PagePlan] = []
     geometry = lambda rc: (rc.deck.layout, rc.deck.shape, rc.deck.orientation,
-                           rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed, rc.deck.corner)
+                           rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed, rc.deck.corner, rc.deck.gutter)
     for (layout, shape, *_), group in groupby(copies, key=geometry):
         group = list(group)
         deck = group[0].deck
@@ -87,7 +87,7 @@ def _title(deck) -> str:
 
 def _grid_pages(group, paper) -> list[PagePlan]:
     deck = group[0].deck
-    grid = choose_grid(paper, deck.trim_w, deck.trim_h, deck.bleed)
+    grid = choose_grid(paper, deck.trim_w, deck.trim_h, deck.bleed, deck.gutter)
     pages = []
     for start in range(0, len(group), grid.per_page):
         chunk = group[start:start + grid.per_page]

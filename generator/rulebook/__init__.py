@@ -45,10 +45,18 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
         return None
     session = session or Session()
     memo = session.memo
-    blocks = _expand_components(parse_blocks(render_markdown(game, path, session), memo), rendered)
+    parsed = parse_blocks(render_markdown(game, path, session), memo)
     source = read_text_inside(game.root, path, str(path.relative_to(game.root)))  # read as render_markdown did
+    shown = str(path.relative_to(game.root))
+    decks = {d.id for d in game.decks}
+    problems = [Problem(shown, f"'components:' takes decks to leave out, as -{i.lstrip('-')}; "
+                               f"'{i}' is {'no deck' if i.lstrip('-') not in decks else 'not one'}",
+                        line=_source_line(source, i))
+                for b in parsed if b.kind == "figure" and b.figure[0] == "components"
+                for i in b.figure[1] if not i.startswith("-") or i[1:] not in decks]
+    blocks = _expand_components(parsed, rendered)
     faces = {rc.card.id: rc for rc in rendered.cards}
-    figure_faces, problems = {}, []
+    figure_faces = {}
     for n, b in enumerate(blocks):
         if b.kind != "figure":
             continue
@@ -61,11 +69,16 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
             problems.append(Problem(str(path.relative_to(game.root)), "figure names no card",
                                     line=_source_line(source, kind + ":")))
         found = [i for i in ids if i in faces]
-        chosen = [_face(faces[i]) for i in found]
-        width = SINGLE_MM if len(chosen) == 1 else (COMPONENT_MM if kind == "components" else ROW_MM)
+        chosen = [f for i in found for f in _faces_shown(faces[i])]
+        width = SINGLE_MM if len(chosen) == 1 else ROW_MM
+        if kind == "components" and chosen:  # the longer side as long as a card's (30 x 42 mm)
+            w, h = chosen[0][2], chosen[0][3]
+            width = COMPONENT_MM * 88 / 63 * w / max(w, h)
         if len(chosen) == 1 and faces[found[0]].deck.layout == "board":  # a board gets the text's width
             trim_w, trim_h = chosen[0][2], chosen[0][3]
             width = BOARD_MM * min(1.0, trim_w / trim_h * 1.2)
+        if chosen:  # never larger than life: a 22 mm token is pictured 22 mm wide, not 50
+            width = min(width, max(f[2] for f in chosen))
         figure_faces[n] = (chosen, width)
     problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root))))
     if problems:
@@ -85,10 +98,13 @@ def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: 
     pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces, session)
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
-        key, card_id, trim_w, trim_h, bleed, corner, shape, orientation = face
+        key, card_id, trim_w, trim_h, bleed, corner, shape, orientation, outline, _ = face
         s = w / trim_w  # points per mm of card
         box = (x - bleed * s, y - bleed * s, w + 2 * bleed * s, h + 2 * bleed * s)
-        cut = Outline(shape if shape in ("circle", "hex") else "rounded", x, y, w, h, corner * s, orientation)
+        if outline:  # a die face: its polygon (face mm, y down from the bleed corner) on the page
+            cut = Outline.of_polygon([(box[0] + px * s, box[1] + box[3] - py * s) for px, py in outline])
+        else:
+            cut = Outline(shape if shape in ("circle", "hex") else "rounded", x, y, w, h, corner * s, orientation)
         placed.append((page, key, box, cut.pdf_path(1)))
         placements.append({"page": page, "id": card_id, "side": "front", "x_mm": round(x / 72 * 25.4, 3),
                            "y_mm": round(y / 72 * 25.4, 3), "w_mm": round(w / 72 * 25.4, 3),
@@ -113,12 +129,26 @@ def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session)
         laid_out = build_pdf(game, blocks, figure_faces, paper, cover, session.memo)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings = laid_out
-    return pdf_bytes, [(page, _face(faces[face[1]]), box) for page, face, box in figures], headings
+    return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings
 
 
-def _face(rc):
+def _face(rc, die_face=None):
+    """What a figure needs of a face: its key, card, sizes, cut shape and (a die's) face number."""
     d = rc.deck
-    return (rc.front, rc.card.id, d.trim_w, d.trim_h, d.bleed, d.corner, d.shape, d.orientation)
+    key = rc.front if die_face is None else rc.faces[die_face]
+    outline = tuple(d.face_outline) if die_face is not None else ()
+    return (key, rc.card.id, d.trim_w, d.trim_h, d.bleed, d.corner, d.shape, d.orientation, outline, die_face)
+
+
+def _faces_shown(rc) -> list:
+    """The faces a figure shows for a card: its front; a die, each of its different faces
+    (a die pictured by one face says nothing about the others)."""
+    if not rc.faces:
+        return [_face(rc)]
+    first = {}
+    for n, symbol in enumerate(rc.card.fields.get("faces") or ()):
+        first.setdefault(repr(symbol), n)
+    return [_face(rc, n) for n in first.values()]
 
 
 def _cover(rendered):
@@ -131,22 +161,47 @@ def _cover(rendered):
 
 
 def _expand_components(blocks, rendered):
-    """`![..](components:)` becomes one figure row per deck: a few of its designs, with counts."""
+    """`![..](components:)` becomes one figure row per deck: a few of its designs, with counts
+    and sizes (a die: one die's faces). Decks of one design and the same size share a row.
+    `components:-board,-arena` leaves those decks out (pictured in figures of their own)."""
     out = []
     for b in blocks:
-        if b.kind == "figure" and b.figure[0] == "components":
-            for deck in rendered.game.decks:
-                seen, ids = set(), []
-                for rc in rendered.cards:
-                    if rc.deck is deck and rc.front not in seen and len(ids) < 4:
-                        seen.add(rc.front)
-                        ids.append(rc.card.id)
-                copies = sum(c.count for c in deck.cards)
-                caption = escape(f"{copies} × {deck.name} ({deck.trim_w:g} × {deck.trim_h:g} mm)")
-                out.append(Block("figure", text=caption, figure=("components", tuple(ids)), line=b.line))
-        else:
+        if not (b.kind == "figure" and b.figure[0] == "components"):
             out.append(b)
+            continue
+        left_out = {i[1:] for i in b.figure[1] if i.startswith("-")}
+        rows = []  # [ids, captions, deck] per figure row
+        for deck in rendered.game.decks:
+            if deck.id in left_out:
+                continue
+            seen, ids = set(), []
+            for rc in rendered.cards:
+                if rc.deck is deck and rc.front not in seen and len(ids) < (1 if deck.layout == "dice" else 4):
+                    seen.add(rc.front)
+                    ids.append(rc.card.id)
+            copies = sum(c.count for c in deck.cards)
+            last = rows[-1] if rows else None
+            if (len(ids) == 1 and last and len(last[0]) < 4 and len(last[1]) == len(last[0])
+                    and deck.layout == last[2].layout == "sheet" and _size(deck) == _size(last[2])):
+                last[0].append(ids[0])   # a row of one-design decks of the same size
+                last[1].append(f"{copies} × {deck.name}")
+            else:
+                rows.append([ids, [f"{copies} × {deck.name}"], deck])
+        for ids, names, deck in rows:
+            caption = escape(f"{', '.join(names)} ({_size(deck)})")
+            out.append(Block("figure", text=caption, figure=("components", tuple(ids)), line=b.line))
     return out
+
+
+def mm_text(value: float) -> str:
+    """A size as a person reads it: millimetres to one decimal at most (25.8885 -> 25.9)."""
+    return f"{round(value, 1):g}"
+
+
+def _size(deck) -> str:
+    if deck.layout == "dice":
+        return f"{deck.die}, {mm_text(deck.edge)} mm edges"
+    return f"{mm_text(deck.trim_w)} × {mm_text(deck.trim_h)} mm"
 
 
 def _missing_glyphs(blocks, source: str, shown: str) -> list[Problem]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 from xml.sax.saxutils import escape
 
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
     CondPageBreak,
@@ -275,23 +277,63 @@ def _list(block, st):
 
 
 def _table(rows, st, width):
-    data = [[Paragraph(c, st["cell_head" if r == 0 else "cell"]) for c in row] for r, row in enumerate(rows)]
-    n = max(len(r) for r in rows)
-    # columns share the width by how much text they hold (within limits), so short tables stay short
-    weights = [min(max(max((len(plain_text(r[c])) for r in rows if c < len(r)), default=4), 4), 42) + 3
-               for c in range(n)]
-    natural = sum(weights) * 5.6
-    total = min(width, natural)
-    table = Table(data, colWidths=[total * w_ / sum(weights) for w_ in weights], repeatRows=1, hAlign="LEFT")
-    style = [("FONT", (0, 0), (-1, -1), st["cell"].fontName, st["cell"].fontSize),  # not Helvetica
+    cell, head = st["cell"], st["cell_head"]
+    size = cell.fontSize
+    widths = _column_widths(rows, width, size)
+    while widths is None and size > MIN_CELL_SIZE:  # the words do not fit side by side: smaller type
+        size = round(size - 0.4, 1)
+        widths = _column_widths(rows, width, size)
+    if size != cell.fontSize:
+        lead = cell.leading * size / cell.fontSize
+        cell = ParagraphStyle("cell_small", parent=cell, fontSize=size, leading=lead)
+        head = ParagraphStyle("cell_head_small", parent=head, fontSize=size, leading=lead)
+    if widths is None:  # even the smallest type is too wide: share by weight, words may break
+        widths = _column_widths(rows, width, size, whole_words=False)
+    data = [[Paragraph(c, head if r == 0 else cell) for c in row] for r, row in enumerate(rows)]
+    table = Table(data, colWidths=widths, repeatRows=1, hAlign="LEFT")
+    style = [("FONT", (0, 0), (-1, -1), cell.fontName, cell.fontSize),  # not Helvetica
              ("BACKGROUND", (0, 0), (-1, 0), HEAD_BG),
              ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
              ("LINEBELOW", (0, -1), (-1, -1), 0.8, RULE),
              ("TOPPADDING", (0, 0), (-1, -1), 3.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
-             ("LEFTPADDING", (0, 0), (-1, -1), 6), ("RIGHTPADDING", (0, 0), (-1, -1), 6)]
+             ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD)]
     style += [("BACKGROUND", (0, r), (-1, r), STRIPE) for r in range(2, len(rows), 2)]
     table.setStyle(TableStyle(style))
     table.spaceBefore, table.spaceAfter = 3, 9
     return table
 
 
+CELL_PAD = 6          # pt left and right inside a table cell
+MIN_CELL_SIZE = 7.2   # pt: the smallest type a table shrinks to so that no cell breaks a word
+
+
+def _column_widths(rows, width, size, whole_words=True):
+    """Column widths (pt) for a table of `rows` in a column `width` wide, or None when the
+    longest words of the columns, set at `size`, cannot stand side by side in it.
+
+    Columns share the width by how much text they hold (within limits), so short tables stay
+    short; but no column is narrower than its longest word (measured in the bold face, which
+    is the wider), so a cell never breaks a word in two."""
+    n = max(len(r) for r in rows)
+    weights = [min(max(max((len(plain_text(r[c])) for r in rows if c < len(r)), default=4), 4), 42) + 3
+               for c in range(n)]
+    total = min(width, sum(weights) * 5.6 * size / 8.8)
+    if not whole_words:
+        return [total * w / sum(weights) for w in weights]
+    bold, regular = fonts()["bold"], fonts()["normal"]
+    least = [2 * CELL_PAD + 0.5 + max((max(stringWidth(word, bold, size), stringWidth(word, regular, size))
+                                       for r in rows if c < len(r) for word in plain_text(r[c]).split()),
+                                      default=0) for c in range(n)]
+    if sum(least) > width:
+        return None
+    total = max(total, sum(least))
+    fixed: dict[int, float] = {}
+    while True:  # share what the fixed columns leave by weight; fix any column that falls short
+        free = [c for c in range(n) if c not in fixed]
+        room = total - sum(fixed.values())
+        share = {c: room * weights[c] / sum(weights[k] for k in free) for c in free}
+        short = [c for c in free if share[c] < least[c]]
+        if not short:
+            return [fixed.get(c, share.get(c)) for c in range(n)]
+        for c in short:
+            fixed[c] = least[c]

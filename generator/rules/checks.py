@@ -12,6 +12,7 @@ rule that cannot run, exit 2). No check meets data it cannot handle.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -160,6 +161,29 @@ def ranges_cover(ctx, args) -> Iterable[Failure]:
     if spans and (spans[0][0] < start or max(s[1] for s in spans) > end):
         yield Failure(f"range {spans[0][0]}..{max(s[1] for s in spans)} goes outside {start}..{end}",
                       expected, rows)
+
+
+@register("enough_alike", required=("rows", "items", "match", "min"), args={
+    "rows": _list_of({"type": "object"}), "items": _list_of({"type": "object"}),
+    "match": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "a list of keys"},
+    "min": NUMBER})
+def enough_alike(ctx, args) -> Iterable[Failure]:
+    """Each row finds at least `min` items that agree with it on every key in `match` (as many
+    times `min` for a row written twice): every pile of a deal holds a card for every player.
+
+    args: rows (JMESPath list of objects), items (JMESPath list), match (a list of keys),
+    min (a number or {expr}).
+    """
+    objects = {"type": "array", "items": {"type": "object"}, "description": "a list of rows"}
+    rows, items = selected(ctx, args, "rows", objects), selected(ctx, args, "items", objects)
+    keys = list(args["match"])
+    least = selected(ctx, args, "min", {"type": "number", "description": "a number"})
+    same = Counter(repr([row.get(k) for k in keys]) for row in rows)
+    for row in rows:
+        want = least * same[repr([row.get(k) for k in keys])]
+        found = sum(1 for item in items if all(item.get(k) == row.get(k) for k in keys))
+        if found < want:
+            yield Failure(found, want, row)
 
 
 # ---- track pieces on square fields (MetiKoro) -----------------------------------------

@@ -62,7 +62,8 @@ def build_document(game) -> GameDocument:
         # one name, one meaning, as in templates and the rulebook: `designs` and `copies` are
         # numbers, `cards` (one per design) and `printed` (one per printed copy) are lists
         entry = {"id": deck.id, "name": deck.name, "kind": deck.kind, "designs": len(cards),
-                 "copies": len(copies), "cards": cards, "printed": copies}
+                 "copies": len(copies), "cards": cards, "printed": copies,
+                 "trim_w": deck.trim_w, "trim_h": deck.trim_h}  # mm, as templates see them
         index[id(entry)] = Location(deck.source.file, deck.source.line)
         cards_line = line_of(deck.raw, ("cards",))
         index[("deck-cards", deck.source.file)] = cards_line

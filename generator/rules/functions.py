@@ -1,7 +1,7 @@
 r"""Arithmetic and set helpers added to JMESPath, which has neither.
 
 Rules files call them like any JMESPath function: `multiply(it.hands, it.cards)`,
-`combinations(it, \`4\`)`, `lookup(data.tables.start, it.id)`.
+`combinations(it, \`4\`)`, `lookup(data.tables.start, it.id)`, `distance(it.spot, \`[0, 0]\`)`.
 """
 from __future__ import annotations
 
@@ -55,6 +55,18 @@ class RuleFunctions(functions.Functions):
     def _func_repeat_each(self, values, k):
         """Each value repeated k times: [[v, v, ...], ...] (four of a kind, ...)."""
         return [[v] * int(k) for v in values]
+
+    @functions.signature({"types": ["array"]}, {"types": ["array"]})
+    def _func_distance(self, a, b):
+        """The straight-line distance between two points given as [x, y] (spots on a board)."""
+        if len(a) != len(b) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in [*a, *b]):
+            raise ValueError(f"distance takes two points of numbers, got {a!r} and {b!r}")
+        return math.dist(a, b)
+
+    @functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_round(self, value, digits):
+        """`value` rounded to `digits` decimals (for messages: 21.2 mm, not 21.213203...)."""
+        return round(value, int(digits))
 
     @functions.signature({"types": ["object"]}, {"types": ["string"]})
     def _func_lookup(self, obj, key):

@@ -1,0 +1,69 @@
+"""Text on the seams of glued boards (layout/seams.py): the joins of each paper's panels, the
+runs of text read back from the drawn face, and the warning `pnp validate` gives."""
+from __future__ import annotations
+
+import pytest
+
+from generator.data.load import list_games, load_game
+from generator.draw.render import render_game
+from generator.layout.boards import plan_board
+from generator.layout.seams import CLEARANCE, seams, text_on_seams, text_runs
+from generator.units import PAPERS
+from tests.conftest import REPO, edit, run
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_seams_are_the_edges_of_the_panels_on_top(paper):
+    plan = plan_board(paper, PAPERS[paper], 500, 350, 3, 10)
+    found = seams(plan)
+    assert len(found) == (plan.cols - 1) + (plan.rows - 1)
+    height = 350
+    for seam in found:
+        if seam.axis == "x":  # the left edge of a panel right of a join
+            assert any(p.col > 0 and p.region[0] == pytest.approx(seam.at) for p in plan.panels)
+        else:                 # the top edge of a panel below one, measured from the board's top
+            assert any(p.row > 0 and height - (p.region[1] + p.region[3]) == pytest.approx(seam.at)
+                       for p in plan.panels)
+    assert seams(plan_board(paper, PAPERS[paper], 150, 100, 3, 10)) == []              # printed whole
+    assert seams(plan_board(paper, PAPERS[paper], 350, 350, 0, 10, sections=(2, 2))) == []  # butted sections
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """Each shipped game drawn once (faces only), for every test here: {game: RenderedGame}."""
+    cache = {}
+
+    def get(game):
+        if game not in cache:
+            cache[game] = render_game(load_game(REPO, game))
+        return cache[game]
+    return get
+
+
+def test_text_runs_come_back_where_the_template_put_them(drawn):
+    rendered = drawn("meta-olympia")
+    rc = next(c for c in rendered.cards if c.card.id == "arena-mat")
+    doc, page = rendered.page_of[rc.front]
+    runs = dict(text_runs(rendered.faces_pdfs[doc], page, rc.deck.bleed))
+    x0, y0, x1, y1 = runs["AWAY"]
+    assert 95 < x0 < x1 < 165 and 15 < y0 < y1 < 35   # 11 mm capitals, centred over the Away half
+    assert "HOME" in runs and "THEARENA·3DEFININGMOMENTS" in runs
+
+
+@pytest.mark.parametrize("game", list_games(REPO))
+def test_no_text_lies_on_a_seam_of_a_shipped_board(drawn, game):
+    for paper in ("a4", "letter"):
+        assert text_on_seams(drawn(game), paper) == [], paper
+
+
+def test_validate_warns_about_a_word_on_a_seam(project):
+    """A label moved onto the join between the first two columns of panels: a warning naming
+    the card, the text and the panels; --strict makes it fail."""
+    edit(project / "templates/meta-olympia/board.svg.j2", "picks a spot first.", "picks a spot first. MIDFIELD MARKET")
+    edit(project / "templates/meta-olympia/board.svg.j2", 'cx - 150, by + bh + 2, 300, 7,', 'cx - 150 - 100, by + bh + 2, 300, 7,')
+    result = run(project, "validate", "meta-olympia", "--strict")   # a warning: --strict makes it fail
+    assert result.exit_code == 1, result.output
+    assert "warning" in result.output and "main-board" in result.output
+    assert "text 'First to reach the end of the track pic…' lies on the seam between panels 1 and 2 on A4 " \
+           "(x = 163.3 mm from the board's left edge)" in result.output
+    assert CLEARANCE >= 1
