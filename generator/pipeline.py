@@ -92,7 +92,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
                                changed_since, progress, render_game, session, asked)
     cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
-    PictureStore(asked.store).prune()
+    PictureStore(out_dir / ".cache" / "pictures").prune()
     return results
 
 

@@ -70,7 +70,7 @@ class Pictures:
         the page); `vector`: the drawing goes straight to the bundle's PDF page. Painted at
         the picture's own pixel size, scaled by (picture px / surface px)."""
         self.placed.append(Placement(shown, head.upright, placed_pt))
-        need = tuple(v / 72 * self.policy.target_dpi for v in placed_pt)
+        need = (placed_pt[0] / 72 * self.policy.target_dpi, placed_pt[1] / 72 * self.policy.target_dpi)
         p = self._prepared(data, head, target_size(head.upright, need, self.policy.slack))
         self.notes.extend(f"picture '{shown}': {note}" for note in p.notes)
         if vector:
@@ -152,7 +152,7 @@ def _pixels(p: Prepared) -> cairo.ImageSurface:
     """The picture's pixels as a cairo surface (for patterns and masks)."""
     from PIL import Image
 
-    im = Image.open(io.BytesIO(p.data))
+    im: Image.Image = Image.open(io.BytesIO(p.data))
     im.load()
     if p.alpha:
         im = im.convert("RGB")

@@ -289,12 +289,13 @@ def _decoded(data: bytes, head: Header, size, notes: list) -> Image.Image:
     """The picture decoded, upright, 8-bit and sRGB: L, LA, RGB or RGBA."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-        im = Image.open(io.BytesIO(data))
+        opened = Image.open(io.BytesIO(data))
         if head.format == "JPEG" and size is not None:   # DCT scaling, never below the size wanted
-            im.draft(im.mode, size if head.orientation in (1, 2, 3, 4) else size[::-1])
-        im.load()
+            opened.draft(opened.mode, size if head.orientation in (1, 2, 3, 4) else size[::-1])
+        opened.load()
+    im: Image.Image = opened
     if head.orientation != 1:
-        im = ImageOps.exif_transpose(im)
+        im = ImageOps.exif_transpose(im) or im
     icc = head.icc
     if im.mode in ("I;16", "I;16B", "I;16L", "I"):   # 16-bit grey: scaled, not clipped
         im = im.convert("I").point(lambda v: v * (1 / 257)).convert("L")
@@ -329,10 +330,18 @@ def _decoded(data: bytes, head: Header, size, notes: list) -> Image.Image:
 def _to_srgb(im: Image.Image, icc: bytes, mode: str) -> Image.Image:
     """Through the picture's profile to sRGB (relative colorimetric, black point
     compensation); grey stays grey."""
-    out = ImageCms.profileToProfile(im, ImageCms.ImageCmsProfile(io.BytesIO(icc)), _srgb(), outputMode="RGB",
-                                    renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC,
-                                    flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
+    out = _through(im, icc, renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC,
+                   flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
     return out.convert("L") if mode == "L" else out
+
+
+def _through(im: Image.Image, icc: bytes, **options) -> Image.Image:
+    """`im` through the profile `icc` to sRGB (RGB)."""
+    out = ImageCms.profileToProfile(im, ImageCms.ImageCmsProfile(io.BytesIO(icc)), _srgb(), outputMode="RGB",
+                                    **options)
+    if out is None:   # only when converting in place, which pnp never asks for
+        raise ImageCms.PyCMSError("no picture came out of the colour conversion")
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -355,8 +364,7 @@ def _is_srgb(icc: bytes, mode: str) -> bool:
         probe.putdata([(r, g, b) for r in values for g in values for b in values])
         expected = probe.tobytes()
     try:
-        out = ImageCms.profileToProfile(probe, ImageCms.ImageCmsProfile(io.BytesIO(icc)), _srgb(),
-                                        outputMode="RGB")
+        out = _through(probe, icc)
     except Exception:
         return False
     return max(abs(a - b) for a, b in zip(expected, out.tobytes())) <= 1

@@ -48,8 +48,8 @@ class PictureStore:
         try:
             head, _, body = blob.partition(b"\n")
             notes, _, body = body.partition(b"\n")
-            kind, how, w, h, uid, n_data, n_alpha = head.decode().split()
-            n_data, n_alpha = int(n_data), int(n_alpha)
+            kind, how, w, h, uid, data_bytes, alpha_bytes = head.decode().split()
+            n_data, n_alpha = int(data_bytes), int(alpha_bytes)
             data = source if how == "passthrough" else body[:n_data]
             alpha = body[n_data:n_data + n_alpha]
         except (ValueError, UnicodeDecodeError):

@@ -192,7 +192,7 @@ class PDFStream:
         return len(self.where)
 
     # the end
-    def finish(self, root: Ref, info: Ref | None = None) -> bytes:
+    def finish(self, root: Ref, info: Ref | None = None) -> bytes | Spooled:
         """Write what is pending, the xref stream and the trailer; return the PDF's bytes."""
         self.drain()
         self._flush_batch()
