@@ -191,3 +191,30 @@ def test_sheets_can_be_spooled_to_a_file_with_the_same_bytes(built, tmp_path):
     assert len(spooled) == len(held) and bytes(spooled) == held and b"".join(spooled) == held
     assert not list(tmp_path.iterdir())   # an unnamed temporary file: nothing to clean up
     assert io.BytesIO(held).getvalue()[:5] == b"%PDF-"
+
+
+def test_a_card_edited_while_watching_is_redrawn_without_decoding_a_picture(built, tmp_path, monkeypatch):
+    """`pnp watch`: the session keeps the prepared pictures, so the bundle of an edited card
+    is drawn again without reading its pictures from the store or decoding them; --draft
+    reaches the watch's builds (and so the live preview)."""
+    from generator import pipeline
+    from generator.draw import picturedraw
+    from generator.loop.watch import build_one
+    from generator.session import Session
+
+    root, _, _ = built
+    shutil.copytree(root / "cards", tmp_path / "cards")
+    shutil.copytree(root / "templates", tmp_path / "templates")
+    session = Session(remember=True)
+    pipeline.build(tmp_path, ["pics"], ("a4",), session=session)
+    shutil.rmtree(tmp_path / "output" / ".cache" / "pictures")   # only the session has them now
+    prepared = []
+    real = picturedraw.prepare
+    monkeypatch.setattr(picturedraw, "prepare", lambda *a: prepared.append(a) or real(*a))
+    deck = tmp_path / "cards" / "pics" / "deck.yaml"
+    deck.write_text(deck.read_text().replace("name: Card b,", "name: Card bee,"))
+    result = pipeline.build(tmp_path, ["pics"], ("a4",), session=session)[0]
+    assert result.rendered.drawn >= 1 and prepared == []
+    assert any("tiny.png" in str(w) for w in result.warnings)
+    outcome = build_one(tmp_path, "pics", session=session, papers=("a4",), draft=True)
+    assert outcome.ok and outcome.result.rendered.draft

@@ -167,3 +167,36 @@ def _png(image) -> bytes:
 def _spliced(pdf: bytes, pictures) -> bytes:
     from generator.draw.bundlepdf import exact_pages
     return exact_pages(pdf, [None], pictures)
+
+
+def test_pictures_in_patterns_and_masks_are_drawn_as_cairosvg_draws_them(tmp_path):
+    """CairoSVG draws a pattern or a mask on a surface of its own: the picture is painted
+    there with its pixels, at full resolution, as CairoSVG's own drawer paints it."""
+    from PIL import Image, ImageChops
+
+    from generator.draw.art import ArtFetcher
+    from generator.draw.picturedraw import Pictures
+
+    picture = Image.linear_gradient("L").resize((90, 60)).convert("RGB")
+    picture.paste((30, 200, 30), (50, 10, 80, 40))
+    (tmp_path / "p.png").write_bytes(_png(picture))
+    (tmp_path / "m.png").write_bytes(_png(picture.convert("L")))
+    face = FACE.replace('<text', '<defs><pattern id="t" width="10" height="8" patternUnits="userSpaceOnUse">'
+                        '<image href="p.png" width="10" height="8" preserveAspectRatio="none"/></pattern>'
+                        '<mask id="m"><image href="m.png" width="30" height="20" preserveAspectRatio="none"/></mask>'
+                        '</defs><rect width="30" height="20" fill="url(#t)"/>'
+                        '<rect x="15" width="15" height="20" fill="#00f" mask="url(#m)"/><text')
+    drawn = []
+    for pictures in (None, Pictures()):
+        out = io.BytesIO()
+        deck = cairo.PDFSurface(out, 100, 100)
+        with svgbridge.drawing(pictures=pictures):
+            svgbridge.draw_page(deck, svgbridge.parse(face.encode(), ArtFetcher((str(tmp_path),))), None, [])
+        deck.show_page()
+        deck.finish()
+        pdf = out.getvalue() if pictures is None else _spliced(out.getvalue(), pictures)
+        drawn.append(pdfium.PdfDocument(pdf)[0].render(scale=4).to_pil().convert("RGB"))
+        if pictures is not None:
+            assert pictures.end_face() == ((), ())   # sizes on the page unknown there: no warning either way
+    diff = ImageChops.difference(*drawn)
+    assert max(high for _, high in diff.getextrema()) <= 8

@@ -20,7 +20,8 @@ surface to paint; each face's `Placement`s and colour remarks (for the warnings)
   picture once per bundle PDF however many faces show it. A picture shown again on the
   same face gets `#n` after it (cairo 1.16 would write the page's /XObject key twice).
 - Inside a pattern or a mask CairoSVG draws on a surface of its own, which cairo may turn
-  into pixels: there the surface holds the picture's real pixels.
+  into pixels: there the surface holds the picture's real pixels, at full resolution (the
+  size on the page is not known there; no placement is recorded).
 """
 from __future__ import annotations
 
@@ -69,9 +70,12 @@ class Pictures:
         """The surface to paint for a picture placed at `placed_pt` (the whole picture, pt on
         the page); `vector`: the drawing goes straight to the bundle's PDF page. Painted at
         the picture's own pixel size, scaled by (picture px / surface px)."""
-        self.placed.append(Placement(shown, head.upright, placed_pt))
-        need = (placed_pt[0] / 72 * self.policy.target_dpi, placed_pt[1] / 72 * self.policy.target_dpi)
-        p = self._prepared(data, head, target_size(head.upright, need, self.policy.slack))
+        size = None   # in a pattern or a mask the size on the page is not known here: kept as it is
+        if vector:
+            self.placed.append(Placement(shown, head.upright, placed_pt))
+            need = (placed_pt[0] / 72 * self.policy.target_dpi, placed_pt[1] / 72 * self.policy.target_dpi)
+            size = target_size(head.upright, need, self.policy.slack)
+        p = self._prepared(data, head, size)
         self.notes.extend(f"picture '{shown}': {note}" for note in p.notes)
         if vector:
             image = cairo.ImageSurface(cairo.FORMAT_RGB24, 1, 1)   # RGB24: an empty ARGB32 one counts as clear
