@@ -16,7 +16,8 @@ Printed, each build cold in a fresh process (no face cache) unless said:
 - peak memory: the largest single process (max RSS, the drawing workers included one by
   one) and the whole process tree (PSS sampled every 50 ms), here and for --large cards
   with as many distinct pictures (target: at most 200 MB for the largest process);
-- `--draft`: the same deck with pictures at 100 dpi;
+- `--draft`: the same deck with pictures at 100 dpi; and the deck with its art already at
+  300 dpi for the window (674 x 505 px: passed through, nothing resampled);
 - the edit loop: in one process (as `pnp watch` runs), the deck built once, then one card's
   text edited and the game rebuilt to updated A4 sheets, median of 5 edits (target: within
   0.3 s), and how many pictures were prepared (decoded) during the edits (target: none);
@@ -128,9 +129,11 @@ def build(root: Path, *extra: str, cold: bool = True) -> dict:
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", RUN, str(ROOT), "--root", str(root), "build", "art", "--paper",
                              "a4", "--timings", *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True)
-    tree = 0.0
+    tree = largest = 0.0
     while proc.poll() is None:
-        tree = max(tree, _pss_mb(_tree(proc.pid)))
+        pids = _tree(proc.pid)
+        tree = max(tree, _pss_mb(pids))
+        largest = max([largest, *map(_peak_mb, pids)])
         time.sleep(0.05)
     wall = time.perf_counter() - started
     log.seek(0)
@@ -138,10 +141,20 @@ def build(root: Path, *extra: str, cold: bool = True) -> dict:
     if proc.returncode:
         raise SystemExit(f"the build failed (exit {proc.returncode}):\n{text[-3000:]}")
     figures = json.loads(text[text.rindex("BENCH ") + 6:].splitlines()[0])
+    figures["largest"] = max(figures["largest"], largest)
     drawing = re.search(r"drawing \(CairoSVG\)\s+([\d.]+)", text)
     pdf = root / "output" / "art" / "art-sheets-a4.pdf"
     return {**figures, "wall": wall, "tree": tree, "drawing": float(drawing.group(1)), "pdf": pdf.stat().st_size,
             "images": images_in(pdf), "warnings": [line for line in text.splitlines() if line.startswith("warning:")]}
+
+
+def _peak_mb(pid: int) -> float:
+    """The peak resident memory of one process so far (VmHWM), MB; 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return next((int(line.split()[1]) / 1024 for line in fh if line.startswith("VmHWM:")), 0.0)
+    except OSError:
+        return 0.0
 
 
 def images_in(pdf: Path) -> int:
@@ -233,9 +246,17 @@ def main() -> None:
         _row("pictures, prepared (store)", warm, args.cards, art)
         draft = build(pictured, "--draft", cold=False)
         _row("--draft, cold", draft, args.cards, art)
-        print(f"art used: {art / 1e6:.1f} MB; the sheets are {cold['pdf'] / art:.2f} of it (target <= 1)")
+        exact = tmp / "exact"   # the same deck with art exported at 300 dpi for its window: nothing to resample
+        write_art(tmp / "pictures300", args.cards, (674, 505))
+        exact_art = write_project(exact, args.cards, tmp / "pictures300")
+        at300 = build(exact)
+        _row("art at 300 dpi (674 x 505), cold", at300, args.cards, exact_art)
+        shutil.rmtree(exact)
+        print(f"art used: {art / 1e6:.1f} MB; the sheets are {cold['pdf'] / art:.2f} of it (target <= 1); art "
+              f"at 300 dpi: {at300['pdf'] / exact_art:.2f} of its {exact_art / 1e6:.1f} MB")
         print(f"drawing CPU with a picture per card / without: {cold['drawing'] / base['drawing']:.1f}x the first "
-              f"time the art is seen, {warm['drawing'] / base['drawing']:.1f}x once it is prepared (target <= 4); "
+              f"time the art is seen, {warm['drawing'] / base['drawing']:.1f}x once it is prepared, "
+              f"{at300['drawing'] / base['drawing']:.1f}x for art at 300 dpi the first time (target <= 4); "
               f"whole build {cold['cpu'] / base['cpu']:.1f}x and {warm['cpu'] / base['cpu']:.1f}x")
         tiny = [w for w in cold["warnings"] if f"card c{TINY}:" in w]
         print(f"warnings: {len(cold['warnings'])} ({tiny[0][:150] if tiny else 'NONE for the tiny picture'})")
@@ -260,7 +281,7 @@ def main() -> None:
                   f"{big['tree']:.0f} MB; sheets {big['pdf'] / art:.2f} of the art ({art / 1e6:.0f} MB); drawing "
                   f"{big['drawing'] / big_base['drawing']:.1f}x the deck without pictures")
     print("draw s: CPU of drawing the faces (workers included); cpu s: the whole build; 1 proc: the largest "
-          "process's peak RSS MB; tree: the build and its workers together (PSS MB); / art: the sheets PDF "
+          "process's peak RSS MB (VmHWM sampled, and max RSS at exit); tree: the build and its workers together (PSS MB); / art: the sheets PDF "
           "against the bytes of the pictures it uses")
 
 
