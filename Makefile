@@ -56,6 +56,7 @@ validate: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_deck.py
+	$(PY) benchmarks/bench_art.py
 
 clean:
 	rm -rf output/*/ output/.cache

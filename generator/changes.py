@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .data.load import load_game
 from .draw.drawkey import face_key
+from .draw.pictures import policy_for
 from .draw.render import render_svgs
 from .errors import InputError, RenderError, collect
 
@@ -40,7 +41,9 @@ def current(game):
     """(FaceSVGs, {component: draw keys}, {face key: draw key}) of a loaded game, nothing drawn."""
     found = render_svgs(game)
     collect("while rendering", list(found.problems), RenderError)  # a version whose templates fail
-    draw_keys = {k: face_key(svg, found.sizes.get(k), found.roots, found.fonts_digest) for k, svg in found.svgs.items()}
+    pictures = policy_for(game.meta.get("print")).digest()   # as a build without --draft or --image-dpi
+    draw_keys = {k: face_key(svg, found.sizes.get(k), found.roots, found.fonts_digest, pictures)
+                 for k, svg in found.svgs.items()}
     return found, component_keys(found.cards, draw_keys), draw_keys
 
 

@@ -16,7 +16,9 @@ from .data.load import list_games, load_game
 from .draw import fonts
 from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
-from .errors import InputError, OutputError, collect
+from .draw.pictures import Asked
+from .draw.picturestore import PictureStore
+from .errors import InputError, OutputError, RulesFailed, collect
 from .exports.files import Artifact, write_atomic, write_game
 from .layout.modes import TWO_SIDED, PrintMode
 from .session import Session
@@ -24,6 +26,7 @@ from .units import paper_name
 
 log = logging.getLogger("pnp")
 PAPERS = ("a4", "letter")
+DRAFT_NOTE = "pictures at draft resolution (--draft): not for print"
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
           progress=None, session: Session | None = None, stamp: str | None = None,
-          cutter: str | None = None) -> list[BuildResult]:
+          cutter: str | None = None, image_dpi: float | None = None, draft: bool = False) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
@@ -66,6 +69,11 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         means each game's `print: stamp` (default none), "" none at all.
     :param cutter: a print-then-cut machine (silhouette, cricut, scanncut: layout/cutters.py);
         None means each game's `print: cutter` (default none).
+    :param strict: rule warnings and drawing warnings (a picture below `print:
+        min_image_dpi`) stop the build.
+    :param image_dpi: the resolution pictures are embedded at; None means each game's
+        `print: image_dpi` (default 300).
+    :param draft: pictures at 100 dpi, for fast proofs (the sheets say so).
     """
     from .progress import SILENT
 
@@ -83,15 +91,17 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     from .draw.drawpool import drawing_workers
     from .draw.render import render_game
 
+    asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     with drawing_workers(session):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game, session, stamp, cutter)
+                               changed_since, progress, render_game, session, asked, stamp, cutter)
     cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
+    PictureStore(out_dir / ".cache" / "pictures").prune()
     return results
 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
-                 progress, render_game, session: Session, stamp=None, cutter=None) -> list[BuildResult]:
+                 progress, render_game, session: Session, asked: Asked, stamp=None, cutter=None) -> list[BuildResult]:
     from .draw import drawpool
     from .draw.stamp import stamp_of
 
@@ -119,19 +129,27 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         def drawing(todo, total, game_id=game_id):
             return progress.bar(f"{game_id}: drawing {todo} of {total} bundles of faces "
                                 f"({total - todo} unchanged, from the cache)", todo)
-        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=game_stamp)
+        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=game_stamp,
+                               pictures=asked)
         drawpool.end_drawing_workers(session)  # the early workers: idle from here on
-        warnings = [*warnings, *rendered.warnings]  # external references not followed
+        if strict and rendered.warnings:
+            raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
+                              "while drawing, and --strict makes warnings fail", list(rendered.warnings))
+        warnings = [*warnings, *rendered.warnings]  # pictures too small to print, external references
         session.release()  # the SVG text
         changed = None
         if reference is not None:
             changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
         log.info("%s: step 4/5 layout", game_id)
         with progress.bar(f"{game_id}: laying out {', '.join(papers_of_game)}", len(papers_of_game)) as advance:
-            artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance, session)
-            if changed:
-                artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session)
-                              for paper in papers_of_game]
+            spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
+            try:
+                artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance, session, spool)
+                if changed:
+                    artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
+                                  for paper in papers_of_game]
+            except OSError as exc:
+                raise OutputError(f"cannot write {game_id}'s sheets into {spool}: {exc.strerror or exc}") from None
         log.info("%s: step 5/5 export", game_id)
         partial = papers is not None or guides  # other files of the game stay listed
         with session.stage("writing"):
@@ -150,9 +168,10 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
 
 
 def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
-                advance=lambda: None, session: Session | None = None) -> list[Artifact]:
-    """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory;
-    `advance` is called after each paper (a progress bar)."""
+                advance=lambda: None, session: Session | None = None, spool: Path | None = None) -> list[Artifact]:
+    """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory
+    (the sheets in temporary files in `spool`, when given); `advance` is called after each
+    paper (a progress bar)."""
     session = session or Session()
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
@@ -161,7 +180,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
     artifacts = []
     for paper in papers:
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
-                               session=session)
+                               session=session, spool=spool)
         kind = "proof" if guides else "sheets"
         extra = {"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}
         marks = next((p.registration for p in sheets.plans if p.registration), ())
@@ -172,7 +191,7 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
         artifacts.append(Artifact(
             path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
             pages=sheets.pages, components=list(sheets.components),
-            placements=sheets.placements, extra=extra))
+            placements=sheets.placements, extra={**extra, **_draft(rendered)}))
         if not guides:
             fronts = sum(1 for p in sheets.plans if p.side == "front")
             cut_extra = {"cutter": print_mode.cutter, "registration": [m.manifest() for m in marks]} \
@@ -222,7 +241,7 @@ def _validate(game, strict):
     return check_game(game, strict=strict).raise_if_failed()
 
 
-def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Session):
+def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Session, spool: Path | None = None):
     """Sheets of only the `changed` components (fronts and their backs, registered as usual)."""
     import dataclasses
 
@@ -231,9 +250,10 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Se
     wanted = set(changed)
     subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
-    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session)
+    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session, spool=spool)
     return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
-                    pages=sheets.pages, components=list(sheets.components), placements=sheets.placements)
+                    pages=sheets.pages, components=list(sheets.components), placements=sheets.placements,
+                    extra=_draft(rendered))
 
 
 def _rulebooks(game, rendered, paper, session: Session):
@@ -246,7 +266,13 @@ def _rulebooks(game, rendered, paper, session: Session):
     if book is None:
         return []
     return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
-                     pages=book.pages, components=list(book.components), placements=list(book.placements))]
+                     pages=book.pages, components=list(book.components), placements=list(book.placements),
+                     extra=_draft(rendered))]
+
+
+def _draft(rendered) -> dict:
+    """The manifest's mark on files whose pictures are drafts (--draft)."""
+    return {"draft": DRAFT_NOTE} if rendered.draft else {}
 
 
 def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = False) -> list[str]:

@@ -23,10 +23,11 @@ def preflight(game, papers: tuple[str, ...] | None = None, session: Session | No
     return preflight_report(game, papers, session)[0]
 
 
-def preflight_report(game, papers: tuple[str, ...] | None = None,
-                     session: Session | None = None) -> tuple[list[Problem], list[Problem]]:
-    """The problems a build would stop at, and the warnings it would print (an external
-    reference in an SVG that cannot be followed, say); within the session's limits."""
+def preflight_report(game, papers: tuple[str, ...] | None = None, session: Session | None = None,
+                     pictures=None) -> tuple[list[Problem], list[Problem]]:
+    """The problems a build would stop at, and the warnings it would print (a picture
+    below `print: min_image_dpi`, an external reference in an SVG that cannot be
+    followed); within the session's limits, pictures as `pictures` (draw.pictures.Asked) asks."""
     from .draw.render import render_game
     from .draw.stamp import stamp_of
     from .layout.cutters import CutterError, cutter_sheet
@@ -38,7 +39,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None,
     problems = list(printed_text_problems(game))
     warnings: list[Problem] = []
     try:
-        rendered = render_game(game, session=session)
+        rendered = render_game(game, session=session, pictures=pictures)
         warnings = list(rendered.warnings)
     except PnpError as exc:  # RenderError: every card that cannot be drawn, already grouped
         problems.extend(exc.problems or [Problem(game.source.file, exc.message)])

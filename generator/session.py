@@ -11,6 +11,8 @@ through every stage, holding
   the same bytes (layout/sheets.py, forms.py, overlay.py);
 - `furniture` and `rulebooks`: sheet furniture and Platypus layouts, the last few;
 - `templates`: compiled Jinja templates (checked against their source by Jinja);
+- `pictures`: pictures prepared for print (draw/picturedraw.py), by what they were made
+  from, so an edit redrawn in this process neither reads nor decodes them again;
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
 - `workers`: the drawing workers forked for the build that is running (draw/drawpool.py).
 
@@ -65,6 +67,7 @@ class Kept:
 
 
 SEGMENT_BYTES = 96 * 2**20   # PDF segments a remembering session keeps
+PICTURE_BYTES = 64 * 2**20   # prepared pictures it keeps
 FEW = 8                      # sheet furniture and rulebook layouts it keeps
 
 
@@ -77,6 +80,7 @@ class Session:
         self.furniture = Kept(FEW if remember else 0)
         self.rulebooks = Kept(FEW if remember else 0)
         self.templates: dict[str, bytes] = {}
+        self.pictures = Kept(PICTURE_BYTES if remember else 0, size=lambda p: len(p.data) + len(p.alpha))
         self.stopwatch = Stopwatch()
         self.workers = None
 

@@ -265,10 +265,12 @@ def test_faces_that_cannot_be_drawn_are_named_and_the_rest_keep_their_pages(tmp_
     loop = good.format(c="f00").replace("</svg>", '<g id="g"><use href="#g"/></g></svg>')
     items = [("a", good.format(c="0f0"), None), ("b", broken_image, None), ("c", loop, None),
              ("d", good.format(c="00f"), None)]
-    pdf, keys, problems = _draw_chunk(items, roots=(str(tmp_path),))
-    assert [k for k in keys if k] == ["a", "d"]
+    pdf, keys, problems, pictures = _draw_chunk(items, roots=(str(tmp_path),))
+    assert [k for k in keys if k] == ["a", "d"] and not pictures
     assert {k for k, _ in problems} == {"b", "c"}
-    assert all(m.startswith("cannot draw the face") for _, m in problems)
+    found = dict(problems)
+    assert found["b"].startswith("image 'art/broken.png' cannot be read as a picture")
+    assert found["c"].startswith("cannot draw the face")
     doc = pdfium.PdfDocument(pdf)
     page_of_d = keys.index("d")
     pixel = doc[page_of_d].render(scale=1).to_pil().convert("RGB").getpixel((10, 10))

@@ -80,3 +80,123 @@ def test_a_face_of_the_wrong_size_is_refused_before_it_is_drawn():
 
 def test_data_urls_are_decoded_as_cairosvg_decodes_them():
     assert svgbridge.fetch_data_url("data:text/plain;base64,SGk=", "image") == b"Hi"
+
+
+# ---- pictures: _draw_image follows CairoSVG's image() -----------------------------------
+
+def test_raster_pictures_are_drawn_through_the_image_entry_of_tags():
+    import cairosvg.image
+
+    assert cairosvg.surface.TAGS["image"] is cairosvg.image.image
+    assert list(inspect.signature(cairosvg.image.image).parameters) == ["surface", "node"]
+    with svgbridge.drawing(pictures=object()):
+        assert cairosvg.surface.TAGS["image"].func is svgbridge._draw_image
+    assert cairosvg.surface.TAGS["image"] is cairosvg.image.image   # put back
+    try:
+        with svgbridge.drawing(pictures=object()):
+            raise RuntimeError("a face failed")
+    except RuntimeError:
+        pass
+    assert cairosvg.surface.TAGS["image"] is cairosvg.image.image
+
+
+def test_cairosvg_image_still_has_the_geometry_the_bridge_copies():
+    """_draw_image repeats these steps of image(); a change to any of them must be looked at."""
+    import cairosvg.helpers
+    import cairosvg.image
+    import cairosvg.parser
+
+    source = inspect.getsource(cairosvg.image.image)
+    for step in ("base_url = node.get('{http://www.w3.org/XML/1998/namespace}base')",
+                 "url = parse_url(node.get_href(), base_url)", "image_bytes = node.fetch_url(url, 'image/*')",
+                 "if len(image_bytes) < 5:", "x, y = size(surface, node.get('x'), 'x'), size(surface, node.get('y'), 'y')",
+                 "not surface.map_image", "IMAGE_RENDERING.get(\n        node.get('image-rendering'), cairo.FILTER_GOOD)",
+                 "node.image_width = image_surface.get_width()", "width = width or node.image_width",
+                 "preserve_ratio(\n        surface, node, width, height)", "surface.context.rectangle(x, y, width, height)",
+                 "opacity = float(node.get('opacity', 1))", "surface.context.scale(scale_x, scale_y)",
+                 "surface.context.translate(translate_x, translate_y)", "surface.context.paint_with_alpha(opacity)"):
+        assert step in source, f"CairoSVG's image() changed: {step!r}"
+    assert list(inspect.signature(cairosvg.helpers.preserve_ratio).parameters) == ["surface", "node", "width", "height"]
+    assert "node.image_width, node.image_height" in inspect.getsource(cairosvg.helpers.preserve_ratio)
+    assert list(inspect.signature(cairosvg.helpers.size).parameters)[:3] == ["surface", "string", "reference"]
+    assert list(inspect.signature(cairosvg.url.parse_url).parameters) == ["url", "base"]
+    assert set(cairosvg.image.IMAGE_RENDERING) == {"optimizeQuality", "optimizeSpeed"}
+    assert hasattr(cairosvg.parser.Node, "get_href") and hasattr(cairosvg.parser.Node, "fetch_url")
+    assert "self.map_image = map_image" in inspect.getsource(cairosvg.surface.Surface.__init__)
+
+
+@pytest.mark.parametrize("placement", [
+    'x="3" y="2" width="24" height="16"',                                             # meet, its own shape
+    'x="0" y="5" width="30" height="10"',                                             # meet, centred across
+    'x="3" y="2" width="24" height="10" preserveAspectRatio="xMidYMid slice"',        # sliced, clipped
+    'x="1" y="1" width="10" height="18" preserveAspectRatio="xMinYMax meet"',
+    'x="0" y="0" width="30" height="20" preserveAspectRatio="none" opacity="0.5"',
+    'x="2" y="2" width="12" height="9" transform="rotate(20 8 6) scale(1.3)"',
+    'x="5" y="4"',                                                                    # its own size, in px
+])
+def test_pictures_land_where_cairosvgs_own_drawer_puts_them(tmp_path, placement):
+    from PIL import Image, ImageChops
+
+    from generator.draw.art import ArtFetcher
+    from generator.draw.picturedraw import Pictures
+
+    picture = Image.linear_gradient("L").resize((90, 60)).convert("RGB")
+    picture.paste((200, 30, 30), (10, 10, 40, 30))
+    (tmp_path / "p.png").write_bytes(_png(picture))
+    face = FACE.replace('<text', f'<image href="p.png" {placement}/><text')
+    drawn = []
+    for pictures in (None, Pictures()):
+        out = io.BytesIO()
+        deck = cairo.PDFSurface(out, 100, 100)
+        with svgbridge.drawing(pictures=pictures):
+            svgbridge.draw_page(deck, svgbridge.parse(face.encode(), ArtFetcher((str(tmp_path),))), None, [])
+        deck.show_page()
+        deck.finish()
+        pdf = out.getvalue() if pictures is None else _spliced(out.getvalue(), pictures)
+        drawn.append(pdfium.PdfDocument(pdf)[0].render(scale=4).to_pil().convert("RGB"))
+    diff = ImageChops.difference(*drawn)
+    assert max(high for _, high in diff.getextrema()) <= 8, "the picture moved"
+
+
+def _png(image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+def _spliced(pdf: bytes, pictures) -> bytes:
+    from generator.draw.bundlepdf import exact_pages
+    return exact_pages(pdf, [None], pictures)
+
+
+def test_pictures_in_patterns_and_masks_are_drawn_as_cairosvg_draws_them(tmp_path):
+    """CairoSVG draws a pattern or a mask on a surface of its own: the picture is painted
+    there with its pixels, at full resolution, as CairoSVG's own drawer paints it."""
+    from PIL import Image, ImageChops
+
+    from generator.draw.art import ArtFetcher
+    from generator.draw.picturedraw import Pictures
+
+    picture = Image.linear_gradient("L").resize((90, 60)).convert("RGB")
+    picture.paste((30, 200, 30), (50, 10, 80, 40))
+    (tmp_path / "p.png").write_bytes(_png(picture))
+    (tmp_path / "m.png").write_bytes(_png(picture.convert("L")))
+    face = FACE.replace('<text', '<defs><pattern id="t" width="10" height="8" patternUnits="userSpaceOnUse">'
+                        '<image href="p.png" width="10" height="8" preserveAspectRatio="none"/></pattern>'
+                        '<mask id="m"><image href="m.png" width="30" height="20" preserveAspectRatio="none"/></mask>'
+                        '</defs><rect width="30" height="20" fill="url(#t)"/>'
+                        '<rect x="15" width="15" height="20" fill="#00f" mask="url(#m)"/><text')
+    drawn = []
+    for pictures in (None, Pictures()):
+        out = io.BytesIO()
+        deck = cairo.PDFSurface(out, 100, 100)
+        with svgbridge.drawing(pictures=pictures):
+            svgbridge.draw_page(deck, svgbridge.parse(face.encode(), ArtFetcher((str(tmp_path),))), None, [])
+        deck.show_page()
+        deck.finish()
+        pdf = out.getvalue() if pictures is None else _spliced(out.getvalue(), pictures)
+        drawn.append(pdfium.PdfDocument(pdf)[0].render(scale=4).to_pil().convert("RGB"))
+        if pictures is not None:
+            assert pictures.end_face() == ((), ())   # sizes on the page unknown there: no warning either way
+    diff = ImageChops.difference(*drawn)
+    assert max(high for _, high in diff.getextrema()) <= 8

@@ -15,6 +15,7 @@ from .options import (
     _root,
     cli,
     find_root,
+    picture_options,
     session_for,
     stamp_option,
     time_limit_option,
@@ -33,7 +34,8 @@ from .options import (
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules (not for print).")
-@click.option("--strict", is_flag=True, help="Rule warnings stop the build too.")
+@click.option("--strict", is_flag=True, help="Warnings stop the build too (rules, and pictures below print: "
+                                            "min_image_dpi).")
 @click.option("--guides", is_flag=True, help="Draw trim and safe-area lines on every face (proof sheets).")
 @click.option("--changed-since", "changed_since", metavar="REF",
               help="Also write <game>-changed-<paper>.pdf with only the components whose faces differ "
@@ -43,10 +45,11 @@ from .options import (
                                           "registration marks, write a cut file with the same marks (default: the "
                                           "game's print: cutter).")
 @stamp_option
+@picture_options
 @time_limit_option
 @click.pass_context
 def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
-          cutter, stamp, time_limit):
+          cutter, stamp, image_dpi, draft, time_limit):
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
@@ -59,7 +62,7 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
     results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
                         strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
                         changed_since=changed_since, progress=Progress(), session=session, stamp=stamp,
-                        cutter=cutter.lower() if cutter else None)
+                        cutter=cutter.lower() if cutter else None, image_dpi=image_dpi, draft=draft)
     for r in results:
         for note in r.rendered.game.notes:
             click.echo(f"note: {note}", err=True)
@@ -86,9 +89,10 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
 @click.option("--render/--no-render", "draw", default=True, show_default=True,
               help="Also do everything a build does short of writing files: draw every card in memory "
                    "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
+@picture_options
 @time_limit_option
 @click.pass_context
-def validate(ctx, games, fmt, strict, draw, time_limit):
+def validate(ctx, games, fmt, strict, draw, image_dpi, draft, time_limit):
     """Check GAMES (default: every game): schemas, rules, and everything `pnp build` would refuse.
 
     Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
@@ -110,7 +114,7 @@ def validate(ctx, games, fmt, strict, draw, time_limit):
                     click.echo(f"note: {note}", err=True)
             report = check_game(game, strict=strict)
             if draw:
-                report = _with_drawing(root, game, report, session_for(time_limit))
+                report = _with_drawing(root, game, report, session_for(time_limit), image_dpi, draft)
                 unreadable = unreadable or report.broken
             elif fmt == "text":
                 click.echo(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out",
@@ -129,11 +133,12 @@ def validate(ctx, games, fmt, strict, draw, time_limit):
     ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
 
 
-def _with_drawing(root, game, report, session):
+def _with_drawing(root, game, report, session, image_dpi=None, draft=False):
     """The report plus every problem a build would meet after the rules (see preflight.py)."""
     from dataclasses import replace
 
     from ..draw import fonts
+    from ..draw.pictures import Asked
     from ..errors import OutputError
     from ..preflight import preflight_report
     from ..rules.engine import Finding
@@ -143,7 +148,8 @@ def _with_drawing(root, game, report, session):
         fonts.activate(root / "output" / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
-    problems, warned = preflight_report(game, session=session)
+    asked = Asked(image_dpi, draft, str(root / "output" / ".cache" / "pictures"))
+    problems, warned = preflight_report(game, session=session, pictures=asked)
     found = tuple(from_problem(game.id, p, "render") for p in problems)
     warnings = tuple(Finding("render", game.id, "warning", p.message, p.file, p.line, (p.card,) if p.card else ())
                      for p in warned)

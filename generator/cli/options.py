@@ -67,6 +67,16 @@ def time_limit_option(command):
                              "error naming the card.")(command)
 
 
+def picture_options(command):
+    """`--image-dpi DPI` and `--draft`: how pictures are embedded, chosen by whoever runs the
+    command (the game's `print: image_dpi` otherwise)."""
+    command = click.option("--draft", is_flag=True,
+                           help="Pictures at 100 dpi, for fast proofs (the sheets say DRAFT: not for print).")(command)
+    return click.option("--image-dpi", "image_dpi", type=click.FloatRange(30, 2400), metavar="DPI",
+                        help="Resolution pictures are embedded at; larger ones are resampled (default: the "
+                             "game's print: image_dpi, else 300).")(command)
+
+
 def session_for(time_limit: float, remember: bool = False):
     """The session of one command: its limits from the command line, never from the project."""
     from ..guard import Limits

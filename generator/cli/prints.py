@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .options import CUTTER, MODE, PAPER, OffsetType, _root, cli, stamp_option
+from .options import CUTTER, MODE, PAPER, OffsetType, _root, cli, picture_options, stamp_option
 
 TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=False)
 
@@ -28,8 +28,9 @@ TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=Fals
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")
+@picture_options
 @click.pass_context
-def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir, no_validate):
+def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir, no_validate, image_dpi, draft):
     """Export GAMES (default: every game) into output/<game>/exports/<target>/.
 
     \b
@@ -57,8 +58,10 @@ def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir,
             raise click.UsageError(f"--base-url {base_url!r}: an http:// or https:// URL of the folder the images "
                                    "will be uploaded to")
     for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
-                         base_url=base_url, stamp=stamp):
+                         base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft):
         folder = r.files[-1].parent
+        for w in r.drawing:
+            click.echo(f"warning: {w}", err=True)
         for w in r.warnings:
             click.echo(f"warning: skipped: {w}", err=True)
         for note in r.notes:
@@ -104,11 +107,14 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
 @stamp_option
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
+@picture_options
 @click.pass_context
-def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir):
+def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, draft):
     """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/)."""
     from ..exporting import run_kit
 
     r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir,
-                cutter=cutter.lower() if cutter else None, stamp=stamp)
+                cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi, draft=draft)
+    for w in r.drawing:
+        click.echo(f"warning: {w}", err=True)
     click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")

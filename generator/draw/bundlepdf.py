@@ -1,11 +1,13 @@
 """One bundle of faces drawn as the pages of one PDF.
 
 In: (face key, SVG, size) for each face of a bundle, the primer (see `primer`), the
-folders its pictures may come from and a game's own fonts. Out: (PDF bytes, the face key
-of each page, problems as (face key, message)). Every bundle first draws a *primer* page
+folders its pictures may come from, how pictures are embedded (`pictures.Policy`) and a
+game's own fonts. Out: (PDF bytes, the face key of each page, problems as (face key,
+message), the pictures each face places). Every bundle first draws a *primer* page
 (the game's characters plus printable ASCII in every font style the faces use; never
 placed) so that all bundles of a game embed identical font subsets, which layout stores
-once (forms.py). Faces are drawn straight onto the next page (svgbridge.py).
+once (forms.py). Faces are drawn straight onto the next page (svgbridge.py), their
+pictures as picturedraw.py prepares them.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from . import svgbridge
 from .art import ArtFetcher, ImageNotFound
 from .fonts import GENERIC, for_game, shipped
 from .glyphs import check_glyphs
+from .picturedraw import Pictures
+from .pictures import PictureError, Policy
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
@@ -33,20 +37,25 @@ _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 
 
-def exact_pages(pdf: bytes, sizes: list) -> bytes:
+def exact_pages(pdf: bytes, sizes: list, pictures: Pictures | None = None) -> bytes:
     """Each face page's MediaBox made the face's exact size: [0, H - h, w, H] on a page
     cairo made W x H whole points, the face drawn from its top-left corner (see
-    `svgbridge.page_drawer`). `sizes` has (w, h) pt per page, None for pages left alone."""
+    `svgbridge.page_drawer`). `sizes` has (w, h) pt per page, None for pages left alone.
+    In the same pass, the stubs of lossless pictures get their streams (`pictures.splice`)."""
     import pikepdf
 
     whole = svgbridge.whole
-    if all(size is None or (whole(size[0]) == size[0] and whole(size[1]) == size[1]) for size in sizes):
+    stubs = pictures is not None and pictures.stubs
+    if not stubs and all(size is None or (whole(size[0]) == size[0] and whole(size[1]) == size[1])
+                         for size in sizes):
         return pdf
     with pikepdf.open(io.BytesIO(pdf)) as doc:
         for page, size in zip(doc.pages, sizes):
             if size is not None:
                 top = float(page.mediabox[3])
                 page.mediabox = pikepdf.Array([0, round(top - size[1], 6), round(size[0], 6), top])
+        if stubs:
+            pictures.splice(doc)
         out = io.BytesIO()
         doc.save(out, deterministic_id=True, compress_streams=True)
     return out.getvalue()
@@ -121,24 +130,28 @@ def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
 
 
 def draw_bundle(items, primer: tuple | None = None, fast_text: bool = True, roots: tuple[str, ...] = (),
-                game_fonts: tuple | None = None, face_seconds: float | None = FACE_SECONDS):
+                game_fonts: tuple | None = None, face_seconds: float | None = FACE_SECONDS,
+                policy: Policy | None = None, memo=None):
     """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
     when `primer` is given); a face that takes longer than `face_seconds` to draw is
-    stopped, and named in the problems.
+    stopped, and named in the problems. Pictures are embedded as `policy` says
+    (picturedraw.py), prepared ones taken from `memo` (a session's) when there.
 
-    Returns (pdf bytes, keys drawn (None for the primer page), problems as (key, message)).
+    Returns (pdf bytes, keys drawn (None for the primer page), problems as (key, message),
+    {face key: (picture placements, remarks)} of the faces that show pictures).
     """
-    with svgbridge.drawing(fast_text):
+    pictures = Pictures(policy, memo)
+    with svgbridge.drawing(fast_text, pictures):
         return _draw_pages(items, primer, fontset(game_fonts), ArtFetcher(roots),
-                           Deadline(face_seconds, "drawing the face"))
+                           Deadline(face_seconds, "drawing the face"), pictures)
 
 
-def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline):
+def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline, pictures: Pictures):
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
-    keys, problems, sizes = [], [], []
+    keys, problems, sizes, shown = [], [], [], {}
     if primer is not None:
         _draw_primer(surface, primer)
         keys.append(None)
@@ -154,6 +167,7 @@ def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline):
         problems.extend((key, m) for m in check_glyphs(tree, fonts))
         expected = tuple(v * 72 / 25.4 for v in size_mm) if size_mm else None
         started: list = []
+        pictures.begin_face()
         try:
             with deadline.running():
                 svgbridge.draw_page(surface, tree, expected, started)
@@ -162,7 +176,7 @@ def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline):
             problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "
                                   f"{size_mm[1]:g} mm (trim plus bleed): give the root <svg> "
                                   f'width="{{{{ deck.width }}}}mm" height="{{{{ deck.height }}}}mm"'))
-        except (ImageNotFound, TimeLimit) as exc:
+        except (ImageNotFound, PictureError, TimeLimit) as exc:
             problems.append((key, str(exc)))
         except RecursionError:
             problems.append((key, "cannot draw the face: an element refers to itself (<use> loop?)"))
@@ -172,13 +186,16 @@ def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline):
             surface.show_page()
             keys.append(key)
             sizes.append(started[0])
+            placed, notes = pictures.end_face()
+            if placed or notes:
+                shown[key] = (placed, notes)
             continue
         if started:  # the failure came mid-drawing: close that page so the next face starts clean
             surface.show_page()
             keys.append(None)
             sizes.append(None)
     surface.finish()
-    return exact_pages(out.getvalue(), sizes), keys, problems
+    return exact_pages(out.getvalue(), sizes, pictures), keys, problems, shown
 
 
 def fontset(game_fonts: tuple | None):

@@ -27,6 +27,7 @@ from .drawkey import face_key
 FACES_PER_BUNDLE = 16
 MIN_FACES_PER_BUNDLE = 3   # on average
 BYTES_PER_BUNDLE = 16_384   # of SVG text: drawing costs about 2.5 us a byte
+PICTURE_WEIGHT = 2_500      # what an <image> weighs as SVG text: a picture costs 1-6 ms to place
 
 
 class SVGTexts(Mapping):
@@ -34,7 +35,9 @@ class SVGTexts(Mapping):
     of repetitive text, and a deck of 10,000 distinct faces would otherwise hold about 20 MB
     of it until drawn. Drawing workers are sent the compressed bytes (`packed`). Each face
     also has a *home* (where it is printed: the first of its deck/card/side names), which
-    picks its bundle, and its length in bytes, which sizes the bundles."""
+    picks its bundle, and its weight, which sizes the bundles: its length in bytes, and
+    PICTURE_WEIGHT for each <image> (faces with pictures go in smaller bundles, so an edit
+    redraws fewer of them)."""
 
     def __init__(self):
         self._packed: dict[str, bytes] = {}
@@ -44,8 +47,9 @@ class SVGTexts(Mapping):
 
     @staticmethod
     def pack(svg: str) -> tuple[str, bytes, int]:
-        """(face key: a digest of the SVG, the SVG compressed, its length)."""
-        return hashlib.sha256(svg.encode()).hexdigest()[:16], zlib.compress(svg.encode(), 1), len(svg)
+        """(face key: a digest of the SVG, the SVG compressed, its weight)."""
+        return (hashlib.sha256(svg.encode()).hexdigest()[:16], zlib.compress(svg.encode(), 1),
+                len(svg) + PICTURE_WEIGHT * svg.count("<image"))
 
     def add(self, svg: str | tuple, home: str | None = None) -> str:
         """Add a face (its SVG, or what `pack` made of it); returns its key."""
@@ -105,20 +109,20 @@ def _split(group: list, depth: int = 0) -> list[list]:
     return [part for half in halves for part in _split(half, depth + 1)]
 
 
-def draw_key(svgs, key: str, size, roots, own: str, memo: RenderMemo | None = None) -> str:
+def draw_key(svgs, key: str, size, roots, own: str, memo: RenderMemo | None = None, pictures: str = "") -> str:
     """`face_key` of a face; remembered in `memo` (a remembering session's: `pnp watch`),
     unless the face refers to a file (an image that may have changed since)."""
     if isinstance(svgs, SVGTexts) and memo is not None and memo.on:
-        found = memo.derived(("draw key", key, size, roots, own),
-                             lambda: _key_without_files(svgs[key], size, roots, own))
+        found = memo.derived(("draw key", key, size, roots, own, pictures),
+                             lambda: _key_without_files(svgs[key], size, roots, own, pictures))
         if found:
             return found
-    return face_key(svgs[key], size, roots, own)
+    return face_key(svgs[key], size, roots, own, pictures)
 
 
-def _key_without_files(svg: str, size, roots, own: str) -> str:
+def _key_without_files(svg: str, size, roots, own: str, pictures: str = "") -> str:
     """`face_key`, or '' (not remembered) for a face with an href."""
-    return "" if "href" in svg else face_key(svg, size, roots, own)
+    return "" if "href" in svg else face_key(svg, size, roots, own, pictures)
 
 
 def bundle_count(n_faces: int, weight: int = 0) -> int:

@@ -1,11 +1,13 @@
 """A face's draw key: a sha256 of everything that decides its pixels, so a face whose key
 is unchanged need not be drawn again (the face cache, `--changed-since`, `pnp diff`).
 
-In: the face's SVG text, its size, the folders its <image> elements read from and the
-digest of a game's own fonts. Out: `face_key` (hex). The key covers the SVG, the size, the
-bytes of every image the SVG refers to (by href, read as the drawing reads them), the
-shipped fonts' bytes, a game's own fonts, and `SALT`: pnp's, CairoSVG's and cairo's
-versions and the version of how faces are drawn into bundles.
+In: the face's SVG text, its size, the folders its <image> elements read from, the
+digest of a game's own fonts and how pictures are embedded (`pictures.Policy.digest`).
+Out: `face_key` (hex). The key covers the SVG, the size, the bytes of every image the SVG
+refers to (by href, read as the drawing reads them), the shipped fonts' bytes, a game's
+own fonts, for a face with an <image> the picture policy (resolution, draft), and `SALT`:
+pnp's, CairoSVG's and cairo's versions and the version of how faces are drawn into
+bundles.
 """
 from __future__ import annotations
 
@@ -79,10 +81,14 @@ def _game_fonts_digest(game_fonts: tuple | None) -> str:
     return h.hexdigest()
 
 
-def face_key(svg: str, size_mm, roots: tuple[str, ...] = (), game_fonts_digest: str = "") -> str:
-    """sha256 hex of everything that decides a face's pixels (see the module docstring)."""
+def face_key(svg: str, size_mm, roots: tuple[str, ...] = (), game_fonts_digest: str = "",
+             pictures: str = "") -> str:
+    """sha256 hex of everything that decides a face's pixels (see the module docstring);
+    `pictures`: the digest of the picture policy."""
     h = hashlib.sha256((SALT + _fonts_digest() + game_fonts_digest + f"\n{size_mm!r}\n").encode())
     h.update(svg.encode())
+    if pictures and "<image" in svg:
+        h.update(f"\n{pictures}".encode())
     for href in sorted(set(_HREF.findall(svg))):
         if not href.startswith(("data:", "#")):
             h.update(f"\n{href}\0{_image_digest(roots, href)}".encode())

@@ -1,11 +1,11 @@
 """The drawing workers: bundles of faces drawn on both cores, by forked processes.
 
-In: groups of faces to draw as bundles (faces.py). Out: each bundle's (PDF, keys drawn,
-problems), in order. A one-shot build forks its workers first (`drawing_workers`), while
-the process holds little more than its imports, keeps them on its session and ends them
-once its first game is drawn; a draw outside a build, or for a later game, forks a pool
-of its own. The workers' CPU is charged to the session's "drawing (CairoSVG)" stage once
-they have ended.
+In: groups of faces to draw as bundles (faces.py) and how their pictures are embedded.
+Out: each bundle's (PDF, keys drawn, problems, pictures placed), in order. A one-shot
+build forks its workers first (`drawing_workers`), while the process holds little more
+than its imports, keeps them on its session and ends them once its first game is drawn;
+a draw outside a build, or for a later game, forks a pool of its own. The workers' CPU
+is charged to the session's "drawing (CairoSVG)" stage once they have ended.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ..session import Session
 from ..stopwatch import children_cpu
 from .bundlepdf import draw_bundle, fontset
 from .fonts import shipped
+from .pictures import Policy
 
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
 
@@ -65,16 +66,18 @@ def end_drawing_workers(session: Session) -> None:
         pool.shutdown()
 
 
-def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: Session | None = None):
+def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: Session | None = None,
+                 policy: Policy | None = None):
     """Draw each group of faces as one bundle PDF, on the session's workers (or a fork pool of
-    its own) when there are several."""
+    its own) when there are several; pictures as `policy` says (drawn in this process, with
+    the pictures the session prepared before)."""
     session = session or Session()
     ready, seconds = session.workers, session.limits.face_seconds
     workers = min(len(groups), os.cpu_count() or 1)
     if workers > 1 and ready is None and len(groups) <= DRAW_HERE_UP_TO:
         workers = 1  # forking a pool from a process that holds a build costs more than it saves
     if workers > 1 and ready is not None:
-        futures = deque(ready.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds)
+        futures = deque(ready.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy)
                         for group in groups)
         while futures:
             yield futures.popleft().result()
@@ -85,7 +88,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
         before = children_cpu()
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds)
+                futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy)
                                 for group in groups)
                 while futures:  # each result let go once handed on: a deck's bundles are never all held
                     yield futures.popleft().result()
@@ -94,14 +97,15 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
     else:
         for group in groups:
-            yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds)
+            yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds,
+                              policy=policy, memo=session.pictures)
 
 
-def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None):
+def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, policy=None):
     """`draw_bundle` in a drawing worker, which then hands what the bundle took back to the
     system: a worker draws hundreds of bundles, and would otherwise only grow."""
     try:
-        return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds)
+        return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds, policy=policy)
     finally:
         memory.release()
 

@@ -1,9 +1,11 @@
 """The face cache: drawn bundles of faces kept under `output/.cache/faces/`, content-addressed.
 
-In: a bundle key (sha256 hex of everything that decides the bundle's pixels) and the
-bundle's PDF bytes. Out: the same bytes on a later build, or None. Each entry is
-`faces/<key[:2]>/<key>.pdf` followed by a 32-byte sha256 of the PDF, written to a
-temporary name and renamed into place: a build killed mid-write leaves at most a
+In: a bundle key (sha256 hex of everything that decides the bundle's pixels), the
+bundle's PDF bytes and what else its drawing found that a later build must say again
+(the pictures its faces place: the print-quality warnings). Out: the same on a later
+build, or None. Each entry is `faces/<key[:2]>/<key>.pdf`: the PDF, those notes, their
+length (4 bytes) and a 32-byte sha256 of all that, written to a temporary name and
+renamed into place: a build killed mid-write leaves at most a
 `.tmp` file (ignored and later pruned), and an entry whose checksum does not match is
 treated as missing and removed. The folder is bounded: after each build the least
 recently used entries (by mtime, refreshed on every hit) are removed until the total is
@@ -38,14 +40,18 @@ class FaceCache:
 
     def get(self, key: str) -> bytes | None:
         """The bundle stored under `key`, or None when absent or damaged."""
+        found = self.entry(key)
+        return None if found is None else found[0]
+
+    def entry(self, key: str) -> tuple[bytes, bytes] | None:
+        """(the bundle, its notes) stored under `key`, or None when absent or damaged."""
         path = self._path(key)
         try:
-            blob = path.read_bytes()
+            found = _unpack(path.read_bytes())
         except OSError:
             self.misses += 1
             return None
-        data, digest = blob[:-_DIGEST], blob[-_DIGEST:]
-        if len(blob) <= _DIGEST or hashlib.sha256(data).digest() != digest:
+        if found is None:
             path.unlink(missing_ok=True)  # damaged on disk: never used, remade by this build
             self.misses += 1
             return None
@@ -54,25 +60,25 @@ class FaceCache:
         except OSError:
             pass
         self.hits += 1
-        return data
+        return found
 
     def read(self, key: str) -> bytes | None:
         """The bundle stored under `key` if present and whole (nothing counted or touched)."""
         try:
-            blob = self._path(key).read_bytes()
+            found = _unpack(self._path(key).read_bytes())
         except OSError:
             return None
-        data, digest = blob[:-_DIGEST], blob[-_DIGEST:]
-        return data if len(blob) > _DIGEST and hashlib.sha256(data).digest() == digest else None
+        return None if found is None else found[0]
 
-    def put(self, key: str, data: bytes) -> None:
-        """Store `data` under `key` atomically (a reader sees the whole entry or none)."""
+    def put(self, key: str, data: bytes, notes: bytes = b"") -> None:
+        """Store `data` and its `notes` under `key` atomically (a reader sees the whole entry or none)."""
         path = self._path(key)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            body = data + notes + len(notes).to_bytes(4, "big")
             with open(tmp, "wb") as fh:
-                fh.write(data + hashlib.sha256(data).digest())
+                fh.write(body + hashlib.sha256(body).digest())
             os.replace(tmp, path)
         except OSError as exc:
             raise OutputError(f"cannot write the face cache in {self.folder}: {exc.strerror or exc}") from None
@@ -108,6 +114,18 @@ class FaceCache:
 
     def size(self) -> int:
         return sum(p.stat().st_size for p in self.folder.glob("*/*.pdf"))
+
+
+def _unpack(blob: bytes) -> tuple[bytes, bytes] | None:
+    """(PDF, notes) of a whole entry; None for a damaged one."""
+    body, digest = blob[:-_DIGEST], blob[-_DIGEST:]
+    if len(blob) < _DIGEST + 4 or hashlib.sha256(body).digest() != digest:
+        return None
+    n = int.from_bytes(body[-4:], "big")
+    if n > len(body) - 4:
+        return None
+    end = len(body) - 4 - n
+    return body[:end], body[end:-4]
 
 
 class Bundles(Sequence):

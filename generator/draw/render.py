@@ -1,10 +1,12 @@
 """Draw every face of a game: Jinja templates -> SVG -> one vector PDF of faces.
 
-In: a loaded `Game`. Out: a `RenderedGame`: for every card its front and back face
-keys, and the faces drawn as PDF pages (identical faces, e.g. a shared back, are drawn
-once; font subsets are shared), which layout places as vector forms. Template errors, text
-that cannot fit and characters the font lacks are collected and raised together, each
-naming the card and the template.
+In: a loaded `Game` and what the command line asks of its pictures (`pictures.Asked`).
+Out: a `RenderedGame`: for every card its front and back face keys, and the faces drawn
+as PDF pages (identical faces, e.g. a shared back, are drawn once; font subsets are
+shared), which layout places as vector forms, with the warnings of the drawing (a
+picture below `print: min_image_dpi`, a reference that is not followed). Template errors,
+text that cannot fit and characters the font lacks are collected and raised together,
+each naming the card and the template.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .faces import draw_faces
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .jinja_errors import plain_message, template_line
+from .pictures import Asked, Policy, policy_for
 from .templates import CardTextError, TemplateLimit, TemplateOutside, face_environment, render
 from .textfit import Icon, TextError, TextSetter, read_icon
 
@@ -48,14 +51,15 @@ class RenderedGame:
     cards: tuple[RenderedCard, ...]
     faces_pdfs: tuple      # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
-    warnings: tuple = ()   # Problems (severity warning): external references that were not followed
+    warnings: tuple = ()   # Problems (severity warning): pictures too small to print, external references
     draw_keys: dict = field(default_factory=dict)  # face key -> draw key (hash of all that decides its pixels)
     drawn: int = 0         # bundles of faces drawn by this build (the others came from the face cache)
     stamp: object = None   # the version stamp every face carries (stamp.Stamp), for page footers too
+    draft: bool = False    # pictures drawn at draft resolution (--draft): not for print
 
 
 def render_game(game: Game, guides: bool = False, cache=None, progress=None,
-                session: Session | None = None, stamp=None) -> RenderedGame:
+                session: Session | None = None, stamp=None, pictures: Asked | None = None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
@@ -63,16 +67,18 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
     :param cache: a `FaceCache` (faces.py draws only the bundles of faces it lacks).
     :param progress: see `draw_faces`.
     :param session: what the render may reuse from earlier builds (default: a fresh session).
+    :param pictures: what the command line asks of pictures (--image-dpi, --draft, the store).
     :raises RenderError: listing every card that could not be drawn.
     """
     session = session or Session()
+    policy = policy_for(game.meta.get("print"), pictures)
     with session.stage("jinja"):
         found = render_svgs(game, guides, session, stamp)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
         faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts,
-                           session=session)
+                           session=session, policy=policy)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -81,11 +87,31 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
         card = owners[key].card
         problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
     collect("while drawing", _unique(problems), RenderError)
-    warnings = [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
-                        card=owners[key].card.id, severity="warning")
-                for key in svgs for message in _external(svgs, key, session.memo)]
+    warnings = _unique(_picture_warnings(faces.pictures, owners, policy))
+    warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
+                         card=owners[key].card.id, severity="warning")
+                 for key in svgs for message in _external(svgs, key, session.memo)]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
-                        draw_keys=faces.draw_keys, drawn=faces.drawn, stamp=stamp)
+                        draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp)
+
+
+def _picture_warnings(pictures: dict, owners: dict, policy: Policy) -> list[Problem]:
+    """A warning for each picture a face places below `print: min_image_dpi`, and for each
+    remark on its colours, naming the card (the first that shows the face) and its side."""
+    found = []
+    for key, (placed, notes) in sorted(pictures.items(), key=lambda item: _card_order(owners, item[0])):
+        rc = owners[key]
+        side = "front" if key == rc.front else "back" if key == rc.back else f"face {rc.faces.index(key) + 1}"
+        messages = [m for m in (p.warning(policy.min_dpi) for p in placed) if m] + list(notes)
+        for message in dict.fromkeys(messages):
+            found.append(Problem(rc.card.source.file, f"{side}: {message}", line=rc.card.source.line,
+                                 card=rc.card.id, severity="warning"))
+    return found
+
+
+def _card_order(owners: dict, key: str) -> tuple:
+    rc = owners[key]
+    return rc.card.source.file, rc.card.source.line or 0, key
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,25 @@ Out: parsed trees (`parse`) and faces drawn onto the next page of that surface
   are put back as they were when drawing ends.
 - `cairosvg.parser.Tree(bytestring=..., url_fetcher=...)` and `cairosvg.url.fetch` for
   `data:` URIs.
+- `TAGS['image']` is `cairosvg.image.image`: while `drawing(pictures=...)` runs, raster
+  pictures are drawn by `_draw_image` instead (SVG pictures, and a surface that maps its
+  images, still by CairoSVG's own), with CairoSVG's geometry: `cairosvg.helpers.size`
+  for x, y, width and height, `preserve_ratio(surface, node, width, height)` reading
+  `node.image_width`/`image_height`, the same clip, opacity and `IMAGE_RENDERING`
+  filter; the bytes come from `node.fetch_url(parse_url(node.get_href(), base), ...)`.
+  What it paints comes from picturedraw.py (prepared once, passed to the PDF as is).
 """
 from __future__ import annotations
 
+import functools
 import math
+import os
 from contextlib import contextmanager
 
 import cairocffi as cairo
 import cairosvg
+import cairosvg.helpers
+import cairosvg.image
 import cairosvg.parser
 import cairosvg.surface
 import cairosvg.text
@@ -94,24 +105,81 @@ def _text_once(surface, node, draw_as_text=False):
     return _cairosvg_text(surface, node, draw_as_text)
 
 
+_cairosvg_image = cairosvg.image.image  # CairoSVG's own picture drawer
+_SVG_START = (b"<svg ", b"<?xml", b"<!DOC", b"\x1f\x8b")
+
+
+def _draw_image(pictures, surface, node) -> None:
+    """An <image> drawn as CairoSVG's `image()` draws it (same place, clip, opacity and
+    filter), its raster pictures painted from what `pictures` (a picturedraw.Pictures)
+    prepared; SVG pictures, and a surface that maps its images, go to CairoSVG's own."""
+    if surface.map_image:
+        return _cairosvg_image(surface, node)
+    base_url = node.get("{http://www.w3.org/XML/1998/namespace}base")
+    if not base_url and node.url:
+        base_url = os.path.dirname(node.url) + "/"
+    href = node.get_href()
+    data = node.fetch_url(cairosvg.url.parse_url(href, base_url), "image/*")
+    if len(data) < 5:
+        return None
+    if not data.startswith((b"\x89PNG", b"\xff\xd8")) and (data.startswith(_SVG_START) or b"<svg" in data):
+        return _cairosvg_image(surface, node)   # a vector picture: drawn as vectors (fetched again)
+    shown = "a picture in a data: URI" if href.startswith("data:") else href
+    head = pictures.header(data, f"image '{shown}'")
+    size = cairosvg.helpers.size
+    x, y = size(surface, node.get("x"), "x"), size(surface, node.get("y"), "y")
+    width, height = size(surface, node.get("width"), "x"), size(surface, node.get("height"), "y")
+    node.image_width, node.image_height = head.upright
+    width, height = width or node.image_width, height or node.image_height
+    scale_x, scale_y, translate_x, translate_y = cairosvg.helpers.preserve_ratio(surface, node, width, height)
+    context = surface.context
+    # the whole picture's size on the page (pt: a bundle page's device units), whatever the transforms
+    matrix = context.get_matrix()
+    placed = (math.hypot(*matrix.transform_distance(scale_x * node.image_width, 0)),
+              math.hypot(*matrix.transform_distance(0, scale_y * node.image_height)))
+    if placed[0] < 1e-6 or placed[1] < 1e-6:
+        return None
+    image = pictures.surface(data, head, shown, placed, isinstance(context.get_target(), cairo.PDFSurface))
+    pattern = cairo.SurfacePattern(image)
+    pattern.set_filter(cairosvg.image.IMAGE_RENDERING.get(node.get("image-rendering"), cairo.FILTER_GOOD))
+    if not (translate_x == 0 and translate_y == 0 and width == scale_x * node.image_width
+            and height == scale_y * node.image_height):
+        context.rectangle(x, y, width, height)
+        context.clip()
+    opacity = float(node.get("opacity", 1))
+    context.save()
+    context.translate(x, y)
+    context.scale(scale_x, scale_y)
+    context.translate(translate_x, translate_y)
+    context.scale(node.image_width / image.get_width(), node.image_height / image.get_height())
+    context.set_source(pattern)
+    context.paint_with_alpha(opacity)
+    context.restore()
+    return None
+
+
 @contextmanager
-def drawing(fast_text: bool = True):
-    """While faces are drawn: text nodes drawn by `_text_once` (when `fast_text`), CairoSVG's
-    own table put back afterwards, whatever happens."""
-    if not fast_text:
-        yield
-        return
+def drawing(fast_text: bool = True, pictures=None):
+    """While faces are drawn: text nodes drawn by `_text_once` (when `fast_text`), and
+    raster pictures by `_draw_image` with `pictures` (a picturedraw.Pictures; None: by
+    CairoSVG); CairoSVG's own table put back afterwards, whatever happens."""
     # `Surface.draw` looks the drawer up in TAGS, then tells text from other shapes by
     # `TAGS[tag] == text` and draws it as text through the module's `text`: all must agree
-    swapped = [tag for tag, drawer in cairosvg.surface.TAGS.items() if drawer is _cairosvg_text]
+    swapped = [tag for tag, drawer in cairosvg.surface.TAGS.items() if drawer is _cairosvg_text] if fast_text else []
+    images = [tag for tag, drawer in cairosvg.surface.TAGS.items() if drawer is _cairosvg_image] if pictures else []
     for tag in swapped:
         cairosvg.surface.TAGS[tag] = _text_once
-    cairosvg.surface.text = _text_once
+    if swapped:
+        cairosvg.surface.text = _text_once
+    for tag in images:
+        cairosvg.surface.TAGS[tag] = functools.partial(_draw_image, pictures)
     try:
         yield
     finally:
         for tag in swapped:
             cairosvg.surface.TAGS[tag] = _cairosvg_text
+        for tag in images:
+            cairosvg.surface.TAGS[tag] = _cairosvg_image
         cairosvg.surface.text = _cairosvg_text
 
 

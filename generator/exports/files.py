@@ -44,7 +44,7 @@ except ImportError:  # pragma: no cover - not on Windows
 @dataclass(frozen=True)
 class Artifact:
     path: str               # relative to output/<game>/
-    data: bytes
+    data: bytes             # or pieces of bytes (a spooled PDF: layout/pdfstream.py)
     kind: str               # sheets, proof, rulebook
     paper: str
     pages: int

@@ -4,7 +4,7 @@ In: a content stream (a face's form, a nested form, a tiling pattern, a Type 3 g
 its resources, or its operators as paint.without left them, and the `Cmyk` transform.
 Out: the stream rewritten in place: `rg`/`RG` become `k`/`K`,
 colours in DeviceRGB, CalRGB or 3-channel ICCBased spaces become DeviceCMYK, shadings get
-CMYK colour tables, RGB images CMYK pixels; ExtGStates lose their alpha (`ca`, `CA`), soft
+CMYK colour tables, RGB images CMYK pixels (a JPEG a CMYK JPEG); ExtGStates lose their alpha (`ca`, `CA`), soft
 masks and blend modes, forms their transparency groups. Resources the rewritten stream
 does not use are dropped. Gray (`g`, `G`, DeviceGray) and CMYK stay as they are.
 Anything else in RGB (Separation with an RGB alternate, mesh shadings, type 4 functions)
@@ -12,10 +12,14 @@ is a `ValueError` that says what it is.
 """
 from __future__ import annotations
 
+import io
+
 import pikepdf
 from pikepdf import ContentStreamInstruction as Ins
 from pikepdf import Name, Operator
+from PIL import Image
 
+from ..draw.pictures import idat
 from .cmyk import Cmyk
 
 ALPHA_KEYS = ("/CA", "/ca", "/SMask", "/BM", "/AIS", "/TK")
@@ -221,11 +225,22 @@ class Recolour:
         except Exception as exc:  # an encoding pikepdf cannot decode (JBIG2, 16-bit, ...)
             raise ValueError(f"an RGB image pnp cannot read ({exc})") from None
         cmyk = self.cmyk.image(pil)
-        image.write(cmyk.tobytes())
+        if image.get("/Filter") == Name.DCTDecode:  # a JPEG stays a JPEG (raw CMYK would be 4 bytes a pixel)
+            out = io.BytesIO()
+            cmyk.save(out, "JPEG", quality=92, subsampling=0)   # Pillow writes Adobe's inverted CMYK
+            image.write(out.getvalue(), filter=Name.DCTDecode)
+            image.ColorSpace, image.BitsPerComponent = Name.DeviceCMYK, 8
+            image.Decode = pikepdf.Array([1, 0] * 4)
+            return
+        # lossless: the four channels through PNG's row filters and zlib (as RGBA), the IDAT as a
+        # Flate stream with PNG predictors: half the size of plain Flate for a picture
+        out = io.BytesIO()
+        Image.frombytes("RGBA", cmyk.size, cmyk.tobytes()).save(out, "PNG", compress_level=4)
+        image.write(idat(out.getvalue()), filter=Name.FlateDecode, decode_parms=pikepdf.Dictionary(
+            Predictor=15, Colors=4, BitsPerComponent=8, Columns=cmyk.width))
         image.ColorSpace, image.BitsPerComponent = Name.DeviceCMYK, 8
-        for k in ("/Decode", "/DecodeParms", "/Filter"):
-            if k in image:
-                del image[k]
+        if "/Decode" in image:
+            del image["/Decode"]
 
     def _inline(self, ins):
         """An RGB inline image as a CMYK image XObject."""

@@ -5,9 +5,9 @@ In: a pikepdf document being assembled (the rulebook, export profiles) or a stre
 Out: content-stream snippets that draw a face into a box, clipped to a rectangle (or a
 rounded one), and the page resources they need, under explicit names so that the same
 input always gives the same bytes. Each face is copied into the document once, however
-often it is placed, and a font that several faces PDFs embed with identical bytes (the
-bundles of one game do: see faces.py) is copied once. Used by card sheets and the
-rulebook alike.
+often it is placed, and a font or a picture that several faces PDFs embed with identical
+bytes (the bundles of one game do: see faces.py) is copied once. Used by card sheets and
+the rulebook alike.
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import zlib
 
 import pikepdf
 from pikepdf import Name, Rectangle
+
+from .pdfstream import digest as _digest
 
 KAPPA = 0.5523  # Bezier handle length for a quarter circle
 
@@ -31,6 +33,7 @@ class FacePlacer:
         self.page_of = page_of
         self.forms: dict[tuple, pikepdf.Object] = {}
         self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
+        self.images: dict[bytes, pikepdf.Object] = {}  # digest of an image (and its soft mask) -> its copy
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0,
              clip_path: bytes | None = None) -> bytes:
@@ -93,7 +96,24 @@ class FacePlacer:
                 out[key] = pikepdf.Dictionary({name: self._font(font, doc) for name, font in value.items()})
             else:
                 out[key] = self._copy(value)
+        if "/XObject" in out:
+            self._same_images(out["/XObject"], set())
         return pikepdf.Dictionary(out)
+
+    def _same_images(self, xobjects, seen: set) -> None:
+        """Every image among copied XObjects (and those of the forms among them) that another
+        face copied already with the same bytes replaced by that copy: a picture several
+        bundles hold is stored once (the copies left unreferenced are not written)."""
+        for name, xobject in list(xobjects.items()):
+            if not isinstance(xobject, pikepdf.Stream) or xobject.objgen in seen:
+                continue
+            seen.add(xobject.objgen)
+            if xobject.get("/Subtype") == Name.Image:
+                first = self.images.setdefault(_digest(xobject), xobject)
+                if first.objgen != xobject.objgen:
+                    xobjects[name] = first
+            elif "/XObject" in xobject.get("/Resources", {}):
+                self._same_images(xobject.Resources.XObject, seen)
 
     def _font(self, font, doc: int):
         seen = _font_digests(self.docs[doc]) if font.is_indirect and doc >= 0 else {}
@@ -124,8 +144,9 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
     Each bundle's forms are one segment of the file. While `pnp watch` rebuilds (`segments`
     is a remembering session's), a segment written before is replayed instead of being made
     again when it would come out the same: the same bundle, the same faces of it, at the
-    same object number, after the same fonts (an edit redraws one bundle; the others are
-    copied as bytes)."""
+    same object number, after the same fonts and pictures (an edit redraws one bundle; the
+    others are copied as bytes). A picture several bundles hold is written once
+    (`PDFStream.images`)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:
         doc, number = page_of[key]
@@ -134,17 +155,19 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
     placed = {}
     for doc in sorted(wanted):
         pages = tuple(sorted(wanted[doc]))
-        memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()))
+        memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()),
+                tuple(writer.images.items()))
         segment = segments.get(memo)
         if segment is None:
             mark = writer.mark()
             refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts)
             if segments.on:
-                segments.put(memo, (writer.since(mark), refs, tuple(fonts.items())))
+                segments.put(memo, (writer.since(mark), refs, tuple(fonts.items()), tuple(writer.images.items())))
         else:
-            written, refs, fonts_after = segment
+            written, refs, fonts_after, images_after = segment
             writer.replay(written)
             fonts = dict(fonts_after)
+            writer.images = dict(images_after)
         placed.update({wanted[doc][number]: (f"/Face{doc}_{number}", ref, size)
                        for number, (ref, size) in zip(pages, refs)})
     writer.mark()  # the last bundle's objects written whether or not it was kept as a segment
@@ -219,38 +242,6 @@ def _from_lower_left(form, box) -> None:
     to the origin, where every placement expects it."""
     if box[0] or box[1]:
         form.Matrix = pikepdf.Array([1, 0, 0, 1, -box[0], -box[1]])
-
-
-def _digest(obj) -> bytes:
-    """sha256 of a PDF object and everything it refers to (streams by their raw bytes)."""
-    h = hashlib.sha256()
-
-    def walk(o, depth=0):
-        if depth > 20:
-            raise ValueError("font objects nested too deep")
-        if isinstance(o, pikepdf.Stream):
-            h.update(b"S")
-            walk(pikepdf.Dictionary({k: v for k, v in o.items() if k != "/Length"}), depth + 1)
-            raw = o.read_raw_bytes()
-            h.update(b"%d:" % len(raw) + raw)
-        elif isinstance(o, pikepdf.Dictionary):
-            h.update(b"D")
-            for k in sorted(o.keys()):
-                h.update(k.encode() + b"=")
-                walk(o[k], depth + 1)
-            h.update(b"E")
-        elif isinstance(o, pikepdf.Array):
-            h.update(b"A")
-            for v in o:
-                walk(v, depth + 1)
-            h.update(b"E")
-        elif isinstance(o, pikepdf.Object):
-            h.update(b"O" + o.unparse() + b";")
-        else:
-            h.update(b"P" + repr(o).encode() + b";")
-
-    walk(obj)
-    return h.digest()
 
 
 def _num(v: float) -> str:

@@ -23,28 +23,30 @@ LABEL_SIZE = 6.5  # pt
 TICK = 4.0        # mm: length of an alignment tick
 
 
-def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, stamp: str = "") -> str:
+def furniture_key(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, stamp: str = "",
+                  draft: bool = False) -> str:
     """sha256 of all that decides the furniture: the plans without their faces and cuts."""
-    key = hashlib.sha256(repr((title, paper, crop_marks, stamp)).encode())
+    key = hashlib.sha256(repr((title, paper, crop_marks, stamp) + (("draft",) if draft else ())).encode())
     for page in pages:  # page by page: no text of every page at once
         key.update(repr(dataclasses.replace(page, faces=(), cuts=None)).encode())
     return key.hexdigest()
 
 
 def draw_furniture(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, kept=None,
-                   stamp: str = "") -> tuple[bytes, ...]:
+                   stamp: str = "", draft: bool = False) -> tuple[bytes, ...]:
     """The furniture: PDFs of at most PAGES_PER_PDF pages each, one page per plan in order.
     reportlab holds a document's pages until it saves, so sheets of thousands of pages are
     drawn a few hundred at a time. `kept` (a remembering session's `furniture`: `pnp
     watch`) gives back what it drew last time for the same key; a one-shot build keeps
-    nothing. `stamp` (a version stamp) ends every page's label."""
-    key = furniture_key(pages, title, paper, crop_marks, stamp)
+    nothing. `stamp` (a version stamp) ends every page's label. `draft`: the label says the
+    pictures are drafts, not for print (in red)."""
+    key = furniture_key(pages, title, paper, crop_marks, stamp, draft)
     found = kept.get(key) if kept is not None else None
     if found is not None:
         return found
     sheets = sum(1 for p in pages if p.side == "front")
     drawn = tuple(_draw(pages[start:start + PAGES_PER_PDF], title, paper, crop_marks, sheets,
-                        sum(1 for p in pages[:start] if p.side == "front"), stamp)
+                        sum(1 for p in pages[:start] if p.side == "front"), stamp, draft)
                   for start in range(0, len(pages), PAGES_PER_PDF))
     if kept is not None:
         kept.put(key, drawn)
@@ -55,7 +57,7 @@ PAGES_PER_PDF = 400
 
 
 def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheets: int, sheet: int,
-          stamp: str = "") -> bytes:
+          stamp: str = "", draft: bool = False) -> bytes:
     """Pages of furniture; `sheets` in all, `sheet` of them before the first of these pages."""
     buf = io.BytesIO()
     first = pages[0]
@@ -76,8 +78,14 @@ def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheet
         if page.board_map:
             _board_map(canvas, page)
         side = page.how or ("fronts" if page.side == "front" else "backs (flip on the long edge)")
-        _label(canvas, page, f"{title} · {page.title} · sheet {number} of {sheets} · {side} · {paper.upper()} · "
-                             "print at 100 % (actual size)" + (f" · {stamp}" if stamp else ""))
+        stamped = f" · {stamp}" if stamp else ""
+        if draft:
+            _label(canvas, page, f"DRAFT: pictures at draft resolution, not for print · {title} · {page.title} · "
+                                 f"sheet {number} of {sheets} · {side} · {paper.upper()}{stamped}",
+                   "DRAFT: not for print")
+        else:
+            _label(canvas, page, f"{title} · {page.title} · sheet {number} of {sheets} · {side} · {paper.upper()} · "
+                                 f"print at 100 % (actual size){stamped}")
         canvas.showPage()
     canvas.save()
     return buf.getvalue()
@@ -237,7 +245,8 @@ def _board_map(canvas, page: PagePlan) -> None:
     canvas.restoreState()
 
 
-def _label(canvas, page: PagePlan, text: str) -> None:
+def _label(canvas, page: PagePlan, text: str, draft: str = "") -> None:
+    """The sheet's label; `draft`: a draft's shorter mark, used when the label has no room."""
     label = page.label
     if label is None:
         return
@@ -245,9 +254,14 @@ def _label(canvas, page: PagePlan, text: str) -> None:
     while stringWidth(text, font, size) > pt(label.room) and size > 4.5:
         size -= 0.25
     if stringWidth(text, font, size) > pt(label.room):
-        return  # no room anywhere: the sheet goes without its label
+        if not draft or stringWidth(draft, font, size) > pt(label.room):
+            return  # no room anywhere: the sheet goes without its label
+        text = draft
     canvas.saveState()
-    canvas.setFillGray(0.35)
+    if draft:
+        canvas.setFillColorRGB(0.8, 0, 0)
+    else:
+        canvas.setFillGray(0.35)
     canvas.setFont(font, size)
     canvas.translate(pt(label.x), pt(label.y))
     canvas.rotate(label.angle)

@@ -1,7 +1,10 @@
 """A PDF written object by object, so sheets of any number of faces take little memory.
 
 In: objects that pikepdf parsed from other PDFs (the face bundles, the furniture pages)
-and dictionaries and streams made here. Out: the PDF's bytes.
+and dictionaries and streams made here, and optionally a folder to spool into. Out: the
+PDF's bytes, or with a spool folder a `Spooled` PDF: written into a temporary file there
+(output/.cache) as it is made, read back piece by piece when it is written out, so sheets
+of a thousand pictures (over 100 MB) are never held in memory.
 
 pikepdf (qpdf) keeps a document's whole object graph until it saves; for sheets of
 thousands of distinct faces that graph, not the faces, was most of a build's memory
@@ -15,7 +18,9 @@ are as small. Output depends only on what was added, in order: the same input gi
 same bytes, and the /ID is a digest of them.
 
 Objects are numbered in the order they are reserved or first referred to; a source's
-objects must be added (`drain`) before that source is closed.
+objects must be added (`drain`) before that source is closed. An image met again (the
+same dictionary, soft mask and bytes, in any source: a background every face bundle
+holds) is written once; every reference to it leads to that one (`images`).
 """
 from __future__ import annotations
 
@@ -23,9 +28,12 @@ import decimal
 import functools
 import hashlib
 import io
+import os
 import struct
+import tempfile
 import zlib
 from collections import deque
+from pathlib import Path
 
 import pikepdf
 
@@ -42,13 +50,14 @@ class Raw(bytes):
 
 
 class PDFStream:
-    def __init__(self, version: str = "1.7"):
-        self.buf = io.BytesIO()
+    def __init__(self, version: str = "1.7", spool: Path | None = None):
+        self.buf = tempfile.TemporaryFile(dir=spool) if spool is not None else io.BytesIO()
         self.buf.write(b"%PDF-" + version.encode() + b"\n%\xe2\xe3\xcf\xd3\n")
         self.where: list = [None]      # object number -> (1, file offset) or (2, object stream, index)
         self.batch: list = []          # (number, body) waiting for the next object stream
         self.seen: dict = {}           # objgen in the current source -> output number
         self.queue: deque = deque()        # (number, foreign object) referred to but not yet written
+        self.images: dict = {}         # digest of an image written (any source) -> its output number
 
     # numbering and writing
     def reserve(self) -> Ref:
@@ -94,11 +103,18 @@ class PDFStream:
         self.seen = {}
 
     def copy(self, obj: pikepdf.Object) -> Ref:
-        """The output number of the current source's indirect object `obj` (written by `drain`)."""
+        """The output number of the current source's indirect object `obj` (written by `drain`;
+        an image written before, from any source, is not written again)."""
         key = obj.objgen
         if key not in self.seen:
+            image = digest(obj) if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Image" else None
+            if image is not None and image in self.images:
+                self.seen[key] = self.images[image]
+                return self.seen[key]
             self.seen[key] = number = self.reserve()
             self.queue.append((number, obj))
+            if image is not None:
+                self.images[image] = number
         return self.seen[key]
 
     def claim(self, obj: pikepdf.Object) -> Ref:
@@ -160,7 +176,7 @@ class PDFStream:
         """What was written since `mark` (pending objects written first), to `replay` later."""
         offset, first = self.mark()[0], mark[1]
         entries = tuple((1, e[1] - mark[0]) if e[0] == 1 else e for e in self.where[first:])
-        return Segment(first, self.buf.getbuffer()[mark[0]:offset].tobytes(), entries)
+        return Segment(first, self._read(mark[0], offset), entries)
 
     def replay(self, segment: Segment) -> None:
         """Write `segment` again, at the same object numbers (so only where it was made:
@@ -176,12 +192,11 @@ class PDFStream:
         return len(self.where)
 
     # the end
-    def finish(self, root: Ref, info: Ref | None = None) -> bytes:
+    def finish(self, root: Ref, info: Ref | None = None) -> bytes | Spooled:
         """Write what is pending, the xref stream and the trailer; return the PDF's bytes."""
         self.drain()
         self._flush_batch()
-        with self.buf.getbuffer() as body:  # no copy of what is written so far
-            digest = hashlib.md5(body).hexdigest().encode()
+        digest = self._md5()
         xref = self.reserve()
         offset = self.buf.tell()
         self.where[xref] = (1, offset)
@@ -198,7 +213,28 @@ class PDFStream:
         data = zlib.compress(b"".join(rows), _COMPRESSION)
         self.add_stream(trailer, data, xref)
         self.buf.write(b"startxref\n%d\n%%%%EOF\n" % offset)
-        return self.buf.getvalue()
+        if isinstance(self.buf, io.BytesIO):
+            return self.buf.getvalue()
+        self.buf.flush()
+        return Spooled(self.buf, self.buf.tell())
+
+    def _read(self, start: int, end: int) -> bytes:
+        """What was written from `start` to `end`."""
+        if isinstance(self.buf, io.BytesIO):
+            with self.buf.getbuffer() as body:
+                return body[start:end].tobytes()
+        self.buf.flush()
+        return os.pread(self.buf.fileno(), end - start, start)
+
+    def _md5(self) -> bytes:
+        """The hex MD5 of everything written so far (the /ID)."""
+        if isinstance(self.buf, io.BytesIO):
+            with self.buf.getbuffer() as body:  # no copy of what is written so far
+                return hashlib.md5(body).hexdigest().encode()
+        h = hashlib.md5()
+        for piece in Spooled(self.buf, self.buf.tell()):
+            h.update(piece)
+        return h.hexdigest().encode()
 
     def _flush_batch(self) -> None:
         if not self.batch:
@@ -217,6 +253,32 @@ class PDFStream:
                          "/Filter": Raw(b"/FlateDecode")}, data, stream)
 
 
+class Spooled:
+    """A finished PDF in a temporary file (gone when this is): its length, its bytes in
+    pieces when iterated (as files.py writes them), all of them by `bytes()`."""
+
+    PIECE = 1 << 20
+
+    def __init__(self, fh, size: int):
+        self.fh, self.size = fh, size
+        fh.flush()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self):
+        at = 0
+        while at < self.size:
+            piece = os.pread(self.fh.fileno(), min(self.PIECE, self.size - at), at)
+            if not piece:
+                raise OSError(f"the spooled PDF in {self.fh.name} ended early")
+            at += len(piece)
+            yield piece
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self)
+
+
 class Segment:
     """Objects `first`.. and the bytes that wrote them (offsets relative to their start)."""
 
@@ -233,6 +295,39 @@ def _direct(obj: pikepdf.Object):
     if isinstance(obj, pikepdf.Array):
         return list(obj)
     return Raw(obj.unparse()) if isinstance(obj, pikepdf.Object) else obj
+
+
+def digest(obj) -> bytes:
+    """sha256 of a PDF object and everything it refers to (streams by their raw bytes): the
+    same digest for the same font or image whatever PDF it comes from."""
+    h = hashlib.sha256()
+
+    def walk(o, depth=0):
+        if depth > 20:
+            raise ValueError("objects nested too deep")
+        if isinstance(o, pikepdf.Stream):
+            h.update(b"S")
+            walk(pikepdf.Dictionary({k: v for k, v in o.items() if k != "/Length"}), depth + 1)
+            raw = o.read_raw_bytes()
+            h.update(b"%d:" % len(raw) + raw)
+        elif isinstance(o, pikepdf.Dictionary):
+            h.update(b"D")
+            for k in sorted(o.keys()):
+                h.update(k.encode() + b"=")
+                walk(o[k], depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Array):
+            h.update(b"A")
+            for v in o:
+                walk(v, depth + 1)
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Object):
+            h.update(b"O" + o.unparse() + b";")
+        else:
+            h.update(b"P" + repr(o).encode() + b";")
+
+    walk(obj)
+    return h.digest()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
+from pathlib import Path
 
 import pikepdf
 
@@ -33,7 +34,7 @@ from .plan import PagePlan, Placements
 
 @dataclass(frozen=True)
 class SheetsPDF:
-    pdf: bytes
+    pdf: bytes                 # or a pdfstream.Spooled (layout_sheets with a spool folder)
     pages: int
     placements: Placements     # a dict per face placed, made when read
     components: tuple[dict, ...]
@@ -41,10 +42,11 @@ class SheetsPDF:
 
 
 def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode | None = None,
-                  session: Session | None = None) -> SheetsPDF:
+                  session: Session | None = None, spool: Path | None = None) -> SheetsPDF:
     """Impose every component of the game on `paper`, printed the way `mode` says
     (default: long-edge duplex, no offset). A remembering session's furniture and
-    segments are reused where they would come out the same (see `_pages`)."""
+    segments are reused where they would come out the same (see `_pages`). `spool`: a
+    folder the PDF is written into as it is made (a `pdfstream.Spooled`, not bytes)."""
     mode = mode or PrintMode()
     session = session or Session()
     with session.stage("page planning"):
@@ -59,9 +61,10 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         plans = apply_mode(pages, mode, paper)
     with session.stage("furniture (reportlab)"):
         stamp = rendered.stamp.text if getattr(rendered, "stamp", None) else ""
-        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture, stamp)
+        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture, stamp,
+                                   draft=getattr(rendered, "draft", False))
     with session.stage("form placement"):
-        writer = PDFStream()
+        writer = PDFStream(spool=spool)
         tree = writer.reserve()
         keys = dict.fromkeys(face.key for plan in plans for face in plan.faces)
         forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys, session.segments)
