@@ -32,7 +32,7 @@ _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 @lru_cache(maxsize=1)
 def _fonts_digest() -> str:
     h = hashlib.sha256()
-    for path in sorted(FONT_DIR.glob("*.ttf")):
+    for path in font_files(FONT_DIR):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 

@@ -52,9 +52,10 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     sizes = sizes or {}
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own, memo) for k in svgs}
-    facts = ((memo.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs)
+    fonts = fontset(game_fonts)
+    facts = ((memo.derived(("face facts", own, k), lambda k=k: face_facts(svgs[k], fonts)) for k in svgs)
              if isinstance(svgs, SVGTexts) else None)  # one face at a time: not held unless watching
-    primer_page = primer(svgs.values(), fontset(game_fonts), facts)
+    primer_page = primer(svgs.values(), fonts, facts)
     bundles = plan_bundles(svgs, draw_keys, sizes, SALT + repr(primer_page))
     n_bundles = len(bundles)
     results: list = [None] * n_bundles   # (bytes, or the cache key once stored; keys drawn; problems)

@@ -111,7 +111,8 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     problems.extend(Problem(f"{game_fonts[1]}/{path.name}", message) for path, message in unusable)
     if unusable:  # the game's fonts are not used at all (fontconfig would read every file)
         game_fonts = None
-    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons)
+    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons,
+                        game.meta.get("language", "en"))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
     env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons))

@@ -1,0 +1,116 @@
+"""Page comparisons: render PDF pages to pixels and compare them within a tolerance.
+
+A reusable helper for tests and for people: `render` draws a page (pypdfium2), `compare`
+measures how two renderings differ, `compare_pdfs` does it page by page, and `side_by_side`
+writes before | after | difference as one PNG to look at.
+
+    python -m tests.pages BEFORE.pdf AFTER.pdf [--dpi 50] [--out DIR] [--pages 1,3]
+
+prints, for each page, the share of pixels that changed by more than the tolerance and the
+mean change, and writes the side-by-side PNGs into DIR.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+from PIL import Image, ImageChops, ImageFilter
+
+
+def render(pdf, page: int = 0, dpi: float = 50) -> Image.Image:
+    """Page `page` (from 0) of `pdf` (bytes or a path) as an RGB image at `dpi`."""
+    data = pdf if isinstance(pdf, bytes) else Path(pdf).read_bytes()
+    doc = pdfium.PdfDocument(data)
+    try:
+        return doc[page].render(scale=dpi / 72).to_pil().convert("RGB")
+    finally:
+        doc.close()
+
+
+def pages(pdf) -> int:
+    data = pdf if isinstance(pdf, bytes) else Path(pdf).read_bytes()
+    doc = pdfium.PdfDocument(data)
+    try:
+        return len(doc)
+    finally:
+        doc.close()
+
+
+@dataclass(frozen=True)
+class Difference:
+    changed: float      # share of pixels whose largest channel difference passes the tolerance
+    mean: float         # mean channel difference, 0-255
+    largest: int        # largest channel difference, 0-255
+    same_size: bool
+
+    def within(self, changed: float = 0.01, mean: float = 2.0) -> bool:
+        return self.same_size and self.changed <= changed and self.mean <= mean
+
+
+def compare(a: Image.Image, b: Image.Image, tolerance: int = 48, blur: float = 0.0) -> Difference:
+    """How `b` differs from `a`. `blur` (a radius in pixels) first softens both, so text that
+    moved by a fraction of a pixel (kerning, another rasteriser) is not counted as changed."""
+    if a.size != b.size:
+        return Difference(1.0, 255.0, 255, False)
+    if blur:
+        a, b = a.filter(ImageFilter.GaussianBlur(blur)), b.filter(ImageFilter.GaussianBlur(blur))
+    channels = ImageChops.difference(a, b).split()
+    largest = ImageChops.lighter(ImageChops.lighter(channels[0], channels[1]), channels[2])
+    histogram = largest.histogram()
+    total = sum(histogram)
+    changed = sum(histogram[tolerance + 1:]) / total
+    mean = sum(sum(c.histogram()[v] * v for v in range(256)) for c in channels) / (3 * total)
+    return Difference(changed, mean, max(v for v in range(256) if histogram[v]), True)
+
+
+def compare_pdfs(before, after, dpi: float = 50, tolerance: int = 48, blur: float = 0.0,
+                 only: list[int] | None = None) -> list[Difference]:
+    """`compare` of every page (or the pages `only`, from 0) of two PDFs."""
+    n = pages(before)
+    if pages(after) != n:
+        raise AssertionError(f"{n} pages before, {pages(after)} after")
+    return [compare(render(before, p, dpi), render(after, p, dpi), tolerance, blur) for p in (only or range(n))]
+
+
+def side_by_side(a: Image.Image, b: Image.Image, path: Path) -> Path:
+    """before | after | difference (amplified), as one PNG."""
+    diff = ImageChops.difference(a, b.resize(a.size)).point(lambda v: min(255, v * 4))
+    out = Image.new("RGB", (a.width * 3 + 20, a.height), "white")
+    for n, im in enumerate((a, b.resize(a.size), ImageChops.invert(diff))):
+        out.paste(im, (n * (a.width + 10), 0))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out.save(path)
+    return path
+
+
+def to_png(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--dpi", type=float, default=50)
+    ap.add_argument("--tolerance", type=int, default=48)
+    ap.add_argument("--blur", type=float, default=0.0)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--pages", help="1-based page numbers, comma separated")
+    args = ap.parse_args(argv)
+    only = [int(p) - 1 for p in args.pages.split(",")] if args.pages else list(range(pages(args.before)))
+    for p in only:
+        a, b = render(args.before, p, args.dpi), render(args.after, p, args.dpi)
+        d = compare(a, b, args.tolerance, args.blur)
+        print(f"page {p + 1}: {d.changed:7.2%} of pixels changed, mean {d.mean:5.2f}, largest {d.largest}")
+        if args.out:
+            side_by_side(a, b, args.out / f"{Path(args.after).stem}-p{p + 1}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
