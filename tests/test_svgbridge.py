@@ -7,9 +7,9 @@ import io
 
 import cairocffi as cairo
 import cairosvg
-import cairosvg.surface
 import cairosvg.defs
 import cairosvg.helpers
+import cairosvg.surface
 import cairosvg.text
 import pypdfium2 as pdfium
 import pytest

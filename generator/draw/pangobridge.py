@@ -302,31 +302,32 @@ def show_layout(ctx: cairocffi.Context, layout) -> None:
 
 
 def show_clusters(ctx: cairocffi.Context, font, found: list[tuple[bytes, tuple]], advance: float) -> None:
-    """Draw glyph clusters (text, glyphs) of `font`, each with its own text, `advance` units
-    apart from the current point: what the faces draw of that font, as cairo will meet it
-    there (the primer page of a bundle)."""
+    """Draw glyph clusters (text, glyphs) of `font` in one run, each with its own text,
+    `advance` units apart from the current point: what the faces draw of that font, as cairo
+    will meet it there (the primer page of a bundle). One run, because cairo leaves out a
+    call that inks nothing (a space drawn alone)."""
+    text = b"".join(t for t, _ in found)
     item = pango.pango_item_new()
     glyph_string = pango.pango_glyph_string_new()
     run = ffi.new("PangoGlyphItem *")
     try:
         pnp_item = ffi.cast("PnpItem *", item)
         pnp_item.analysis.font = ffi.cast("PangoFont *", gobj.g_object_ref(font))  # freed with the item
+        pnp_item.offset, pnp_item.length, pnp_item.num_chars = 0, len(text), len(text.decode())
         run.item, run.glyphs = item, glyph_string
-        x, y = ctx.get_current_point()
-        for text, cluster in found:
-            pnp_item.offset, pnp_item.length = 0, len(text)
-            pnp_item.num_chars = len(text.decode())
-            pango.pango_glyph_string_set_size(glyph_string, len(cluster))
-            gs = ffi.cast("PnpGlyphString *", glyph_string)
-            for i, glyph in enumerate(cluster):
+        pango.pango_glyph_string_set_size(glyph_string, sum(len(g) for _, g in found))
+        gs = ffi.cast("PnpGlyphString *", glyph_string)
+        i = at = 0
+        for cluster, glyph_ids in found:
+            for k, glyph in enumerate(glyph_ids):
                 gs.glyphs[i].glyph = glyph
                 gs.glyphs[i].geometry.width = round(advance * SCALE)
                 gs.glyphs[i].geometry.x_offset = gs.glyphs[i].geometry.y_offset = 0
-                gs.glyphs[i].attr = 1 if i == 0 else 0   # is_cluster_start
-                gs.log_clusters[i] = 0
-            ctx.move_to(x, y)
-            pangocairo.pango_cairo_show_glyph_item(cairo_t(ctx), text, run)
-            x += advance * len(cluster)
+                gs.glyphs[i].attr = 1 if k == 0 else 0   # is_cluster_start
+                gs.log_clusters[i] = at
+                i += 1
+            at += len(cluster)
+        pangocairo.pango_cairo_show_glyph_item(cairo_t(ctx), text, run)
     finally:
         pango.pango_glyph_string_free(glyph_string)
         pango.pango_item_free(item)

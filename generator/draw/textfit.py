@@ -14,6 +14,7 @@ at `min_size` raises `TextDoesNotFit`; nothing overflows silently.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
@@ -92,9 +93,8 @@ class TextSetter:
         missing = self.engine.unknown_characters(spec)
         if missing:
             ch = missing[0]
-            raise TextError(f"character {ch!r} (U+{ord(ch):04X}) is in none of the fonts pnp ships "
-                            f"({', '.join(self.engine.fallback)}) nor the game's: put a font that has it "
-                            f"in {self._where()}")
+            raise TextError(f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) is in no font "
+                            f"pnp ships nor the game's: put a font that has it in {self._where()}")
         try:
             fitted = self.engine.fit(spec, float(h), float(min_size), max_lines)
         except TextDoesNotFit as exc:
