@@ -8,9 +8,12 @@ empty boxes here and filled with the vector faces afterwards, exactly as card sh
 from __future__ import annotations
 
 import io
+import re
 from xml.sax.saxutils import escape
 
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
     CondPageBreak,
@@ -36,6 +39,7 @@ from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
 
 MARGIN = 20 * mm
 SHORT_TABLE = 9  # rows; a table this short never splits across pages
+CELL_PAD = 6     # pt left and right of a table cell's text
 START_HERE = 45 * mm  # a heading and the start of its long text or table stay on a page with this much left
 
 
@@ -92,7 +96,7 @@ class Rulebook(BaseDocTemplate):
         frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body")
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
-        self.st = styles()
+        self.st = styles(game.meta.get("language", "en"))
 
     def handle_documentBegin(self):
         # multiBuild lays the book out until the contents settle; keep the last pass's headings
@@ -258,23 +262,50 @@ def _list(block, st):
 
 
 def _table(rows, st, width):
-    data = [[Paragraph(c, st["cell_head" if r == 0 else "cell"]) for c in row] for r, row in enumerate(rows)]
     n = max(len(r) for r in rows)
     # columns share the width by how much text they hold (within limits), so short tables stay short
     weights = [min(max(max((len(plain_text(r[c])) for r in rows if c < len(r)), default=4), 4), 42) + 3
                for c in range(n)]
-    natural = sum(weights) * 5.6
-    total = min(width, natural)
-    table = Table(data, colWidths=[total * w_ / sum(weights) for w_ in weights], repeatRows=1, hAlign="LEFT")
-    style = [("FONT", (0, 0), (-1, -1), st["cell"].fontName, st["cell"].fontSize),  # not Helvetica
+    total = min(width, sum(weights) * 5.6)
+    cell, head = st["cell"], st["cell_head"]
+    # every column has the room of its longest word (a cell never breaks inside a word): when the
+    # words need more than the page gives, the table's text is set smaller until they fit
+    for size in (cell.fontSize, 8.2, 7.6, 7.0, 6.4):
+        cell = ParagraphStyle("cell", parent=st["cell"], fontSize=size, leading=size * 1.27)
+        head = ParagraphStyle("cell_head", parent=st["cell_head"], fontSize=size, leading=size * 1.27)
+        least = [max((_longest_word(r[c], head if k == 0 else cell) for k, r in enumerate(rows) if c < len(r)),
+                     default=0) + 2 * CELL_PAD + 1 for c in range(n)]
+        if sum(least) <= width:
+            break
+    widths = [max(total * w_ / sum(weights), low) for w_, low in zip(weights, least)]
+    if sum(widths) > width:   # the longest words fit; the rest of the room is shared by weight
+        spare = width - sum(least)
+        widths = [low + spare * w_ / sum(weights) for w_, low in zip(weights, least)]
+    data = [[Paragraph(c, head if r == 0 else cell) for c in row] for r, row in enumerate(rows)]
+    table = Table(data, colWidths=widths, repeatRows=1, hAlign="LEFT")
+    style = [("FONT", (0, 0), (-1, -1), cell.fontName, cell.fontSize),  # not Helvetica
              ("BACKGROUND", (0, 0), (-1, 0), HEAD_BG),
              ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
              ("LINEBELOW", (0, -1), (-1, -1), 0.8, RULE),
              ("TOPPADDING", (0, 0), (-1, -1), 3.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
-             ("LEFTPADDING", (0, 0), (-1, -1), 6), ("RIGHTPADDING", (0, 0), (-1, -1), 6)]
+             ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD)]
     style += [("BACKGROUND", (0, r), (-1, r), STRIPE) for r in range(2, len(rows), 2)]
     table.setStyle(TableStyle(style))
     table.spaceBefore, table.spaceAfter = 3, 9
     return table
 
 
+
+
+def _longest_word(markup: str, style) -> float:
+    """The width of the widest word of a cell's text in its style (bold where it is bold),
+    measured without kerning: never less than it is drawn."""
+    widest = 0.0
+    for word in re.split(r"\s+", markup.replace("&nbsp;", " ")):
+        plain = plain_text(word)
+        if plain:
+            name = style.fontName
+            if "<b>" in word or "</b>" in word or "<strong>" in word:
+                name = fonts()["bold"]
+            widest = max(widest, stringWidth(plain, name, style.fontSize))
+    return widest
