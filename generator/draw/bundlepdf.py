@@ -69,7 +69,8 @@ def primer(svgs, fonts=None, facts=None) -> tuple:
     all the faces' plain `<text>` (and printable ASCII) in every font style those ask for
     (family, weight and slant written on one element) and the default, sans-serif; and every
     glyph cluster the faces' Pango text draws, font by font (the shaped glyphs: ligatures,
-    Arabic forms, small capitals), each with its text. Every bundle then holds the same
+    Arabic forms, small capitals), each with its text, and in each of those fonts printable
+    ASCII and the common ligatures. Every bundle then holds the same
     glyphs of the same fonts in the same order: identical font streams, stored once in the
     sheets. (A style only inherited from a parent element is not primed: its font is then
     stored once per bundle, correct but larger.) `facts` gives each face's `face_facts`
@@ -83,6 +84,10 @@ def primer(svgs, fonts=None, facts=None) -> tuple:
         chars.update(text)
         for font, found in shaped:
             clusters.setdefault(font, set()).update(found)
+    if clusters:   # printable ASCII and the common ligatures in every font the Pango text uses, like the
+        engine = engine_for(fonts)   # plain text's styles: an edit seldom brings a glyph the game never had
+        for font, found in clusters.items():
+            found.update(engine.common_clusters(font))
     styles = sorted(s for s in {(n, b, f.italic) for f in fonts.faces for n, b in f.aliases}
                     | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)}
                     if (s[0].lower(), s[1], s[2]) in used)

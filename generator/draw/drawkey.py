@@ -5,7 +5,8 @@ In: the face's SVG text, its size, the folders its <image> elements read from an
 digest of a game's own fonts. Out: `face_key` (hex). The key covers the SVG, the size, the
 bytes of every image the SVG refers to (by href, read as the drawing reads them), the
 shipped fonts' bytes, a game's own fonts, and `SALT`: pnp's, CairoSVG's and cairo's
-versions and the version of how faces are drawn into bundles.
+versions, Pango's and its bindings', Pyphen's, and the version of how faces are drawn into
+bundles.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import os
 import re
 import stat
 from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -23,9 +25,11 @@ import cairosvg
 from .. import __version__
 from ..guard import MAX_IMAGE_BYTES
 from .fonts import FONT_DIR, font_files
+from .pangobridge import versions
 
 SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
-        "bundles 1 exact pages 1\n")
+        f"{' '.join(f'{k} {v}' for k, v in sorted(versions().items()))} pyphen {version('pyphen')} "
+        "bundles 1 exact pages 1 pango text 1\n")
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 
 

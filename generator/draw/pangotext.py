@@ -358,6 +358,22 @@ class Engine:
             found = self._remember(self._clusters, spec, tuple(pb.clusters(laid.layout, laid.text)))
         return found
 
+    def common_clusters(self, font: str) -> tuple:
+        """The clusters of printable ASCII and the common ligatures in one font (a description
+        as `clusters` gives it), leaving out what the font lacks."""
+        key = ("common", font)
+        found = self._clusters.get(key)
+        if found is None:
+            layout = self.fonts.layout()
+            desc = pb.pango.pango_font_description_from_string(font.encode())
+            pb.pango.pango_layout_set_font_description(layout, desc)
+            pb.pango.pango_font_description_free(desc)
+            text = " ".join([*(chr(c) for c in range(33, 127)), "fi", "fl", "ff", "ffi", "ffl"]).encode()
+            pb.pango.pango_layout_set_text(layout, text, len(text))
+            found = self._remember(self._clusters, key, tuple(
+                (cluster, glyphs) for face, cluster, glyphs in pb.clusters(layout, text) if face == font))
+        return found
+
     # drawing ----------------------------------------------------------------------------
     def draw(self, ctx, spec: Spec, x: float, y: float) -> None:
         """Show the text with its block's top-left corner at (x, y) on cairo context `ctx`.
