@@ -8,11 +8,16 @@ writes before | after | difference as one PNG to look at.
 
 prints, for each page, the share of pixels that changed by more than the tolerance and the
 mean change, and writes the side-by-side PNGs into DIR.
+
+`shipped_faces` draws the first card of every deck of a shipped game as a build draws it
+(tests/test_pages.py compares them with `tests/fixtures/pages/`, drawn before the text
+engine changed); `python -m tests.pages --pin-shipped` draws them anew into that folder.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +97,49 @@ def to_png(image: Image.Image) -> bytes:
     return buf.getvalue()
 
 
+SHIPPED = ("olympians", "meteor", "meta-olympia", "king-of-the-pitch", "metikoro")
+FACES_DPI = 30
+
+
+def shipped_faces(root: Path, game_id: str, dpi: float = FACES_DPI) -> dict[str, Image.Image]:
+    """The front of the first card of every deck of a game, drawn as a build draws faces
+    (Jinja, text fitting, one bundle with its primer page), as images at `dpi`."""
+    import tempfile
+
+    from generator.data.load import load_game
+    from generator.draw import fonts
+    from generator.draw.bundlepdf import draw_bundle, primer
+    from generator.draw.render import render_svgs
+
+    fonts.activate(Path(tempfile.mkdtemp(prefix="pnp-pages-")))   # the fontconfig plain <text> is drawn with
+    game = load_game(root, game_id)
+    found = render_svgs(game)
+    first = {}
+    for rc in found.cards:
+        if rc.front is not None:
+            first.setdefault(rc.deck.id, rc)
+    items = [(f"{deck}--{rc.card.id}", found.svgs[rc.front], found.sizes[rc.front]) for deck, rc in first.items()]
+    pdf, keys, problems = draw_bundle(items, primer=primer([svg for _, svg, _ in items]), roots=found.roots)
+    assert not problems, problems
+    return {key: render(pdf, page, dpi) for page, key in enumerate(keys) if key}
+
+
+def pin_shipped(root: Path) -> None:
+    """Draw every shipped game's faces into tests/fixtures/pages/ (after a deliberate change)."""
+    for game in SHIPPED:
+        folder = root / "tests" / "fixtures" / "pages" / game
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.png"):
+            old.unlink()
+        for name, image in shipped_faces(root, game).items():
+            image.save(folder / f"{name}.png", optimize=True)
+        print(f"pinned {game}")
+
+
 def main(argv=None) -> int:
+    if argv is None and sys.argv[1:2] == ["--pin-shipped"]:
+        pin_shipped(Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[1])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("before")
     ap.add_argument("after")

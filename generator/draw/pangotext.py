@@ -278,8 +278,9 @@ class Engine:
     def fit(self, spec: Spec, h: float, min_size: float, max_lines: int | None = None) -> Fitted:
         """The largest size, in steps of 1 % of `spec.size` down to `min_size`, at which the
         text fits `spec.width` x `h` (bisected: fitting gets easier as the size goes down).
-        Every soft hyphen the dictionary allows is available at every size, so a word is
-        hyphenated before the text is shrunk. The spec returned keeps only the soft hyphens
+        Text that fits at `spec.size` as it is keeps its words whole; otherwise every soft
+        hyphen the dictionary allows is available at every size, so a word is hyphenated
+        before the text is shrunk. The spec returned keeps only the soft hyphens
         its lines break at (the text layer carries no others), and draws the same lines.
 
         :raises TextDoesNotFit: when it does not fit even at `min_size`.
@@ -288,6 +289,11 @@ class Engine:
         found = self._fits.get(key)
         if found is not None:
             return found
+        if spec.hyphens is None and spec.hyphenate:   # words are hyphenated only when they must be
+            whole = replace(spec, hyphenate=False, hyphens=())
+            fits = self._measure(self.laid(whole), whole, h, max_lines)
+            if fits is not None:
+                return self._remember(self._fits, key, fits)
         laid = self.laid(spec)
         step = max(spec.size * 0.01, 0.01)
         n = max(0, int((spec.size - min_size - 1e-9) // step) + 1)
