@@ -119,6 +119,24 @@ def face_facts(svg: str, fonts=None) -> tuple[frozenset, frozenset, tuple]:
     return frozenset(used), frozenset(chars), tuple((f, frozenset(c)) for f, c in sorted(shaped.items()))
 
 
+class Facts:
+    """The `face_facts` of many faces, merged as they come (what the primer page needs)."""
+
+    def __init__(self):
+        self.styles, self.chars, self.shaped = set(), set(), {}
+
+    def add(self, facts: tuple) -> None:
+        styles, chars, shaped = facts
+        self.styles.update(styles)
+        self.chars.update(chars)
+        for font, found in shaped:
+            self.shaped.setdefault(font, set()).update(found)
+
+    def merged(self) -> tuple:
+        return (frozenset(self.styles), frozenset(self.chars),
+                tuple((font, frozenset(found)) for font, found in sorted(self.shaped.items())))
+
+
 def _draw_primer(surface: cairo.PDFSurface, primer: tuple, engine) -> None:
     """Draw the primer page: the plain text's characters with the font requests and font
     options CairoSVG makes for text (text-rendering="geometricPrecision"), so cairo maps them

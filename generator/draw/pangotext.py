@@ -39,7 +39,8 @@ LINE_SEPARATOR = "\u2028"   # a forced line break inside a paragraph
 FALLBACK = ("Lato", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari", "Noto Sans Thai",
             "Noto Sans CJK JP", "DejaVu Sans")
 ALIGN = {"left": 0, "center": 1, "right": 2, "justify": 0}   # PangoAlignment
-MEMO = 20_000           # layouts and fits an engine remembers (a deck repeats many boxes)
+MEMO = 20_000           # fits an engine remembers (a deck repeats many boxes)
+LAYOUTS = 1_000         # layouts (and their clusters) it keeps: each holds its glyphs
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class Engine:
         self._clusters: dict = {}
 
     def _remember(self, memo: dict, key, value):
-        if len(memo) >= MEMO:
+        if len(memo) >= (MEMO if memo is self._fits else LAYOUTS):
             memo.clear()
         memo[key] = value
         return value
