@@ -260,6 +260,19 @@ def lines(layout) -> list[tuple[int, int, int]]:
         pango.pango_layout_iter_free(it)
 
 
+def baselines(layout) -> list[int]:
+    """The baseline of each line, from the layout's top, in Pango units."""
+    it = pango.pango_layout_get_iter(layout)
+    out = []
+    try:
+        while True:
+            out.append(pango.pango_layout_iter_get_baseline(it))
+            if not pango.pango_layout_iter_next_line(it):
+                return out
+    finally:
+        pango.pango_layout_iter_free(it)
+
+
 def height(layout) -> int:
     """The layout's logical height, in Pango units."""
     ink, logical = ffi.new("PangoRectangle *"), ffi.new("PangoRectangle *")
