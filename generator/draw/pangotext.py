@@ -404,10 +404,10 @@ def engine(files: tuple[str, ...], own: tuple[str, ...] = ()) -> Engine:
 
 
 def warm_up(text: Engine) -> None:
-    """Lay out a line in every font of the fallback chain: Pango loads its fonts now (before
-    the drawing workers are forked, which then inherit them)."""
-    sample = "Aa **Aa** *Aa* ب א क ก 日"
-    text.unknown_characters(Spec(sample, 100.0, NOMINAL))
+    """Lay out a line in the Latin styles every game uses: Pango loads those fonts now (before
+    the drawing workers are forked, which then inherit them). The fonts of other scripts are
+    loaded when a text first needs them."""
+    text.unknown_characters(Spec("Aa **Aa** *Aa* ***Aa***", 100.0, NOMINAL))
 
 
 def check_features(value: str) -> str:
