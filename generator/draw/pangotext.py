@@ -407,7 +407,7 @@ def warm_up(text: Engine) -> None:
     """Lay out a line in the Latin styles every game uses: Pango loads those fonts now (before
     the drawing workers are forked, which then inherit them). The fonts of other scripts are
     loaded when a text first needs them."""
-    text.unknown_characters(Spec("Aa **Aa** *Aa* ***Aa***", 100.0, NOMINAL))
+    text.unknown_characters(Spec("Aa **Aa** *Aa*", 100.0, NOMINAL))
 
 
 def check_features(value: str) -> str:
