@@ -23,6 +23,7 @@ declared here (`EXTRA_CDEF`):
 from __future__ import annotations
 
 import ctypes.util
+import struct
 from importlib.metadata import version
 
 import cairocffi
@@ -35,6 +36,7 @@ PANGO_AT_LEAST = (1, 50)   # line-height attributes (1.50); font features (1.38)
 SCALE = 1024               # PANGO_SCALE: Pango units per unit
 GLYPH_EMPTY = 0x0FFFFFFF
 GLYPH_UNKNOWN = 0x10000000
+_GLYPH = struct.Struct("=I3iI")   # PnpGlyphInfo: glyph, width, x offset, y offset, attributes
 
 EXTRA_CDEF = r"""
 typedef struct _FcConfig FcConfig;
@@ -217,17 +219,18 @@ def clusters(layout, text: bytes) -> list[tuple[str, bytes, tuple]]:
     for run in runs(layout):
         item = ffi.cast("PnpItem *", run.item)
         gs = ffi.cast("PnpGlyphString *", run.glyphs)
+        n = gs.num_glyphs
         font = describe(item.analysis.font)
+        ids = [g[0] for g in _GLYPH.iter_unpack(ffi.buffer(gs.glyphs, n * _GLYPH.size))]
+        at = ffi.unpack(gs.log_clusters, n)
         groups: dict[int, list] = {}
-        for i in range(gs.num_glyphs):
-            g = gs.glyphs[i]
-            if g.glyph != GLYPH_EMPTY and not g.glyph & GLYPH_UNKNOWN:
-                groups.setdefault(gs.log_clusters[i], []).append(g.glyph)
-        starts = sorted(set(gs.log_clusters[i] for i in range(gs.num_glyphs))) + [item.length]
+        for glyph, start in zip(ids, at):
+            if glyph != GLYPH_EMPTY and not glyph & GLYPH_UNKNOWN:
+                groups.setdefault(start, []).append(glyph)
+        starts = sorted(set(at)) + [item.length]
         for k, start in enumerate(starts[:-1]):
             if start in groups:
-                a = item.offset + start
-                out.append((font, text[a:item.offset + starts[k + 1]], tuple(groups[start])))
+                out.append((font, text[item.offset + start:item.offset + starts[k + 1]], tuple(groups[start])))
     return out
 
 

@@ -76,6 +76,7 @@ class Laid:
     hyphen_at: dict             # byte index of each soft hyphen -> its offset in the text without them
     paragraphs: int
     width: int = -1             # the Pango width it is wrapped to now
+    breaks: list | None = None  # per character, whether a line may break before it (read once)
 
 
 @dataclass(frozen=True)
@@ -271,8 +272,9 @@ class Engine:
         limit = spec.width * NOMINAL / spec.size * pb.SCALE
         if any(w > limit + 1 for _, _, w in found):
             return None
-        breaks = pb.line_breaks(laid.layout)
-        if any(not breaks[laid.char_at[start]] for start, _, _ in found[1:]):
+        if len(found) > 1 and laid.breaks is None:
+            laid.breaks = pb.line_breaks(laid.layout)   # the text's, whatever the width
+        if any(not laid.breaks[laid.char_at[start]] for start, _, _ in found[1:]):
             return None   # a word broken where it may not be: Pango's last resort, not a fit
         return Fitted(spec, height, lines)
 
