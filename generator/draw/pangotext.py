@@ -27,7 +27,7 @@ from xml.sax.saxutils import escape
 import pyphen
 
 from . import pangobridge as pb
-from .markup import Run, TextDoesNotFit, TextError, parse
+from .markup import Run, TextDoesNotFit, parse
 
 NOMINAL = 10.0          # the font size every layout is made at
 ICON_HEIGHT = 1.0       # em
@@ -410,13 +410,3 @@ def warm_up(text: Engine) -> None:
     the drawing workers are forked, which then inherit them). The fonts of other scripts are
     loaded when a text first needs them."""
     text.unknown_characters(Spec("Aa **Aa** *Aa*", 100.0, NOMINAL))
-
-
-def check_features(value: str) -> str:
-    """`value` when it reads as CSS font-feature-settings ('onum, smcp', 'liga 0', '"ss01" on')."""
-    import re
-    for part in value.split(","):
-        if not re.fullmatch(r"""\s*["']?[a-zA-Z0-9]{4}["']?(\s+(on|off|\d{1,3}))?\s*""", part):
-            raise TextError(f"features {value!r}: write OpenType feature tags separated by commas, "
-                            "e.g. 'onum, smcp' or 'liga 0'")
-    return value

@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from .fonts import GENERIC, FontSet
 from .markup import TextDoesNotFit, TextError, parse
-from .pangotext import ALIGN, Spec, check_features, engine, parsed
+from .pangotext import ALIGN, Spec, engine, parsed
 
 __all__ = ["Icon", "TextDoesNotFit", "TextError", "TextSetter", "parse", "read_icon"]
 
@@ -107,6 +107,15 @@ class TextSetter:
 
     def _where(self) -> str:
         return (self.fonts.game_dir.as_posix() if self.fonts.game_dir else "templates/<game>/fonts") + "/"
+
+
+def check_features(value: str) -> str:
+    """`value` when it reads as CSS font-feature-settings ('onum, smcp', 'liga 0', '"ss01" on')."""
+    for part in value.split(","):
+        if not re.fullmatch(r"""\s*["']?[a-zA-Z0-9]{4}["']?(\s+(on|off|\d{1,3}))?\s*""", part):
+            raise TextError(f"features {value!r}: write OpenType feature tags separated by commas, "
+                            "e.g. 'onum, smcp' or 'liga 0'")
+    return value
 
 
 def engine_for(fonts: FontSet):
