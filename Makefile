@@ -10,11 +10,15 @@ CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
 .PHONY: build test bench validate clean browser cmyk-profile install
 
+# the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts
+SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0
+
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
-	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if ctypes.util.find_library("cairo") else 1)' || \
-	  { echo "libcairo2 is missing; installing it (Debian/Ubuntu)"; \
-	    (apt-get install -y libcairo2 || (apt-get update && apt-get install -y libcairo2)) >/dev/null; }
+	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0")) else 1)' || \
+	  { echo "cairo or Pango is missing; installing $(SYSLIBS) (Debian/Ubuntu)"; \
+	    (apt-get install -y $(SYSLIBS) || (apt-get update && apt-get install -y $(SYSLIBS))) >/dev/null \
+	    || { echo "cannot install $(SYSLIBS)"; exit 1; }; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	@# setuptools' "Editable installation" notice is information about editable installs in general

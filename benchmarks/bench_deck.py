@@ -162,6 +162,30 @@ root = Path(sys.argv[2])
 fonts.activate(root / "output" / ".cache")   # the same shipped fonts pnp draws with
 svgs = list(render.render_svgs(load.load_game(root, "bench")).svgs.values())
 sample = svgs[::-(-len(svgs) // 1000)]   # past 1,000 faces, an even sample: the cost per face is what counts
+# CairoSVG alone cannot draw pnp's <pnp:text>: give it the same words in the same places as plain
+# <text>, one element per line (what a script calling CairoSVG would write), untimed
+import html, re
+from generator.draw import pangobridge as pb
+from generator.draw.fonts import shipped
+from generator.draw.textfit import engine_for, spec_of
+engine = engine_for(shipped())
+ELEMENT = re.compile(r"<pnp:text\b([^>]*)>([^<]*)</pnp:text>")
+ATTRIBUTE = re.compile(r"([a-z-]+)=(?:\"([^\"]*)\"|'([^']*)')")
+def plain(m):
+    a = {k: html.unescape(x or y) for k, x, y in ATTRIBUTE.findall(m.group(1))}
+    spec = spec_of(a, html.unescape(m.group(2)))
+    laid, scale = engine.laid(spec), spec.size / 10
+    lines, out = pb.lines(laid.layout), []
+    ends = [s for s, *_ in lines[1:]] + [len(laid.text)]
+    for (start, x, _), end, base in zip(lines, ends, pb.baselines(laid.layout)):
+        words = laid.text[start:end].decode().replace("\u00ad", "").strip()
+        if words:
+            weight = ' font-weight="bold"' if spec.bold else ""
+            tx, ty = float(a["x"]) + x / pb.SCALE * scale, float(a["y"]) + base / pb.SCALE * scale
+            out.append(f'<text x="{tx:.3f}" y="{ty:.3f}" font-family="{spec.family}" font-size="{spec.size:.3f}"'
+                       f'{weight} fill="{a.get("fill", "#000")}">{html.escape(words)}</text>')
+    return "".join(out)
+sample = [ELEMENT.sub(plain, svg) for svg in sample]
 import cairosvg
 started = time.process_time()
 for svg in sample:

@@ -19,7 +19,8 @@ through every stage, holding
 Nothing a session holds changes what a build writes: a build in a session that
 remembers writes the same bytes as a build in a fresh one (tests/test_cache.py).
 Everything outside a session is a pure function of its inputs (cached, if at all, with
-`functools.lru_cache`) or a process fact (the fontconfig cairo uses).
+`functools.lru_cache`: the Pango text engine of a font set, draw/pangotext.py, is one) or
+a process fact (the fontconfig cairo uses).
 """
 from __future__ import annotations
 

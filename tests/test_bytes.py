@@ -6,7 +6,8 @@ render pixel for pixel as before, and `test_benchmark_pages_render_as_pinned` ho
 on its own.
 
 The pinned hash holds for one set of the libraries that decide the bytes (cairo,
-CairoSVG, qpdf/pikepdf, reportlab, and the shipped fonts through pnp's face salt);
+CairoSVG, Pango and its bindings, Pyphen, qpdf/pikepdf, reportlab,
+and the shipped fonts through pnp's face salt);
 `tests/fixtures/bench/sheets-54.json` maps that fingerprint to the hash and the page
 digests (with the PDFium that rendered them). On a machine with other versions the pinned
 comparisons are skipped (saying so) and the same-run comparisons still run. After a
@@ -37,11 +38,13 @@ def fingerprint() -> str:
     import pikepdf
     import reportlab
 
-    from generator.draw.drawkey import _fonts_digest
+    from generator.draw.drawkey import _fonts_digest, version
+    from generator.draw.pangobridge import versions
 
-    return (f"cairo {cairocffi.cairo_version_string()}; cairosvg {cairosvg.__version__}; qpdf "
-            f"{pikepdf.__libqpdf_version__}; pikepdf {pikepdf.__version__}; reportlab {reportlab.Version}; "
-            f"fonts {_fonts_digest()[:12]}")
+    pango = "; ".join(f"{k} {v}" for k, v in sorted(versions().items()))
+    return (f"cairo {cairocffi.cairo_version_string()}; cairosvg {cairosvg.__version__}; {pango}; "
+            f"pyphen {version('pyphen')}; qpdf {pikepdf.__libqpdf_version__}; pikepdf {pikepdf.__version__}; "
+            f"reportlab {reportlab.Version}; fonts {_fonts_digest()[:12]}")
 
 
 def bench_sheets(root: Path, workers: int | None = None) -> bytes:

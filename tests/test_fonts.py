@@ -72,14 +72,33 @@ def test_missing_font_says_where_to_put_one(mini):
     assert "templates/<game>/fonts/" in result.output or "templates/mini/fonts/" in result.output
 
 
-def test_a_game_font_lacking_a_character_is_an_error(mini):
+def test_a_character_the_game_font_lacks_comes_from_the_fallback_fonts(mini, tmp_path):
+    """A text box's font lacking a character draws it from the next font that has it (here
+    DejaVu Sans's snowman); plain <text> has no fallback, so there it is an error."""
     family = "Pnp Game Face Two"
     root = mini("- {id: a, name: Alpha, text: \"Fish \u2603\"}", front=FRONT.replace("FAMILY", family))
     folder = root / "templates" / "mini" / "fonts"
     folder.mkdir()
     renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", folder / "GameFace.otf", family)
-    result = run(root, "validate")
+    out = tmp_path / "out"
+    result = run(root, "build", "--paper", "a4", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    pdf = (out / "mini" / "mini-sheets-a4.pdf").read_bytes()
+    assert {"PnpGameFaceTwo-Regular", "DejaVuSans"} <= embedded_fonts(pdf)
+    import pypdfium2 as pdfium
+    doc = pdfium.PdfDocument(pdf)
+    assert any("Fish \u2603" in doc[p].get_textpage().get_text_range() for p in range(len(doc)))
+    plain = mini("- {id: a, name: \"Alpha \u2603\", text: Fish}", front=FRONT.replace("FAMILY", family))
+    assert (plain / "templates" / "mini" / "fonts" / "GameFace.otf").is_file()   # the same project, its font kept
+    result = run(plain, "validate")
     assert result.exit_code == 2 and "U+2603" in result.output and "PnpGameFaceTwo-Regular" in result.output
+
+
+def test_a_character_no_font_has_is_an_error_naming_it(mini):
+    root = mini("- {id: a, name: Alpha, text: \"Fish \ue000\"}", front=FRONT.replace("FAMILY", "Lato"))
+    result = run(root, "validate")
+    assert result.exit_code == 2 and "U+E000" in result.output and "is in no font" in result.output
+    assert "cards: a]" in result.output
 
 
 @pytest.mark.parametrize("family, bold, italic", [

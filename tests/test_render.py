@@ -33,7 +33,7 @@ def test_fitted_text_is_drawn_inside_its_box(text, family):
     box = (10.0, 40.0, 49.0, 30.0)
     setter = TextSetter(shipped(), {"coin": COIN})
     markup = setter.svg(text, x=box[0], y=box[1], w=box[2], h=box[3], family=family, size=4.0, min_size=1.8)
-    pdf = pdfium.PdfDocument(cairosvg.svg2pdf(bytestring=_svg(str(markup))))
+    pdf = pdfium.PdfDocument(_drawn(_svg(str(markup))))
     page = pdf[0]
     textpage = page.get_textpage()
     mm = 72 / 25.4
@@ -50,6 +50,14 @@ def test_fitted_text_is_drawn_inside_its_box(text, family):
         assert (height - bottom) / mm <= box[1] + box[3] + 0.05
     extracted = textpage.get_text_range().replace("\r", "").replace("\n", " ")
     assert " ".join(extracted.split()).startswith(" ".join(text.replace("**", "").split())[:20])
+
+
+def _drawn(svg: bytes) -> bytes:
+    """A face drawn as a build draws it (bundlepdf), alone on page 0."""
+    from generator.draw.bundlepdf import draw_bundle
+    pdf, keys, problems, _ = draw_bundle([("k", svg.decode(), None)])
+    assert not problems and keys == ["k"], problems
+    return pdf
 
 
 def test_measured_width_matches_drawn_width():
@@ -79,11 +87,10 @@ def test_text_that_cannot_fit_raises():
 def test_text_that_fits_only_at_the_minimum_size_is_set_there():
     setter = TextSetter(shipped(), {})
     text = "word " * 30
-    face = shipped().face("Lato")
-    # a box exactly as tall as the text needs at 2.0 mm, one line per word would never fit
-    size, laid, _ = setter.fit(text, w=200, h=face.ascent * 2 + face.descent * 2 + 1e-6, family="Lato",
-                               size=3.0, min_size=2.0, leading=1.2, bold=False)
-    assert size == 2.0 and len(laid[0]) == 1
+    # a box exactly as tall as one line at 2.0 mm (leading 1.2): it fits there, on one line
+    spec = setter.spec(text, w=200, size=3.0, family="Lato", leading=1.2)
+    fitted = setter.engine.fit(spec, 1.2 * 2.0 + 1e-6, 2.0)
+    assert fitted.spec.size == 2.0 and fitted.lines == 1
 
 
 def styles(text):
@@ -116,11 +123,19 @@ def test_inline_icons_take_the_text_colour():
     ("serif", False, False),
 ])
 def test_cairo_draws_with_the_face_we_measure(family, bold, italic):
-    """The hermetic fontconfig resolves each request to exactly the file pnp measures with."""
+    """The hermetic fontconfig resolves each request to exactly the file pnp measures with.
+    Drawn in a process of its own: cairo keeps the fonts it has drawn with for the life of a
+    process, and the numbering of a later PDF's resources would depend on this test."""
+    import subprocess
+    import sys
+
     face = shipped().face(family, bold, italic)
     attrs = f'font-family="{family}"' + (' font-weight="bold"' if bold else "") + (
         ' font-style="italic"' if italic else "")
-    pdf = pikepdf.open(io.BytesIO(cairosvg.svg2pdf(bytestring=_svg(f'<text x="5" y="20" {attrs}>Hamburg</text>'))))
+    draw = ("import sys, cairosvg; sys.stdout.buffer.write(cairosvg.svg2pdf(bytestring=sys.stdin.buffer.read()))")
+    done = subprocess.run([sys.executable, "-c", draw], input=_svg(f'<text x="5" y="20" {attrs}>Hamburg</text>'),
+                          capture_output=True, check=True)   # the environment keeps the hermetic FONTCONFIG_FILE
+    pdf = pikepdf.open(io.BytesIO(done.stdout))
     names = [str(f.BaseFont).split("+")[-1] for f in pdf.pages[0].Resources.Font.values()]
     assert names == [face.postscript_name]
 
@@ -232,9 +247,9 @@ def test_guides_draw_trim_and_safe_lines(mini):
     assert not clean.exists()  # proofs never replace the print files
 
 
-def test_skipping_cairosvgs_outline_pass_changes_nothing():
-    """faces.py skips CairoSVG's first (outline) pass for plain text; stroked and gradient
-    text still take it, and the PDF is byte for byte what CairoSVG's own drawer makes."""
+def test_cairosvgs_own_text_is_drawn_by_cairosvg_stroked_gradient_and_clipping():
+    """Plain <text> is CairoSVG's, untouched (no shortcut): gradient and stroked text and a
+    text clip path are drawn as CairoSVG draws them."""
     from generator.draw.bundlepdf import draw_bundle as _draw_chunk
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
            '<defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
@@ -244,13 +259,11 @@ def test_skipping_cairosvgs_outline_pass_changes_nothing():
            'Outlined</text></svg>')
     svg = svg.replace("</svg>", '<clipPath id="c"><text x="5" y="80" font-family="Lato" font-size="12">CLIP</text>'
                       '</clipPath><rect x="0" y="65" width="69" height="20" fill="#f00" clip-path="url(#c)"/></svg>')
-    try:
-        plain = _draw_chunk([("k", svg, None)], fast_text=False)[0]
-    finally:
-        fast = _draw_chunk([("k", svg, None)], fast_text=True)[0]
-    assert fast == plain
-    page = pdfium.PdfDocument(fast)[0].render(scale=2).to_pil().convert("RGB")
-    red = [c for _, c in page.getcolors(1 << 22) if c[0] > 200 and c[1] < 60 and c[2] < 60]
+    pdf = _draw_chunk([("k", svg, None)])[0]
+    page = pdfium.PdfDocument(pdf)[0]
+    assert "Gradient" in page.get_textpage().get_text_range()
+    image = page.render(scale=2).to_pil().convert("RGB")
+    red = [c for _, c in image.getcolors(1 << 22) if c[0] > 200 and c[1] < 60 and c[2] < 60]
     assert red  # the text clip path still cuts the red rectangle into letters
 
 
@@ -277,28 +290,17 @@ def test_faces_that_cannot_be_drawn_are_named_and_the_rest_keep_their_pages(tmp_
     assert pixel == (0, 0, 255)  # d's page shows d alone, nothing left over from b or c
 
 
-def test_gradient_text_survives_the_text_shortcut(monkeypatch):
-    import cairosvg.surface
-    import cairosvg.text
-
-    from generator.draw import svgbridge
+def test_pango_text_takes_a_gradient_fill_over_its_box():
     from generator.draw.bundlepdf import draw_bundle
-    drawn_by_shortcut = []
-    shortcut = svgbridge._text_once
-
-    def spy(surface, node, draw_as_text=False):
-        drawn_by_shortcut.append(node.tag)
-        return shortcut(surface, node, draw_as_text)
-
-    monkeypatch.setattr(svgbridge, "_text_once", spy)
+    text = TextSetter(shipped(), {}).svg("Gold title", x=2, y=2, w=56, h=16, size=10, color="url(#g)")
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60mm" height="20mm" viewBox="0 0 60 20">'
-           '<defs><linearGradient id="g"><stop offset="0" stop-color="#c90"/><stop offset="1" stop-color="#960"/>'
-           '</linearGradient></defs><text x="2" y="14" font-family="Lato" font-size="10" fill="  url(#g)">'
-           'Gold title</text></svg>')
+           '<defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+           f'</linearGradient></defs>{text}</svg>')
     pdf = draw_bundle([("k", svg, None)])[0]
-    assert drawn_by_shortcut == ["text", "text"]  # the shortcut drew it, both passes (gradient)
-    assert cairosvg.surface.TAGS["text"] is cairosvg.text.text  # CairoSVG's table is put back
-    assert "Gold title" in pdfium.PdfDocument(pdf)[0].get_textpage().get_text_range()
+    page = pdfium.PdfDocument(pdf)[0]
+    assert "Gold title" in page.get_textpage().get_text_range()
+    colours = [c for _, c in page.render(scale=4).to_pil().convert("RGB").getcolors(1 << 22)]
+    assert any(r > b + 100 for r, g, b in colours) and any(b > r + 100 for r, g, b in colours)  # red to blue
 
 
 def test_images_resolve_from_a_project_folder_with_awkward_characters(tmp_path, mini):

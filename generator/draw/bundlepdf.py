@@ -20,12 +20,13 @@ from pathlib import Path
 import cairocffi as cairo
 
 from ..guard import FACE_SECONDS, Deadline, TimeLimit
-from . import svgbridge
+from . import pangobridge, svgbridge
 from .art import ArtFetcher, ImageNotFound
 from .fonts import GENERIC, for_game, shipped
 from .glyphs import check_glyphs
 from .picturedraw import Pictures
 from .pictures import PictureError, Policy
+from .textfit import engine_for, spec_of
 
 CREATE_DATE = "2000-01-01T00:00:00Z"  # fixed, so the same input gives the same bytes
 _ROOT_TAG = re.compile(r"<svg\b[^>]*>")
@@ -35,6 +36,8 @@ _FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
 _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
 _NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
+_PANGO_TEXT = re.compile(r"<pnp:text\b([^>]*)>([^<]*)</pnp:text>")
+_ATTRIBUTE = re.compile(r"""([a-z-]+)=(?:"([^"]*)"|'([^']*)')""")
 
 
 def exact_pages(pdf: bytes, sizes: list, pictures: Pictures | None = None) -> bytes:
@@ -71,28 +74,49 @@ def _unhinted(svg: str) -> str:
 
 
 def primer(svgs, fonts=None, facts=None) -> tuple:
-    """What page 0 of every bundle draws: (styles, characters): the characters of all the
-    faces (and printable ASCII) in every font style the faces ask for (family, weight and
-    slant written on one element) and the default, sans-serif. Every bundle then holds the
-    same glyphs of the same fonts in the same order: identical font streams, stored once in
-    the sheets. (A style only inherited from a parent element is not primed: its font is
-    then stored once per bundle, correct but larger.) `facts` gives each face's
-    `face_facts` (remembered while watching); default: worked out from `svgs`."""
+    """What page 0 of every bundle draws: (styles, characters, clusters): the characters of
+    all the faces' plain `<text>` (and printable ASCII) in every font style those ask for
+    (family, weight and slant written on one element) and the default, sans-serif; and every
+    glyph cluster the faces' Pango text draws, font by font (the shaped glyphs: ligatures,
+    Arabic forms, small capitals), each with its text, and in each of those fonts printable
+    ASCII and the common ligatures. Every bundle then holds the same
+    glyphs of the same fonts in the same order: identical font streams, stored once in the
+    sheets. (A style only inherited from a parent element is not primed: its font is then
+    stored once per bundle, correct but larger.) `facts` gives each face's `face_facts`
+    (remembered while watching); default: worked out from `svgs`."""
+    fonts = fonts or shipped()
     used = {("sans-serif", False, False)}
     chars = {chr(c) for c in range(33, 127)}
-    for styles, text in (facts if facts is not None else map(face_facts, svgs)):
+    clusters: dict[str, set] = {}
+    for styles, text, shaped in (facts if facts is not None else (face_facts(svg, fonts) for svg in svgs)):
         used.update(styles)
         chars.update(text)
-    styles = sorted(s for s in {(n, b, f.italic) for f in (fonts or shipped()).faces for n, b in f.aliases}
+        for font, found in shaped:
+            clusters.setdefault(font, set()).update(found)
+    if clusters:   # printable ASCII and the common ligatures in every font the Pango text uses, like the
+        engine = engine_for(fonts)   # plain text's styles: an edit seldom brings a glyph the game never had
+        for font, found in clusters.items():
+            found.update(engine.common_clusters(font))
+    styles = sorted(s for s in {(n, b, f.italic) for f in fonts.faces for n, b in f.aliases}
                     | {(g, b, i) for g in GENERIC for b in (False, True) for i in (False, True)}
                     if (s[0].lower(), s[1], s[2]) in used)
-    return tuple(styles), "".join(sorted(c for c in chars if not c.isspace() and c.isprintable()))
+    return (tuple(styles), "".join(sorted(c for c in chars if not c.isspace() and c.isprintable())),
+            tuple((font, tuple(sorted(found))) for font, found in sorted(clusters.items())))
 
 
-def face_facts(svg: str) -> tuple[frozenset, frozenset]:
-    """The font styles (family, bold, italic) one face's elements ask for, and the
-    characters of its text."""
+def face_facts(svg: str, fonts=None) -> tuple[frozenset, frozenset, tuple]:
+    """The font styles (family, bold, italic) one face's plain text elements ask for, the
+    characters of their text, and the glyph clusters of its Pango text, by font."""
     used = set()
+    shaped: dict[str, set] = {}
+    if "<pnp:text" in svg:
+        engine = engine_for(fonts or shipped())
+        for attributes, text in _PANGO_TEXT.findall(svg):
+            found = {k: html.unescape(a or b) for k, a, b in _ATTRIBUTE.findall(attributes)}
+            spec = spec_of(found, html.unescape(text))
+            for font, cluster, glyphs in engine.clusters(spec):
+                shaped.setdefault(font, set()).add((cluster, glyphs))
+        svg = _PANGO_TEXT.sub("", svg)
     for tag in _FONT_TAG.findall(svg):
         family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
         weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
@@ -101,16 +125,36 @@ def face_facts(svg: str) -> tuple[frozenset, frozenset]:
     chars = set()
     for text in _TEXT.findall(svg):
         chars.update(html.unescape(text) if "&" in text else text)
-    return frozenset(used), frozenset(chars)
+    return frozenset(used), frozenset(chars), tuple((f, frozenset(c)) for f, c in sorted(shaped.items()))
 
 
-def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
-    """Draw the primer page with the font requests and font options CairoSVG makes for
-    text (text-rendering="geometricPrecision"), so cairo maps them to the same fonts.
-    Every glyph lies on the page: cairo leaves out what falls outside it."""
-    styles, chars = primer
+class Facts:
+    """The `face_facts` of many faces, merged as they come (what the primer page needs)."""
+
+    def __init__(self):
+        self.styles, self.chars, self.shaped = set(), set(), {}
+
+    def add(self, facts: tuple) -> None:
+        styles, chars, shaped = facts
+        self.styles.update(styles)
+        self.chars.update(chars)
+        for font, found in shaped:
+            self.shaped.setdefault(font, set()).update(found)
+
+    def merged(self) -> tuple:
+        return (frozenset(self.styles), frozenset(self.chars),
+                tuple((font, frozenset(found)) for font, found in sorted(self.shaped.items())))
+
+
+def _draw_primer(surface: cairo.PDFSurface, primer: tuple, engine) -> None:
+    """Draw the primer page: the plain text's characters with the font requests and font
+    options CairoSVG makes for text (text-rendering="geometricPrecision"), so cairo maps them
+    to the same fonts; then each font's glyph clusters with the same Pango fonts the faces
+    use. Every glyph lies on the page: cairo leaves out what falls outside it."""
+    styles, chars, clusters = primer
     lines = [chars[i:i + 64] for i in range(0, len(chars), 64)] or [""]
-    surface.set_size(100, 2 + len(styles) * len(lines))
+    rows = [(font, found[i:i + 32]) for font, found in clusters for i in range(0, len(found), 32)]
+    surface.set_size(100, 2 + len(styles) * len(lines) + len(rows))
     ctx = cairo.Context(surface)
     options = ctx.get_font_options()
     options.set_antialias(cairo.ANTIALIAS_BEST)
@@ -126,10 +170,21 @@ def _draw_primer(surface: cairo.PDFSurface, primer: tuple) -> None:
             ctx.move_to(1, y)
             ctx.show_text(line)
             y += 1
+    fonts = {}
+    for font, found in rows:
+        if font not in fonts:
+            fonts[font] = engine.fonts.load_font(font)
+        ctx.save()
+        ctx.translate(1, y)
+        ctx.scale(0.05, 0.05)   # Pango's nominal size 10 drawn at half a point
+        ctx.move_to(0, 0)
+        pangobridge.show_clusters(ctx, fonts[font], found, 5.0)
+        ctx.restore()
+        y += 1
     surface.show_page()
 
 
-def draw_bundle(items, primer: tuple | None = None, fast_text: bool = True, roots: tuple[str, ...] = (),
+def draw_bundle(items, primer: tuple | None = None, roots: tuple[str, ...] = (),
                 game_fonts: tuple | None = None, face_seconds: float | None = FACE_SECONDS,
                 policy: Policy | None = None, memo=None):
     """Draw (key, svg, (w_mm, h_mm)) faces as the pages of one PDF (after the primer page
@@ -141,19 +196,20 @@ def draw_bundle(items, primer: tuple | None = None, fast_text: bool = True, root
     {face key: (picture placements, remarks)} of the faces that show pictures).
     """
     pictures = Pictures(policy, memo)
-    with svgbridge.drawing(fast_text, pictures):
+    with svgbridge.drawing(pictures):
         return _draw_pages(items, primer, fontset(game_fonts), ArtFetcher(roots),
                            Deadline(face_seconds, "drawing the face"), pictures)
 
 
 def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline, pictures: Pictures):
+    text = engine_for(fonts)
     out = io.BytesIO()
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
     keys, problems, sizes, shown = [], [], [], {}
     if primer is not None:
-        _draw_primer(surface, primer)
+        _draw_primer(surface, primer, text)
         keys.append(None)
         sizes.append(None)
     for key, svg, size_mm in items:
@@ -170,7 +226,7 @@ def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline, pictures: Pic
         pictures.begin_face()
         try:
             with deadline.running():
-                svgbridge.draw_page(surface, tree, expected, started)
+                svgbridge.draw_page(surface, tree, expected, started, text)
         except svgbridge.WrongSize as exc:
             w, h = (v * 25.4 / 72 for v in exc.args)
             problems.append((key, f"the face is drawn {w:.2f} x {h:.2f} mm but must be {size_mm[0]:g} x "

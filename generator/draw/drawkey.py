@@ -6,7 +6,8 @@ digest of a game's own fonts and how pictures are embedded (`pictures.Policy.dig
 Out: `face_key` (hex). The key covers the SVG, the size, the bytes of every image the SVG
 refers to (by href, read as the drawing reads them), the shipped fonts' bytes, a game's
 own fonts, for a face with an <image> the picture policy (resolution, draft), and `SALT`:
-pnp's, CairoSVG's and cairo's versions and the version of how faces are drawn into
+pnp's, CairoSVG's and cairo's versions, Pango's and its bindings', Pyphen's, and the
+version of how faces are drawn into
 bundles.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import re
 import stat
 from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -25,16 +27,18 @@ import cairosvg
 from .. import __version__
 from ..guard import MAX_IMAGE_BYTES
 from .fonts import FONT_DIR, font_files
+from .pangobridge import versions
 
 SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
-        "bundles 1 exact pages 1\n")
+        f"{' '.join(f'{k} {v}' for k, v in sorted(versions().items()))} pyphen {version('pyphen')} "
+        "bundles 1 exact pages 1 pango text 1\n")
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 
 
 @lru_cache(maxsize=1)
 def _fonts_digest() -> str:
     h = hashlib.sha256()
-    for path in sorted(FONT_DIR.glob("*.ttf")):
+    for path in font_files(FONT_DIR):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 

@@ -23,7 +23,9 @@ from ..session import Session
 from ..stopwatch import children_cpu
 from .bundlepdf import draw_bundle, fontset
 from .fonts import shipped
+from .pangotext import warm_up
 from .pictures import Policy
+from .textfit import engine_for
 
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
 
@@ -111,9 +113,12 @@ def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, poli
 
 
 def _load_fonts_once(fonts=None) -> None:
-    """Make cairo resolve every shipped family now, in this process."""
+    """Make cairo resolve every shipped family now, in this process, and Pango load its
+    fonts (the workers forked next inherit both)."""
+    fonts = fonts or shipped()
     surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
     ctx = cairo.Context(surface)
-    for family in (fonts or shipped()).families:
+    for family in fonts.families:
         ctx.select_font_face(family)
         ctx.text_extents("A")
+    warm_up(engine_for(fonts))

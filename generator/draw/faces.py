@@ -41,7 +41,8 @@ class FacesPDF:
 
 def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
                cache=None, progress=None, game_fonts: tuple | None = None,
-               session: Session | None = None, policy: Policy | None = None) -> FacesPDF:
+               session: Session | None = None, policy: Policy | None = None,
+               facts: tuple | None = None) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
     `game_fonts` is (templates dir, as shown) of a game with fonts of its own, `policy` how
     pictures are embedded (default: at 300 dpi, no picture store).
@@ -52,6 +53,8 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
         manager yielding advance(n), called once per bundle drawn (see progress.py).
     :param session: its memo keeps each face's draw key and facts for later builds; its
         workers, when forked, draw the bundles.
+    :param facts: every face's `face_facts` merged (render_svgs works them out as it renders);
+        default: worked out here, face by face.
     """
     session = session or Session()
     policy = policy or Policy()
@@ -59,9 +62,12 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     sizes = sizes or {}
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own, memo, policy.digest()) for k in svgs}
-    facts = ((memo.derived(("face facts", k), lambda k=k: face_facts(svgs[k])) for k in svgs)
-             if isinstance(svgs, SVGTexts) else None)  # one face at a time: not held unless watching
-    primer_page = primer(svgs.values(), fontset(game_fonts), facts)
+    fonts = fontset(game_fonts)
+    if facts is not None:
+        facts = [facts]
+    elif isinstance(svgs, SVGTexts):  # one face at a time: not held unless watching
+        facts = (memo.derived(("face facts", own, k), lambda k=k: face_facts(svgs[k], fonts)) for k in svgs)
+    primer_page = primer(svgs.values(), fonts, facts)
     bundles = plan_bundles(svgs, draw_keys, sizes, SALT + repr(primer_page))
     n_bundles = len(bundles)
     results: list = [None] * n_bundles   # (bytes, or the cache key once stored; keys drawn; problems; pictures)

@@ -1,6 +1,6 @@
 """The fonts that ship with pnp, and the hermetic fontconfig that makes CairoSVG use them.
 
-In: the TrueType files in `generator/assets/fonts/`. Out: a `FontSet` that answers, for a
+In: the TrueType and OpenType files in `generator/assets/fonts/`. Out: a `FontSet` that answers, for a
 family/bold/italic request exactly as CairoSVG makes it, which file will draw it, how
 wide a string is (plain advance sum, no kerning: what CairoSVG draws) and which
 characters it lacks. `activate(cache_dir)` points fontconfig at a generated config that
@@ -109,7 +109,7 @@ class FontSet:
     def __init__(self, font_dir: Path = FONT_DIR, game_dir: Path | None = None):
         self.dir = font_dir
         self.game_dir = game_dir  # templates/<game>/fonts/, when the game has fonts of its own
-        self.faces = [_load_face(p) for p in sorted(font_dir.glob("*.ttf"))]
+        self.faces = [_load_face(p) for p in font_files(font_dir)]
         self.faces += [_load_face(p) for p in font_files(game_dir)] if game_dir else []
         self._entries: dict[tuple, list[Face]] = {}
         self._lookups: dict[tuple, Face] = {}

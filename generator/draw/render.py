@@ -23,6 +23,7 @@ from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..rendermemo import card_json
 from ..session import Session
+from .bundlepdf import Facts, face_facts
 from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .faces import draw_faces
@@ -78,7 +79,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
         faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts,
-                           session=session, policy=policy)
+                           session=session, policy=policy, facts=found.facts)
     owners = {}
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -124,6 +125,7 @@ class FaceSVGs:
     problems: list         # templates that failed (raised once the others are drawn)
     game_fonts: tuple | None = None  # (templates dir, as shown) of a game with fonts of its own
     fonts_digest: str = ""           # hash of those fonts: part of every face's draw key
+    facts: tuple | None = None       # every face's `bundlepdf.face_facts` together (for the primer page)
 
 
 def render_svgs(game: Game, guides: bool = False, session: Session | None = None, stamp=None) -> FaceSVGs:
@@ -139,12 +141,14 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     problems.extend(Problem(f"{game_fonts[1]}/{path.name}", message) for path, message in unusable)
     if unusable:  # the game's fonts are not used at all (fontconfig would read every file)
         game_fonts = None
-    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons)
+    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons,
+                        game.meta.get("language", "en"))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
     env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons))
     game_context = game.context()
     svgs = SVGTexts()
+    facts = Facts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
@@ -181,6 +185,10 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                     svg = stamp.on(svg, deck)
                 home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
                 key = svgs.add(memo.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)) if memo.on else svg, home)
+                if key not in sizes:   # its facts now, while the layouts of its text boxes are at hand
+                    facts.add(memo.derived(("face facts", own_fonts, key),
+                                           lambda svg=svg: face_facts(svg, setter.fonts))
+                              if memo.on else face_facts(svg, setter.fonts))
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.layout == "dice":
@@ -188,7 +196,8 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
-    return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts)
+    return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts,
+                    facts.merged())
 
 
 _EXTERNAL = [

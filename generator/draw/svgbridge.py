@@ -8,10 +8,13 @@ Out: parsed trees (`parse`) and faces drawn onto the next page of that surface
 - `cairosvg.surface.PDFSurface._create_surface(width, height)` returns the cairo surface
   to draw on and the size; overriding it lets many faces share one PDF (one font subset),
   and `finish()` is overridden so that the shared PDF is finished once, by pnp.
-- `cairosvg.surface.TAGS` maps a tag to its drawer, and `cairosvg.surface.text` is the
-  text drawer `Surface.draw` compares them with, both module globals: while `drawing()`
-  runs, plain text is drawn in one pass instead of CairoSVG's two (`_text_once`); both
-  are put back as they were when drawing ends.
+- `cairosvg.surface.TAGS` maps a tag to its drawer (`Surface.draw` calls
+  `TAGS[node.tag](surface, node)` once it has applied the node's transform, clip, mask and
+  group opacity, and names an element of another namespace `{uri}local`): while `drawing()`
+  runs it holds one more entry, pnp's `<pnp:text>` (Pango text, textfit.py), drawn by
+  `_draw_text` with CairoSVG's own `helpers.paint`, `helpers.size` and
+  `defs.gradient_or_pattern`. Nothing of CairoSVG is replaced: its `<text>` is drawn by
+  CairoSVG's own code.
 - `cairosvg.parser.Tree(bytestring=..., url_fetcher=...)` and `cairosvg.url.fetch` for
   `data:` URIs.
 - `TAGS['image']` is `cairosvg.image.image`: while `drawing(pictures=...)` runs, raster
@@ -24,6 +27,7 @@ Out: parsed trees (`parse`) and faces drawn onto the next page of that surface
 """
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import os
@@ -35,10 +39,14 @@ import cairosvg.helpers
 import cairosvg.image
 import cairosvg.parser
 import cairosvg.surface
-import cairosvg.text
 import cairosvg.url
+from cairosvg.defs import gradient_or_pattern
+from cairosvg.helpers import paint, size
+
+from . import textfit
 
 TESTED = ("2.9.1",)   # the CairoSVG versions this bridge was tested with (pyproject pins one)
+TEXT_TAG = f"{{{textfit.NS}}}text"
 
 
 def parse(svg: bytes, url_fetcher):
@@ -55,7 +63,7 @@ class WrongSize(Exception):
     """The SVG's own size is not the face size its deck needs."""
 
 
-def page_drawer(deck: cairo.PDFSurface, expected_pt, started: list):
+def page_drawer(deck: cairo.PDFSurface, expected_pt, started: list, text=None):
     """A CairoSVG surface class that draws straight onto the next page of `deck` (one PDF
     for many faces, so font subsets are shared), after checking the SVG's size. Appends the
     face's size in pt to `started` once drawing on the page has begun.
@@ -66,6 +74,8 @@ def page_drawer(deck: cairo.PDFSurface, expected_pt, started: list):
     gives it its exact size back as its MediaBox."""
 
     class Page(cairosvg.surface.PDFSurface):
+        pnp_text = text   # the Pango engine that draws <pnp:text> (pangotext.Engine)
+
         def _create_surface(self, width, height):
             if expected_pt and (abs(width - expected_pt[0]) > 0.15 or abs(height - expected_pt[1]) > 0.15):
                 raise WrongSize(width, height)
@@ -86,23 +96,36 @@ def whole(v: float) -> int:
 
 
 
-def draw_page(deck, tree, expected_pt, started: list) -> None:
-    """Draw a parsed face onto the next page of `deck` (see `page_drawer`)."""
-    page_drawer(deck, expected_pt, started)(tree, None, 96)
+def draw_page(deck, tree, expected_pt, started: list, text=None) -> None:
+    """Draw a parsed face onto the next page of `deck` (see `page_drawer`), its `<pnp:text>`
+    with the Pango engine `text`."""
+    page_drawer(deck, expected_pt, started, text)(tree, None, 96)
 
 
-_cairosvg_text = cairosvg.text.text  # CairoSVG's own drawer, as imported
-
-
-def _text_once(surface, node, draw_as_text=False):
-    """CairoSVG draws every text node twice: once as glyph outlines (only used to stroke
-    it or to size a gradient) and once as real text. Skip the first pass when the text is
-    neither stroked nor gradient-filled; the page is byte-for-byte the same, a third faster."""
-    if (not draw_as_text and surface.stroke_and_fill  # False while drawing a clip path
-            and (node.get("stroke") or "none").strip() == "none"
-            and not (node.get("fill") or "").strip().startswith("url(")):  # no gradient or pattern
-        return None
-    return _cairosvg_text(surface, node, draw_as_text)
+def _draw_text(surface, node) -> None:
+    """CairoSVG's drawer for pnp's `<pnp:text>` (textfit.element): the text laid out by the
+    Pango engine of the page (`pnp_text`), shown on the page's cairo context once CairoSVG
+    has applied the element's and its ancestors' transforms, clips, masks and group opacity.
+    The fill is set as CairoSVG sets a shape's (colours, gradients and patterns, whose
+    objectBoundingBox is the text's box); no path is left for CairoSVG to fill or stroke."""
+    engine = getattr(surface, "pnp_text", None)
+    if engine is None:
+        raise ValueError("text from textbox() cannot be drawn inside a pattern, marker or mask")
+    if not surface.stroke_and_fill or node.get("display") == "none" or node.get("visibility") == "hidden":
+        return   # inside a <clipPath> (text does not clip), or not shown
+    spec = textfit.spec_of(node, node.text or "")
+    x, y = size(surface, node.get("x"), "x"), size(surface, node.get("y"), "y")
+    opacity = float(node.get("fill-opacity", 1)) * float(node.get("opacity", 1))
+    ctx = surface.context
+    ctx.save()
+    source, colour = paint(node.get("fill", "black"))
+    box = copy.copy(node)   # a gradient's objectBoundingBox: CairoSVG works it out for a <rect>
+    box.tag = "rect"
+    box["height"] = repr(engine.height(spec))
+    if not gradient_or_pattern(surface, box, source, opacity):
+        ctx.set_source_rgba(*surface.map_color(colour, opacity))
+    engine.draw(ctx, spec, x, y)
+    ctx.restore()
 
 
 _cairosvg_image = cairosvg.image.image  # CairoSVG's own picture drawer
@@ -126,7 +149,6 @@ def _draw_image(pictures, surface, node) -> None:
         return _cairosvg_image(surface, node)   # a vector picture: drawn as vectors (fetched again)
     shown = "a picture in a data: URI" if href.startswith("data:") else href
     head = pictures.header(data, f"image '{shown}'")
-    size = cairosvg.helpers.size
     x, y = size(surface, node.get("x"), "x"), size(surface, node.get("y"), "y")
     width, height = size(surface, node.get("width"), "x"), size(surface, node.get("height"), "y")
     node.image_width, node.image_height = head.upright
@@ -159,27 +181,21 @@ def _draw_image(pictures, surface, node) -> None:
 
 
 @contextmanager
-def drawing(fast_text: bool = True, pictures=None):
-    """While faces are drawn: text nodes drawn by `_text_once` (when `fast_text`), and
-    raster pictures by `_draw_image` with `pictures` (a picturedraw.Pictures; None: by
-    CairoSVG); CairoSVG's own table put back afterwards, whatever happens."""
-    # `Surface.draw` looks the drawer up in TAGS, then tells text from other shapes by
-    # `TAGS[tag] == text` and draws it as text through the module's `text`: all must agree
-    swapped = [tag for tag, drawer in cairosvg.surface.TAGS.items() if drawer is _cairosvg_text] if fast_text else []
+def drawing(pictures=None):
+    """While faces are drawn: `<pnp:text>` drawn by `_draw_text` (an entry of CairoSVG's table
+    of drawers, `cairosvg.surface.TAGS`, taken out again afterwards), and raster pictures by
+    `_draw_image` with `pictures` (a picturedraw.Pictures; None: by CairoSVG). CairoSVG's
+    own table is put back as it was afterwards, whatever happens; its `<text>` drawer is
+    left as it is."""
     images = [tag for tag, drawer in cairosvg.surface.TAGS.items() if drawer is _cairosvg_image] if pictures else []
-    for tag in swapped:
-        cairosvg.surface.TAGS[tag] = _text_once
-    if swapped:
-        cairosvg.surface.text = _text_once
+    cairosvg.surface.TAGS[TEXT_TAG] = _draw_text
     for tag in images:
         cairosvg.surface.TAGS[tag] = functools.partial(_draw_image, pictures)
     try:
         yield
     finally:
-        for tag in swapped:
-            cairosvg.surface.TAGS[tag] = _cairosvg_text
+        cairosvg.surface.TAGS.pop(TEXT_TAG, None)
         for tag in images:
             cairosvg.surface.TAGS[tag] = _cairosvg_image
-        cairosvg.surface.text = _cairosvg_text
 
 

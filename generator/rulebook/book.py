@@ -105,7 +105,7 @@ class Rulebook(BaseDocTemplate):
         frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body")
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
-        self.st = styles()
+        self.st = styles(game.meta.get("language", "en"))
 
     def handle_documentBegin(self):
         # multiBuild lays the book out until the contents settle; keep the last pass's headings

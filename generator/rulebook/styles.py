@@ -1,6 +1,15 @@
-"""The rulebook's look: paragraph and table styles in the shipped fonts."""
+"""The rulebook's look: paragraph and table styles in the shipped fonts.
+
+In: the game's language (BCP 47). Out: reportlab paragraph styles. Running text (body,
+lists, quotes) is hyphenated by the language's Pyphen dictionary; headings, titles,
+captions, contents and table cells are shaped by HarfBuzz (reportlab's `shaping`, through
+uharfbuzz: kerning and ligatures). reportlab 5.1 cannot do both to one paragraph (it
+garbles a shaped word it hyphenates), so running text is hyphenated and the rest shaped.
+Table cells never break inside a word (`splitLongWords` off; book.py gives every column
+the room of its longest word)."""
 from __future__ import annotations
 
+import pyphen
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
@@ -29,38 +38,45 @@ def fonts() -> dict:
     return {"text": "Lato", "head": "EB Garamond", **lato, "garamond": garamond, "garamond_italic": garamond_italic}
 
 
-def styles() -> dict[str, ParagraphStyle]:
+def hyphenation(lang: str) -> str:
+    """Pyphen's dictionary for a BCP 47 language tag (its nearest: de-AT uses de), or ''."""
+    return pyphen.language_fallback(str(lang).replace("-", "_")) or ""
+
+
+def styles(lang: str = "en") -> dict[str, ParagraphStyle]:
     f = fonts()
-    body = ParagraphStyle("body", fontName=f["normal"], fontSize=9.6, leading=13.4, textColor=INK,
-                          spaceAfter=5.5)
+    shaped = ParagraphStyle("shaped", fontName=f["normal"], fontSize=9.6, leading=13.4, textColor=INK,
+                            shaping=1, hyphenationLang="")
+    plain = ParagraphStyle("plain", parent=shaped, shaping=0)
+    body = ParagraphStyle("body", parent=plain, spaceAfter=5.5, hyphenationLang=hyphenation(lang),
+                          embeddedHyphenation=1, uriWasteReduce=0.3)
     return {
         "body": body,
         "quote": ParagraphStyle("quote", parent=body, leftIndent=14, textColor=ACCENT,
                                 fontName=f["italic"]),
         "bullet": ParagraphStyle("bullet", parent=body, spaceAfter=2.5),
-        "caption": ParagraphStyle("caption", parent=body, fontName=f["italic"], fontSize=8.4, leading=11,
+        "caption": ParagraphStyle("caption", parent=shaped, fontName=f["italic"], fontSize=8.4, leading=11,
                                   alignment=TA_CENTER, textColor=ACCENT, spaceBefore=3, spaceAfter=9),
-        "cell": ParagraphStyle("cell", parent=body, fontSize=8.8, leading=11.2, spaceAfter=0),
-        "cell_head": ParagraphStyle("cell_head", parent=body, fontName=f["bold"], fontSize=8.8, leading=11.2,
-                                    spaceAfter=0, textColor=colors.white),
-        "h1": ParagraphStyle("h1", fontName=f["garamond"], fontSize=21, leading=25, textColor=INK,
+        "cell": ParagraphStyle("cell", parent=plain, fontSize=8.8, leading=11.2, spaceAfter=0, splitLongWords=0),
+        "cell_head": ParagraphStyle("cell_head", parent=plain, fontName=f["bold"], fontSize=8.8, leading=11.2,
+                                    spaceAfter=0, textColor=colors.white, splitLongWords=0),
+        "h1": ParagraphStyle("h1", parent=shaped, fontName=f["garamond"], fontSize=21, leading=25,
                              spaceBefore=10, spaceAfter=8),
-        "h2": ParagraphStyle("h2", fontName=f["garamond"], fontSize=15, leading=19, textColor=INK,
+        "h2": ParagraphStyle("h2", parent=shaped, fontName=f["garamond"], fontSize=15, leading=19,
                              spaceBefore=10, spaceAfter=5),
-        "h3": ParagraphStyle("h3", fontName=f["bold"], fontSize=10.6, leading=14, textColor=ACCENT,
+        "h3": ParagraphStyle("h3", parent=shaped, fontName=f["bold"], fontSize=10.6, leading=14, textColor=ACCENT,
                              spaceBefore=7, spaceAfter=3),
-        "title": ParagraphStyle("title", fontName=f["garamond"], fontSize=46, leading=52, alignment=TA_CENTER,
-                                textColor=INK),
-        "subtitle": ParagraphStyle("subtitle", fontName=f["garamond_italic"], fontSize=17, leading=22,
-                                   alignment=TA_CENTER, textColor=ACCENT, spaceBefore=6),
-        "facts": ParagraphStyle("facts", fontName=f["normal"], fontSize=10.5, leading=15, alignment=TA_CENTER,
-                                textColor=INK, spaceBefore=14),
-        "toc_title": ParagraphStyle("toc_title", fontName=f["garamond"], fontSize=21, leading=25, textColor=INK,
+        "title": ParagraphStyle("title", parent=shaped, fontName=f["garamond"], fontSize=46, leading=52,
+                                alignment=TA_CENTER),
+        "subtitle": ParagraphStyle("subtitle", parent=shaped, fontName=f["garamond_italic"], fontSize=17,
+                                   leading=22, alignment=TA_CENTER, textColor=ACCENT, spaceBefore=6),
+        "facts": ParagraphStyle("facts", parent=shaped, fontSize=10.5, leading=15, alignment=TA_CENTER,
+                                spaceBefore=14),
+        "toc_title": ParagraphStyle("toc_title", parent=shaped, fontName=f["garamond"], fontSize=21, leading=25,
                                     spaceAfter=10),
-        "toc1": ParagraphStyle("toc1", fontName=f["bold"], fontSize=10.5, leading=15, textColor=INK,
+        "toc1": ParagraphStyle("toc1", parent=plain, fontName=f["bold"], fontSize=10.5, leading=15,
                                leftIndent=0, spaceBefore=4),
-        "toc2": ParagraphStyle("toc2", fontName=f["normal"], fontSize=9.6, leading=13, textColor=INK,
-                               leftIndent=16),
-        "toc3": ParagraphStyle("toc3", fontName=f["italic"], fontSize=9, leading=12, textColor=ACCENT,
-                               leftIndent=32),
+        "toc2": ParagraphStyle("toc2", parent=plain, fontSize=9.6, leading=13, leftIndent=16),
+        "toc3": ParagraphStyle("toc3", parent=plain, fontName=f["italic"], fontSize=9, leading=12,
+                               textColor=ACCENT, leftIndent=32),
     }

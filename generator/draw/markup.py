@@ -1,0 +1,88 @@
+"""pnp's small text markup, read into styled runs.
+
+In: card text as a designer writes it: `**bold**`, `*italic*`, `:icon-name:` for an inline
+icon, `\\*` and `\\:` for the literal characters, a newline for a line break and a blank
+line for a new paragraph. Out: paragraphs of words, each word a list of `Run`s (a styled
+piece of text, or an icon), which `pangotext` lays out; `TextError` for markup that cannot
+be read (a style left open).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"(\\[*:\\]|\*\*|\*|:[a-z][a-z0-9_-]*:|\s+)")
+
+
+class TextError(Exception):
+    """Card text that cannot be set: bad markup, an unknown icon, or no room."""
+
+
+class TextDoesNotFit(TextError):
+    """The text needs more room than its box gives, even at the smallest allowed size."""
+
+
+@dataclass(frozen=True)
+class Run:
+    text: str          # a word fragment, or "" for an icon
+    bold: bool
+    italic: bool
+    icon: str | None = None
+
+
+def parse(text: str) -> list[list[list[Run]]]:
+    """Paragraphs -> words; each word a list of runs (styled pieces or icons).
+
+    `*` and `**` open when followed by a non-space and close when preceded by one, like
+    Markdown; any other `*` is printed as it is. `\\*` and `\\:` print `*` and `:`.
+    Styles end with their paragraph: one left open is an error, not a restyled card.
+    """
+    paragraphs: list[list[list[Run]]] = []
+    for para in re.split(r"\n\s*\n", str(text).strip()):
+        bold = italic = False
+        words: list[list[Run]] = []
+        current: list[Run] = []
+        parts = _TOKEN.split(para)
+        for n, part in enumerate(parts):
+            if not part:
+                continue
+            before = parts[n - 1][-1:] if n else ""
+            after = parts[n + 1][:1] if n + 1 < len(parts) else ""
+            if part in ("**", "*"):
+                on = bold if part == "**" else italic
+                if on and before and not before.isspace():
+                    on = False
+                elif not on and after and not after.isspace():
+                    on = True
+                else:
+                    current.append(Run(part, bold, italic))
+                    continue
+                if part == "**":
+                    bold = on
+                else:
+                    italic = on
+            elif part.startswith("\\"):
+                current.append(Run(part[1], bold, italic))
+            elif part.isspace():
+                if current:
+                    words.append(current)
+                    current = []
+                if "\n" in part:
+                    words.append([Run("\n", bold, italic)])  # forced line break
+            elif part.startswith(":") and part.endswith(":") and len(part) > 2:
+                current.append(Run("", bold, italic, icon=part[1:-1]))
+            else:
+                current.append(Run(part, bold, italic))
+        if current:
+            words.append(current)
+        if bold or italic:
+            raise TextError(f"unclosed {'**' if bold else '*'} in {_preview(para)!r} "
+                            "(write \\* for a literal asterisk)")
+        paragraphs.append(words)
+    return paragraphs
+
+
+
+def _preview(text: str, n: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
