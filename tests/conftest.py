@@ -71,22 +71,37 @@ def mini(tmp_path):
     return make
 
 
+def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
+    """`pnp build ARGS` of the repository's own games into a folder built once for the whole
+    run: pytest-xdist's workers share it (a lock in the run's common temporary folder), so
+    the shipped games are not built once per core. Tests only read it."""
+    import fcntl
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
+        if not (out / ".built").exists():
+            shutil.rmtree(out, ignore_errors=True)
+            result = CliRunner().invoke(cli, ["--root", str(REPO), "build", *args, "--output", str(out)])
+            assert result.exit_code == 0, result.output
+            (out / ".built").touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def olympians_build(tmp_path_factory):
     """One real build of Olympians (both papers) from the repository's own data."""
-    out = tmp_path_factory.mktemp("olympians-out")
-    result = CliRunner().invoke(cli, ["--root", str(REPO), "build", "olympians", "--output", str(out)])
-    assert result.exit_code == 0, result.output
-    return out / "olympians"
+    return _built_once(tmp_path_factory, "all-out") / "olympians"
 
 
 @pytest.fixture(scope="session")
 def all_builds(tmp_path_factory):
     """Every shipped game built once (both papers): {game: its output folder}."""
     from generator.data.load import list_games
-    out = tmp_path_factory.mktemp("all-out")
-    result = CliRunner().invoke(cli, ["--root", str(REPO), "build", "--output", str(out)])
-    assert result.exit_code == 0, result.output
+    out = _built_once(tmp_path_factory, "all-out")
     return {game: out / game for game in list_games(REPO)}
 
 

@@ -18,19 +18,19 @@ def files_of(folder):
 
 def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     out = project / "output"
-    assert run(project, "build", "meteor").exit_code == 0
+    assert run(project, "build", "meteor", "--paper", "a4").exit_code == 0
     entries = sorted((out / ".cache" / "faces").glob("*/*.pdf"))
     assert entries, "a build stores its drawn faces"
     before = (out / "meteor" / "meteor-sheets-a4.pdf").read_bytes()
     edit(project / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant", "name: Iron Colossus")
-    warm = run(project, "build", "meteor")
+    warm = run(project, "build", "meteor", "--paper", "a4")
     assert warm.exit_code == 0, warm.output
     assert (out / "meteor" / "meteor-sheets-a4.pdf").read_bytes() != before
     new = set((out / ".cache" / "faces").glob("*/*.pdf")) - set(entries)
     assert 1 <= len(new) <= 2, "one edited face redraws at most two bundles"
     # the cold build of the edited data, in a fresh output folder with no cache at all
     cold_out = tmp_path / "cold"
-    cold = run(project, "build", "meteor", "--output", str(cold_out))
+    cold = run(project, "build", "meteor", "--paper", "a4", "--output", str(cold_out))
     assert cold.exit_code == 0, cold.output
     assert files_of(out / "meteor") == files_of(cold_out / "meteor")
 

@@ -46,7 +46,7 @@ def test_vector_colours_and_pixels_of_a_limited_transform_stay_under_it():
     limited, plain = Cmyk(max_ink=LIMIT), Cmyk()
     steps = [i / 16 for i in range(17)]
     grid = list(itertools.product(steps, repeat=3))
-    worst = max(sum(plain.colours(grid)[i]) for i in range(len(grid)))
+    worst = max(sum(v) for v in plain.colours(grid))
     assert worst > 2.7, "SWOP's dark colours are over the limit to begin with"
     # as a renderer reads them: each channel back to its byte
     assert max(sum(round(c * 255) for c in v) for v in limited.colours(grid)) <= 612
