@@ -99,7 +99,7 @@ class Recolour:
                     use("/Font", args[0], self._font(font))
                 out.append(ins)
             elif op in ("BDC", "DP") and isinstance(args[-1], pikepdf.Name):
-                props = res.get("/Properties", {}).get(args[-1])
+                props = res.get("/Properties", pikepdf.Dictionary()).get(args[-1])
                 if props is not None:
                     use("/Properties", args[-1], props)
                 out.append(ins)
