@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+from collections.abc import Sequence
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
@@ -87,7 +88,7 @@ def page_image(pdf: bytes, number: int, scale: float) -> Image.Image:
     return page_images([pdf], {0: (0, number)}, scale)[0]
 
 
-def page_images(pdfs: list[bytes], pages: dict, scale: float) -> dict:
+def page_images(pdfs: Sequence[bytes], pages: dict, scale: float) -> dict:
     """{key: RGB image} of `pages` ({key: (index in `pdfs`, page number)}) drawn at `scale`
     pixels per point; each PDF is opened once."""
     images = {}
