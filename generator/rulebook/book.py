@@ -98,10 +98,10 @@ class Rulebook(BaseDocTemplate):
         self.game_title = game.title
         self.stamp = stamp   # a version stamp, in every page's footer
         self.section = ""
-        self.figures = []
-        self.headings = []
-        self.contents = []    # the contents' entries of this pass, as the table of contents gets them
-        self._last_pass = []
+        self.figures: list[tuple] = []             # (page, face, box) of each figure drawn
+        self.headings: list[tuple[int, str, int]] = []   # (level, text, page)
+        self.contents: list[tuple] = []    # the contents' entries of this pass, as the table of contents gets them
+        self._last_pass: list[tuple[int, str, int]] = []   # the headings of the pass before
         frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body")
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
