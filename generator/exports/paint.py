@@ -50,7 +50,7 @@ def touch(p, q) -> bool:
 class Analyser:
     """Finds transparency in content streams, remembering each form and pattern it has seen."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._seen: dict[tuple, bool] = {}
         self._marks: dict[tuple, list] = {}
         self._fonts: dict[tuple, object] = {}

@@ -238,7 +238,8 @@ def _pdf(profile, product, turned, cards, rendered, max_ink=None, scratch=None) 
     for rc, side, key in order:
         page = pdf.add_blank_page(page_size=(W, H))
         page.mediabox = page.bleedbox = pikepdf.Array([0, 0, W, H])
-        page.trimbox = pikepdf.Array([bleed * PT_PER_MM, bleed * PT_PER_MM, W - bleed * PT_PER_MM, H - bleed * PT_PER_MM])
+        inset = bleed * PT_PER_MM
+        page.trimbox = pikepdf.Array([inset, inset, W - inset, H - inset])
         # the face's top-left part `box` at the page's top-left corner, `scale` times its size
         e = -box[0] * PT_PER_MM * scale
         f = H - (deck.height - box[1]) * PT_PER_MM * scale

@@ -34,7 +34,7 @@ class Rasteriser:
     """Opens each faces PDF once and draws faces from it; same input, same pixels.
     Use it in a `with` block (or call `close()`): its documents are closed holding the lock."""
 
-    def __init__(self, rendered):
+    def __init__(self, rendered) -> None:
         with PDFIUM:
             self.docs = [pdfium.PdfDocument(doc) for doc in rendered.faces_pdfs]
         self.page_of = rendered.page_of

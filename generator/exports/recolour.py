@@ -190,7 +190,7 @@ class Recolour:
             self.stream(xobj)
         return xobj
 
-    def _font(self, font):
+    def _font(self, font: pikepdf.Object) -> pikepdf.Object:
         """A Type 3 font's glyphs rewritten like any content (they share the font's resources)."""
         key = font.objgen
         if font.get("/Subtype") == Name.Type3 and key not in self.done:

@@ -77,7 +77,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     return SheetsPDF(pdf, len(plans), Placements(plans), components, tuple(plans))
 
 
-def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree, segments) -> tuple[list, Ref | None]:
+def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree,
+           segments) -> tuple[list, Ref | None]:
     """Each plan's page of furniture with its faces drawn beneath, one segment per page;
     returns the pages' references and the document information's. While `pnp watch`
     rebuilds, a page that would come out the same (the same furniture and placements at

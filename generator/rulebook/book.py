@@ -317,7 +317,7 @@ CELL_PAD = 6          # pt left and right inside a table cell
 MIN_CELL_SIZE = 7.2   # pt: the smallest type a table shrinks to so that no cell breaks a word
 
 
-def _column_widths(rows, width, size, whole_words=True):
+def _column_widths(rows, width: float, size: float, whole_words: bool = True) -> list[float] | None:
     """Column widths (pt) for a table of `rows` in a column `width` wide, or None when the
     longest words of the columns, set at `size`, cannot stand side by side in it.
 
@@ -344,6 +344,6 @@ def _column_widths(rows, width, size, whole_words=True):
         share = {c: room * weights[c] / sum(weights[k] for k in free) for c in free}
         short = [c for c in free if share[c] < least[c]]
         if not short:
-            return [fixed.get(c, share.get(c)) for c in range(n)]
+            return [fixed[c] if c in fixed else share[c] for c in range(n)]
         for c in short:
             fixed[c] = least[c]
