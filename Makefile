@@ -53,6 +53,7 @@ cmyk-profile:
 
 test: $(STAMP) browser cmyk-profile
 	$(VENV)/bin/ruff check generator tests benchmarks
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -n auto
 
 validate: $(STAMP)

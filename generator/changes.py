@@ -33,7 +33,7 @@ def face_list(rc) -> list[str]:
     return list(rc.faces or (rc.front,)) + ([rc.back] if rc.back else [])
 
 
-def component_keys(cards, draw_keys: dict) -> dict[str, list[str]]:
+def component_keys(cards, draw_keys: dict) -> dict[str, list[str | None]]:
     return {rc.card.id: [draw_keys.get(k) for k in face_list(rc)] for rc in cards}
 
 

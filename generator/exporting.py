@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .data.load import load_game
@@ -30,8 +30,8 @@ class ExportResult:
     files: list[Path]
     seconds: float
     warnings: list
-    notes: list = ()
-    drawing: list = ()      # warnings of the drawing (pictures below print: min_image_dpi...)
+    notes: list = field(default_factory=list)
+    drawing: list = field(default_factory=list)   # warnings of the drawing (pictures below print: min_image_dpi...)
 
 
 def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: bool = True,

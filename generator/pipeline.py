@@ -10,6 +10,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import changes
 from .data.load import list_games, load_game
@@ -24,6 +25,9 @@ from .layout.modes import TWO_SIDED, PrintMode
 from .session import Session
 from .units import paper_name
 
+if TYPE_CHECKING:
+    from .draw.render import RenderedGame
+
 log = logging.getLogger("pnp")
 PAPERS = ("a4", "letter")
 DRAFT_NOTE = "pictures at draft resolution (--draft): not for print"
@@ -35,7 +39,7 @@ class BuildResult:
     files: list[Path]
     seconds: float
     warnings: list
-    rendered: object = None    # the RenderedGame (faces, for the live preview)
+    rendered: RenderedGame     # its faces, for the live preview
     changed: tuple | None = None  # with changed_since: the ids of the components that changed
 
 

@@ -71,6 +71,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
 def _geometry_only(game):
     """Every card with its deck and stand-in face keys: enough to plan the pages when some
     card could not be drawn."""
+    from .draw.facecache import Bundles
     from .draw.render import RenderedCard, RenderedGame
 
     cards = []
@@ -79,7 +80,7 @@ def _geometry_only(game):
             faces = tuple(f"{card.id}/{n}" for n, _ in enumerate(card.fields.get("faces") or ()))
             back = f"{card.id}/back" if card.back is not None and deck.layout != "dice" else None
             cards.append(RenderedCard(card, deck, f"{card.id}/front", back, faces))
-    return RenderedGame(game, tuple(cards), (), {})
+    return RenderedGame(game, tuple(cards), Bundles(None, []), {})
 
 
 def _rulebook_problems(game, rendered, paper, session: Session) -> list[Problem]:

@@ -51,7 +51,7 @@ class RenderMemo:
             self._readers[(files, template)] = reads_decks(env, template)
         return self._readers[(files, template)]
 
-    def scope(self, folders, game_context, salt: str) -> tuple[str, str]:
+    def scope(self, folders, game_context, salt: str) -> tuple[str, str, str]:
         """Digests of what all of a game's faces share: (template files and the game context
         without its decks, the game's decks, the template files alone)."""
         h = hashlib.sha256(salt.encode())
@@ -59,8 +59,8 @@ class RenderMemo:
             folder = Path(folder)
             if not folder.is_dir():
                 continue
-            files = (Path(d) / f for d, _, names in os.walk(folder) for f in names)  # links to folders not followed
-            for path in sorted(p for p in files if p.is_file()):
+            paths = (Path(d) / f for d, _, names in os.walk(folder) for f in names)  # links to folders not followed
+            for path in sorted(p for p in paths if p.is_file()):
                 h.update(f"\n{path.relative_to(folder)}\0{self._file_digest(path, folder.parent.parent)}".encode())
         files = h.hexdigest()
         h.update(_json({k: v for k, v in game_context.items() if k != "decks"}).encode())

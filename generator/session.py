@@ -26,12 +26,15 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import memory
 from .guard import Limits
 from .rendermemo import LIMIT, RenderMemo
 from .stopwatch import Stopwatch
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 class Kept:
@@ -83,7 +86,7 @@ class Session:
         self.templates: dict[str, bytes] = {}
         self.pictures = Kept(PICTURE_BYTES if remember else 0, size=lambda p: len(p.data) + len(p.alpha))
         self.stopwatch = Stopwatch()
-        self.workers = None
+        self.workers: ProcessPoolExecutor | None = None
 
     def stage(self, name: str):
         """`with session.stage("load"):` times a part of a build (stopwatch.py)."""

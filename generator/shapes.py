@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 SHAPES = ("rect", "rounded", "circle", "hex", "polygon")
 KAPPA = 0.5522847498  # Bezier handle length of a quarter circle, as a fraction of the radius
@@ -94,9 +95,9 @@ class Outline:
             out.append(seg[0] + " ".join(f"{v:.3f}" for v in nums))
         return " ".join(out)
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         """What a cutting machine needs besides the trim box."""
-        extra = {"shape": self.shape}
+        extra: dict[str, Any] = {"shape": self.shape}
         if self.shape == "rounded":
             extra["corner_mm"] = round(self.corner, 3)
         if self.shape == "hex":

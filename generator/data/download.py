@@ -37,7 +37,7 @@ def sheet_url(url: str) -> str:
         return url
     query = parse_qs(parts.query)
     fragment = parse_qs(parts.fragment)
-    gid = (query.get("gid") or fragment.get("gid") or [None])[0]
+    gid: str | None = (query.get("gid") or fragment.get("gid") or [""])[0]
     gid = gid if gid and gid.isdigit() else None
     if segments[3] == "e":  # published to the web: /d/e/ID/pubhtml or /pub
         if len(segments) < 6 or segments[5] not in ("pubhtml", "pub") or query.get("output") == ["csv"]:

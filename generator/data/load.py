@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from .. import units
 from ..errors import InputError, Problem, collect
@@ -68,7 +69,8 @@ def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
 
     templates_dir = root / "templates" / game_id
     data, data_sources = _load_data(meta, cards_dir, rel, problems, root)
-    decks, seen_ids = [], {}
+    decks = []
+    seen_ids: dict[str, str] = {}   # card id -> where it was first seen (file:line)
     for i, name in enumerate(meta["decks"]):
         path = cards_dir / name
         if not is_file_inside(root, path):
@@ -148,7 +150,8 @@ def _template_problem(templates_dir: Path, template: str) -> str | None:
 
 def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
     """Control characters in a card's text: SVG cannot hold them (a tab or newline is fine)."""
-    found, stack = [], [((k,), v) for k, v in card.items()]
+    found: list[Problem] = []
+    stack: list[tuple[tuple, Any]] = [((k,), v) for k, v in card.items()]   # (path of keys, value)
     while stack:
         path, value = stack.pop()
         if isinstance(value, dict):

@@ -19,6 +19,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from ..errors import InputError, Problem
 from ..guard import OutsideProject, inside, is_file_inside, shorten
@@ -36,6 +37,12 @@ class Pulled:
     rows: int
     changed: bool
     url: str = ""   # the URL downloaded (a share link's CSV export URL)
+
+
+class _Where(TypedDict):
+    """Where a `pull:` entry is written in game.yaml, as a Problem's keywords."""
+    line: int | None
+    field: str
 
 
 def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pulled]:
@@ -64,7 +71,7 @@ def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pull
     results, problems = [], []
     try:
         for name, url in wanted.items():
-            where = {"line": line_of(meta, ("pull", name)), "field": f"pull.{shorten(name)}"}
+            where: _Where = {"line": line_of(meta, ("pull", name)), "field": f"pull.{shorten(name)}"}
             if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith(".") \
                     or not name.endswith((".csv", ".tsv")):
                 problems.append(Problem(shown, f"'{shorten(name)}': pull writes a .csv or .tsv file in the game's "
@@ -90,7 +97,7 @@ def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pull
             tmp.unlink(missing_ok=True)
 
 
-def _fetch(url, cache: Path, name: str, timeout, problems, shown, where) -> Path | None:
+def _fetch(url, cache: Path, name: str, timeout, problems, shown, where: _Where) -> Path | None:
     """The download in a new temporary file of `cache`, or None (the problem added)."""
     fd, tmp_name = tempfile.mkstemp(prefix="pull-", suffix=Path(name).suffix, dir=cache)
     tmp = Path(tmp_name)
@@ -104,7 +111,8 @@ def _fetch(url, cache: Path, name: str, timeout, problems, shown, where) -> Path
     return tmp
 
 
-def _checked(root, game_id, meta, name, url, tmp: Path, cards_dir: Path, problems, shown, where) -> Pulled | None:
+def _checked(root, game_id, meta, name, url, tmp: Path, cards_dir: Path, problems, shown,
+             where: _Where) -> Pulled | None:
     """A `Pulled` when the download is a table the game's decks can read, else None."""
     try:
         table = read_table(tmp)
@@ -127,7 +135,7 @@ def _deck_problems(root: Path, game_id: str, meta, name: str, table) -> list[str
     from .load import card_schema
     from .spreadsheet import CardRows, match_columns
 
-    found = []
+    found: list[str] = []
     for deck_name in meta.get("decks") or []:
         path = root / "cards" / game_id / str(deck_name)
         if not is_file_inside(root, path):

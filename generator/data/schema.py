@@ -120,10 +120,10 @@ def check_items(data: dict, key: str, item_schema: dict, file: str,
         validator = Validator(wrapped).evolve(schema=item_schema)
         for i, item in enumerate(data[key]):
             passed = ("passes", schema_id, repr(item)) if remembering else None
-            if passed and memo.recall(passed):
+            if passed and memo is not None and memo.recall(passed):
                 continue
             found = [((key, i), e) for e in validator.iter_errors(item)]
-            if passed and not found:
+            if passed and memo is not None and not found:
                 memo.keep(passed, True)
             errors.extend(found)
     except RecursionError:

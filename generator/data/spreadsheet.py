@@ -214,9 +214,10 @@ def _unsaved_formulas(table: Table, names: list[str | None], out: CardRows) -> N
     """One problem per column whose formulas were saved without their values."""
     by_field: dict[str, list[tuple[int, int, str]]] = {}
     for number, col, formula in table.unsaved:
-        if col < len(names) and names[col]:
-            by_field.setdefault(names[col], []).append((number, col, formula))
-            out.reported.add((number, names[col]))
+        name = names[col] if col < len(names) else None
+        if name:
+            by_field.setdefault(name, []).append((number, col, formula))
+            out.reported.add((number, name))
     for name, found in by_field.items():
         cells = ", ".join(f"{column_letters(c)}{n}" for n, c, _ in found[:6]) + (
             f" and {len(found) - 6} more" if len(found) > 6 else "")

@@ -115,11 +115,11 @@ def decode(data: bytes) -> tuple[str, str | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError:
         pass
-    codec = _guess(data)
-    if codec is None:
+    guessed = _guess(data)
+    if guessed is None:
         raise SheetError("it is not UTF-8 and its text encoding cannot be told: save it as \"CSV UTF-8\"")
-    name = ENCODING_NAMES.get(codec, codec)
-    return data.decode(codec), (f"not UTF-8: read as {name}; if letters look wrong, save it as \"CSV UTF-8\" "
+    name = ENCODING_NAMES.get(guessed, guessed)
+    return data.decode(guessed), (f"not UTF-8: read as {name}; if letters look wrong, save it as \"CSV UTF-8\" "
                                 "(or \"Unicode text\")")
 
 

@@ -121,7 +121,8 @@ def _ods_stream(stream, sheet, file: str, table: Table):
     names: list[str] = []
     stack: list = []
     reading = False
-    number, row, pending, cells = 1, [], 0, 0
+    row: list = []
+    number, pending, cells = 1, 0, 0
     for event, elem in iterparse(stream, events=("start", "end")):
         tag = elem.tag
         if event == "start":

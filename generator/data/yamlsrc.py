@@ -17,7 +17,10 @@ from ..errors import InputError, Problem
 from ..guard import MAX_DEPTH, MAX_FILE_BYTES, data_bounds, shorten
 from .yamlbridge import streaming_loader
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+try:
+    from yaml import CSafeLoader as _Base
+except ImportError:  # PyYAML built without libyaml
+    from yaml import SafeLoader as _Base
 
 
 class LineDict(dict):

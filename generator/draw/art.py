@@ -69,7 +69,8 @@ def check_pixels(data: bytes, shown: str) -> None:
             with Image.open(io.BytesIO(data)) as picture:
                 width, height = picture.size
     except Image.DecompressionBombError:  # over twice Pillow's own bound, which is below pnp's
-        raise ImageNotFound(f"{shown} has over {2 * Image.MAX_IMAGE_PIXELS // 1_000_000} megapixels; "
+        bound = Image.MAX_IMAGE_PIXELS or 0   # set, or Pillow would not have raised
+        raise ImageNotFound(f"{shown} has over {2 * bound // 1_000_000} megapixels; "
                             f"{_AT_MOST}") from None
     except Exception:  # not a raster Pillow knows (an SVG, or broken): CairoSVG says what it is
         return

@@ -35,7 +35,6 @@ _FAMILY = re.compile(r"""font-family\s*[=:]\s*["']?([^"';>]+)""")
 _FONT_TAG = re.compile(r"""<[a-z]+\s[^>]*font-family[^>]*>""")
 _WEIGHT = re.compile(r"""font-weight\s*[=:]\s*["']?([a-z0-9]+)""")
 _SLANT = re.compile(r"""font-style\s*[=:]\s*["']?([a-z]+)""")
-_NORMAL = re.compile("(normal)").match("normal")  # the default weight and slant
 _PANGO_TEXT = re.compile(r"<pnp:text\b([^>]*)>([^<]*)</pnp:text>")
 _ATTRIBUTE = re.compile(r"""([a-z-]+)=(?:"([^"]*)"|'([^']*)')""")
 
@@ -57,7 +56,7 @@ def exact_pages(pdf: bytes, sizes: list, pictures: Pictures | None = None) -> by
             if size is not None:
                 top = float(page.mediabox[3])
                 page.mediabox = pikepdf.Array([0, round(top - size[1], 6), round(size[0], 6), top])
-        if stubs:
+        if stubs and pictures is not None:
             pictures.splice(doc)
         out = io.BytesIO()
         doc.save(out, deterministic_id=True, compress_streams=True)
@@ -118,14 +117,23 @@ def face_facts(svg: str, fonts=None) -> tuple[frozenset, frozenset, tuple]:
                 shaped.setdefault(font, set()).add((cluster, glyphs))
         svg = _PANGO_TEXT.sub("", svg)
     for tag in _FONT_TAG.findall(svg):
-        family = _FAMILY.search(tag).group(1).split(",")[0].strip().strip("'\"").lower()
-        weight = (_WEIGHT.search(tag) or _NORMAL).group(1)
+        named = _FAMILY.search(tag)
+        if named is None:   # "font-family" in another attribute's value: the tag sets no font
+            continue
+        family = named.group(1).split(",")[0].strip().strip("'\"").lower()
+        weight = _value(_WEIGHT, tag)
         bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 550)
-        used.add((family, bold, (_SLANT.search(tag) or _NORMAL).group(1) in ("italic", "oblique")))
-    chars = set()
+        used.add((family, bold, _value(_SLANT, tag) in ("italic", "oblique")))
+    chars: set[str] = set()
     for text in _TEXT.findall(svg):
         chars.update(html.unescape(text) if "&" in text else text)
     return frozenset(used), frozenset(chars), tuple((f, frozenset(c)) for f, c in sorted(shaped.items()))
+
+
+def _value(pattern: re.Pattern[str], tag: str) -> str:
+    """The weight or slant a tag sets; "normal" (the default of both) when it sets none."""
+    found = pattern.search(tag)
+    return found.group(1) if found else "normal"
 
 
 class Facts:
@@ -207,7 +215,10 @@ def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline, pictures: Pic
     surface = cairo.PDFSurface(out, 100, 100)
     surface.set_metadata(cairo.PDF_METADATA_CREATE_DATE, CREATE_DATE)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "pnp")
-    keys, problems, sizes, shown = [], [], [], {}
+    keys: list[str | None] = []                  # each page's face, None for the primer and broken pages
+    sizes: list[tuple[float, float] | None] = []  # each page's (w, h) pt, None to leave it
+    problems: list[tuple[str, str]] = []
+    shown: dict[str, tuple] = {}
     if primer is not None:
         _draw_primer(surface, primer, text)
         keys.append(None)

@@ -39,7 +39,7 @@ class SVGTexts(Mapping):
     PICTURE_WEIGHT for each <image> (faces with pictures go in smaller bundles, so an edit
     redraws fewer of them)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._packed: dict[str, bytes] = {}
         self.homes: dict[str, str] = {}
         self.lengths: dict[str, int] = {}   # face key -> bytes of its SVG text

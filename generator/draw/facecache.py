@@ -152,11 +152,9 @@ class Bundles(Sequence):
                               "cache cleared meanwhile?): build again")
         return data
 
-    def __eq__(self, other):
+    def __eq__(self, other):   # (which leaves it unhashable, as a list is)
         return isinstance(other, Sequence) and len(self) == len(other) and all(
             a == b for a, b in zip(self, other))
-
-    __hash__ = None
 
     def keys(self) -> list[str]:
         """The cache keys of the stored bundles."""

@@ -17,6 +17,7 @@ drawn by bundlepdf.py, on the drawing workers (drawpool.py) when there are sever
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
@@ -39,7 +40,7 @@ class FacesPDF:
     pictures: dict = field(default_factory=dict)   # face key -> (Placements, remarks) of faces with pictures
 
 
-def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
+def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
                cache=None, progress=None, game_fonts: tuple | None = None,
                session: Session | None = None, policy: Policy | None = None,
                facts: tuple | None = None) -> FacesPDF:
@@ -63,11 +64,12 @@ def draw_faces(svgs: dict[str, str], sizes: dict | None = None, roots: tuple[str
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own, memo, policy.digest()) for k in svgs}
     fonts = fontset(game_fonts)
+    each: Iterable[tuple] | None = None   # the facts of the faces, if not worked out by `primer`
     if facts is not None:
-        facts = [facts]
+        each = [facts]
     elif isinstance(svgs, SVGTexts):  # one face at a time: not held unless watching
-        facts = (memo.derived(("face facts", own, k), lambda k=k: face_facts(svgs[k], fonts)) for k in svgs)
-    primer_page = primer(svgs.values(), fonts, facts)
+        each = (memo.derived(("face facts", own, k), lambda k=k: face_facts(svgs[k], fonts)) for k in svgs)
+    primer_page = primer(svgs.values(), fonts, each)
     bundles = plan_bundles(svgs, draw_keys, sizes, SALT + repr(primer_page))
     n_bundles = len(bundles)
     results: list = [None] * n_bundles   # (bytes, or the cache key once stored; keys drawn; problems; pictures)

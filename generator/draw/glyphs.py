@@ -41,7 +41,7 @@ def printed_text_problems(game) -> list:
                                ("players", (lato,)), ("playing_time", (lato,)), ("ages", (lato,)))
               if k in game.meta]
     places += [(d.source.file, line_of(d.raw, ("name",)), "name", d.name, (lato_italic,)) for d in game.decks]
-    problems = []
+    problems: list[Problem] = []
     for file, line, field, text, faces in places:
         for face in faces:
             problems.extend(Problem(file, missing_message(ch, face), line=line, field=field)

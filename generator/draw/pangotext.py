@@ -183,7 +183,8 @@ class Engine:
             char_at.append(n - 1)
         char_at.append(n)
         shy = SOFT_HYPHEN.encode()
-        hyphen_at, b = {}, text.find(shy)
+        hyphen_at: dict[int, int] = {}
+        b = text.find(shy)
         while b >= 0:
             hyphen_at[b] = hyphens[len(hyphen_at)]
             b = text.find(shy, b + 1)
@@ -272,10 +273,12 @@ class Engine:
         limit = spec.width * NOMINAL / spec.size * pb.SCALE
         if any(w > limit + 1 for _, _, w in found):
             return None
-        if len(found) > 1 and laid.breaks is None:
-            laid.breaks = pb.line_breaks(laid.layout)   # the text's, whatever the width
-        if any(not laid.breaks[laid.char_at[start]] for start, _, _ in found[1:]):
-            return None   # a word broken where it may not be: Pango's last resort, not a fit
+        if len(found) > 1:
+            if laid.breaks is None:
+                laid.breaks = pb.line_breaks(laid.layout)   # the text's, whatever the width
+            breaks = laid.breaks
+            if any(not breaks[laid.char_at[start]] for start, _, _ in found[1:]):
+                return None   # a word broken where it may not be: Pango's last resort, not a fit
         return Fitted(spec, height, lines)
 
     def fit(self, spec: Spec, h: float, min_size: float, max_lines: int | None = None) -> Fitted:

@@ -26,6 +26,7 @@ from ..session import Session
 from .bundlepdf import Facts, face_facts
 from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
+from .facecache import Bundles
 from .faces import draw_faces
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .jinja_errors import plain_message, template_line
@@ -41,7 +42,7 @@ PNP_SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own macros
 class RenderedCard:
     card: Card
     deck: Deck
-    front: str            # face key
+    front: str | None     # face key; None only when its template failed (render_game raises then)
     back: str | None      # face key, None when the deck prints no back
     faces: tuple = ()     # dice: the key of every face, in the order of the card's `faces`
 
@@ -50,7 +51,7 @@ class RenderedCard:
 class RenderedGame:
     game: Game
     cards: tuple[RenderedCard, ...]
-    faces_pdfs: tuple      # PDFs whose pages are the faces
+    faces_pdfs: Bundles    # PDFs whose pages are the faces
     page_of: dict          # face key -> (index in faces_pdfs, page index)
     warnings: tuple = ()   # Problems (severity warning): pictures too small to print, external references
     draw_keys: dict = field(default_factory=dict)  # face key -> draw key (hash of all that decides its pixels)
@@ -80,7 +81,7 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
     with session.stage("drawing (CairoSVG)"):
         faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts,
                            session=session, policy=policy, facts=found.facts)
-    owners = {}
+    owners: dict[str | None, RenderedCard] = {}   # face key -> the first card that shows it
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
             owners.setdefault(key, rc)
@@ -136,11 +137,11 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     memo = session.memo
     env = make_env(game, session)
     icons, problems = load_icons(game)
-    game_fonts = (str(game.templates_dir), f"templates/{game.id}/fonts")
+    shown_fonts = f"templates/{game.id}/fonts"
     unusable = game_font_problems(game.root, game.templates_dir / "fonts")
-    problems.extend(Problem(f"{game_fonts[1]}/{path.name}", message) for path, message in unusable)
-    if unusable:  # the game's fonts are not used at all (fontconfig would read every file)
-        game_fonts = None
+    problems.extend(Problem(f"{shown_fonts}/{path.name}", message) for path, message in unusable)
+    # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
+    game_fonts = None if unusable else (str(game.templates_dir), shown_fonts)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons,
                         game.meta.get("language", "en"))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
@@ -156,17 +157,18 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                        SALT + _fonts_digest() + own_fonts) if memo.on else None
     for deck in game.decks:
         deck_context = deck.context()
-        deck_scope = memo.deck_scope(scope, deck_context) if memo.on else None
+        deck_scope = memo.deck_scope(scope, deck_context) if scope is not None else None   # (memo.on)
         for card in deck.cards:
-            keys = []
+            keys: list[str | None] = []
             card_key = card_json(card.context()) if memo.on else None
-            sides = [("front", card.front, {}), ("back", card.back, {})]
+            sides: list[tuple[str, str | None, dict]] = [("front", card.front, {}), ("back", card.back, {})]
             if deck.layout == "dice":  # the front template draws each face of the die in turn
                 sides = [("front", card.front, {"face": face, "face_number": n})
                          for n, face in enumerate(card.fields.get("faces") or (), start=1)]
             for side, template, extra in sides:
                 svg = None
-                if template is not None and memo.on:  # the same inputs as a render this session did: its SVG
+                # scopes are made when memo.on: the same inputs as a render this session did give its SVG
+                if template is not None and scope is not None and deck_scope is not None:
                     remembered = memo.key(deck_scope, card_key, side, template, extra,
                                           memo.reads_decks(env, scope[2], template))
                     svg = memo.get(remembered)

@@ -187,8 +187,9 @@ def layout(stamp: Stamp, deck) -> tuple[float, float, float] | None:
     for _ in range(8):   # the room narrows as the text grows taller: settle the size in a few steps
         cap = 0.72 * size
         baseline = (top + bottom) / 2 + cap / 2
-        chords = [_chord(outline, y) for y in (baseline - cap, baseline)]
-        if any(c is None for c in chords):
+        found = [_chord(outline, y) for y in (baseline - cap, baseline)]
+        chords = [c for c in found if c is not None]
+        if len(chords) < len(found):
             return None
         left, right = max(c[0] for c in chords), min(c[1] for c in chords)
         room = right - left - 2 * margin

@@ -38,6 +38,8 @@ CMYK_PROFILE = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
 SAMPLES = 256   # entries of a converted shading's colour table
 LUT_SIZE = 33   # points per axis of the table pixels are converted through under an ink limit
 
+Quad = tuple[float, float, float, float]   # a CMYK colour, each ink 0..1
+
 
 class Cmyk:
     """The sRGB -> CMYK transform of one output profile, with a cache per colour; with
@@ -60,18 +62,18 @@ class Cmyk:
             ImageCms.createProfile("sRGB"), profile, "RGB", "CMYK",
             renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC,
             flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
-        self.cache: dict[tuple[int, int, int], tuple[float, ...]] = {}
+        self.cache: dict[tuple[int, ...], Quad] = {}   # RGB bytes -> CMYK 0..1
         self.max_ink = max_ink
-        self._lut = None
+        self._lut: ImageFilter.Color3DLUT | None = None
 
-    def colour(self, rgb) -> tuple[float, float, float, float]:
+    def colour(self, rgb) -> Quad:
         """One RGB colour (three numbers 0..1) as CMYK (four numbers 0..1)."""
         key = tuple(_byte(v) for v in rgb)
         if key not in self.cache:
             self.cache[key] = self._convert([key])[0]
         return self.cache[key]
 
-    def colours(self, rgbs) -> list[tuple[float, ...]]:
+    def colours(self, rgbs) -> list[Quad]:
         """Many RGB colours at once (one littleCMS call for all the new ones)."""
         keys = [tuple(_byte(v) for v in rgb) for rgb in rgbs]
         new = sorted(set(keys) - set(self.cache))
@@ -93,7 +95,7 @@ class Cmyk:
                                      c=c, m=m, y=y, k=k).convert("L")
         if over.getextrema()[1] == 0:
             return exact
-        return Image.composite(image.filter(self._limited_table()), exact, over)
+        return Image.composite(image.filter(self._limited_table(self.max_ink)), exact, over)
 
     def _plain(self, image: Image.Image) -> Image.Image:
         out = Image.new("CMYK", image.size)
@@ -101,8 +103,8 @@ class Cmyk:
         self.transform.transform.apply(image.getim(), out.getim())
         return out
 
-    def _limited_table(self) -> ImageFilter.Color3DLUT:
-        """The device link: a LUT_SIZE^3 grid of sRGB colours, converted and ink-limited."""
+    def _limited_table(self, max_ink: float) -> ImageFilter.Color3DLUT:
+        """The device link: a LUT_SIZE^3 grid of sRGB colours, converted and ink-limited to `max_ink`."""
         if self._lut is None:
             n = LUT_SIZE
             steps = [round(i * 255 / (n - 1)) for i in range(n)]
@@ -110,28 +112,29 @@ class Cmyk:
             strip = Image.new("RGB", (len(grid), 1))
             strip.putdata(grid)
             data = self._plain(strip).tobytes()
-            budget = math.floor(self.max_ink / 100 * 255) - 2   # four channels may each round up
-            table = [tuple(v / 255 for v in limit_ink(tuple(data[i:i + 4]), budget))
+            budget = math.floor(max_ink / 100 * 255) - 2   # four channels may each round up
+            table = [tuple(v / 255 for v in limit_ink(_quad(data, i), budget))
                      for i in range(0, len(data), 4)]
             self._lut = ImageFilter.Color3DLUT(n, table, channels=4, target_mode="CMYK")
         return self._lut
 
-    def _convert(self, keys) -> list[tuple[float, ...]]:
+    def _convert(self, keys) -> list[Quad]:
         if not keys:
             return []
         strip = Image.new("RGB", (len(keys), 1))
         strip.putdata(keys)
         data = self._plain(strip).tobytes()
-        out = []
+        out: list[Quad] = []
         budget = None if self.max_ink is None else math.floor(self.max_ink / 100 * 255)
-        for key, value in zip(keys, (tuple(data[k:k + 4]) for k in range(0, len(data), 4))):
+        for key, value in zip(keys, (_quad(data, k) for k in range(0, len(data), 4))):
             if key == (0, 0, 0):
                 value = (0, 0, 0, 255)
             elif key == (255, 255, 255):
                 value = (0, 0, 0, 0)
             elif budget is not None:
                 value = limit_ink(value, budget)
-            out.append(tuple(round(v / 255, 4) for v in value))
+            c, m, y, k = (round(v / 255, 4) for v in value)
+            out.append((c, m, y, k))
         return out
 
     def shading(self, pdf: pikepdf.Pdf, shading: pikepdf.Object) -> pikepdf.Object:
@@ -167,14 +170,18 @@ def limit_ink(cmyk: tuple[int, int, int, int], budget: int) -> tuple[int, int, i
     if c + m + y + k <= budget:
         return cmyk
     grey = min((c + m + y + k - budget) / 2, c, m, y, 255 - k)
-    c, m, y, k = c - grey, m - grey, y - grey, k + grey
-    k = min(round(k), 255, budget)
+    cf, mf, yf = c - grey, m - grey, y - grey
+    k = min(round(k + grey), 255, budget)
     room = max(budget - k, 0)
-    if c + m + y > room:   # K is full or the gray is gone: C, M and Y give way in proportion
-        f = room / (c + m + y)
-        c, m, y = c * f, m * f, y * f
-    c, m, y = (math.floor(v) for v in (c, m, y))
-    return c, m, y, k
+    if cf + mf + yf > room:   # K is full or the gray is gone: C, M and Y give way in proportion
+        f = room / (cf + mf + yf)
+        cf, mf, yf = cf * f, mf * f, yf * f
+    return math.floor(cf), math.floor(mf), math.floor(yf), k
+
+
+def _quad(data: bytes, at: int) -> tuple[int, int, int, int]:
+    """The four bytes of one CMYK pixel at `at`."""
+    return data[at], data[at + 1], data[at + 2], data[at + 3]
 
 
 def evaluate(function, t: float) -> list[float]:

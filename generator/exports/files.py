@@ -27,29 +27,32 @@ import math
 import os
 import re
 import shutil
+import sys
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from json.encoder import encode_basestring as _json_str
 from pathlib import Path
+from typing import Literal
 
 from ..errors import OutputError
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not on Windows
+if sys.platform == "win32":  # pragma: no cover - no fcntl on Windows
     fcntl = None
+else:
+    import fcntl
 
 
 @dataclass(frozen=True)
 class Artifact:
     path: str               # relative to output/<game>/
-    data: bytes             # or pieces of bytes (a spooled PDF: layout/pdfstream.py)
+    data: bytes | Iterable[bytes]   # or pieces of bytes (a spooled PDF: layout/pdfstream.py)
     kind: str               # sheets, proof, rulebook
     paper: str
     pages: int
     components: list = field(default_factory=list)
-    placements: list = field(default_factory=list)
+    placements: Sequence[dict] = field(default_factory=list)   # a list, or a lazy plan.Placements
     extra: dict = field(default_factory=dict)   # more manifest fields (print mode, back offset)
 
     def entry(self) -> dict:
@@ -206,7 +209,7 @@ def manifest_json(manifest: dict):
     """The manifest as JSON (indent 1), in pieces of bytes: each lazy list of placements (not
     a list: sheets make them when read) is written one placement at a time, so a deck of
     thousands of faces never has them all in memory at once, as dicts or as text."""
-    lazy = {}
+    lazy: dict[str, Sequence[dict]] = {}
 
     def marked(entry: dict) -> dict:
         found = entry.get("placements")
@@ -284,7 +287,7 @@ def _fsync_dir(path: Path) -> None:
 
 
 _RENAME_EXCHANGE = 2
-_libc = None
+_libc: ctypes.CDLL | Literal[False] | None = None   # False: no renameat2 here
 
 
 def _exchange(a: Path, b: Path) -> bool:

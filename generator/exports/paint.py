@@ -50,7 +50,7 @@ def touch(p, q) -> bool:
 class Analyser:
     """Finds transparency in content streams, remembering each form and pattern it has seen."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._seen: dict[tuple, bool] = {}
         self._marks: dict[tuple, list] = {}
         self._fonts: dict[tuple, object] = {}
@@ -178,8 +178,8 @@ class Analyser:
         matrix = mul(tuple(float(v) for v in xobj.get("/Matrix", IDENTITY)), state.ctm)
         inside = self.transparent_inside(xobj)
         transparent = inside or state.ca < 1 or state.CA < 1 or state.masked or _group_blends(xobj)
-        parts = [_clipped(box_through(b, matrix), state.clip) for b in self._marks.get(xobj.objgen, [])]
-        parts = tuple(b for b in parts if b is not None)
+        clipped = [_clipped(box_through(b, matrix), state.clip) for b in self._marks.get(xobj.objgen, [])]
+        parts = tuple(b for b in clipped if b is not None)
         if xobj.objgen == (0, 0) or len(parts) > 64:  # a direct form, or marks too many to track one by one
             parts = ()
             drawn = _clipped(box_through([float(v) for v in xobj.BBox], matrix), state.clip)

@@ -45,13 +45,17 @@ class FaceReport(NamedTuple):
     text_in_pixels: int                  # text operators drawn as pixels (kept invisible too)
 
 
+class _Pixels(NamedTuple):
+    ops: list                 # the operators drawn as pixels alone
+    size: tuple[int, int]     # pixels wide and high
+    placed: tuple[float, float, float, float, float, float]   # the matrix putting the pixels on the face
+
+
 class _Plan(NamedTuple):
     name: str
     form: pikepdf.Object
     vector_ops: list          # the face's operators, those drawn as pixels kept from painting
-    pixel_ops: list | None    # the operators drawn as pixels alone
-    size: tuple | None        # pixels wide and high
-    placed: tuple | None      # the matrix putting the pixels on the face
+    pixels: _Pixels | None    # None: nothing of the face is drawn as pixels
     report: FaceReport
 
 
@@ -73,15 +77,15 @@ class PdfX:
         paints = self.analyser.paints(form, tuple(float(v) for v in form.BBox), ops)
         chosen = raster_set(paints)
         vector = without(ops, {p.index: p.text_mode for p in paints if p.index in chosen})
-        plan = _Plan(name, form, vector, None, None, None, FaceReport(
+        plan = _Plan(name, form, vector, None, FaceReport(
             None, sum(p.transparent for p in paints), sum(1 for p in paints if p.index in chosen and p.kind == "text")))
         if chosen:
             x0, y0, x1, y1 = _union(p.box for p in paints if p.index in chosen)
             per_pt = self.dpi * scale / 72
             size = (max(1, math.ceil((x1 - x0) * per_pt - 1e-6)), max(1, math.ceil((y1 - y0) * per_pt - 1e-6)))
             left_out = {p.index: p.text_mode for p in paints if p.index not in chosen}
-            plan = plan._replace(pixel_ops=without(ops, left_out),
-                                 size=size, placed=(size[0] / per_pt, 0, 0, size[1] / per_pt, x0, y0),
+            placed = (size[0] / per_pt, 0, 0, size[1] / per_pt, x0, y0)
+            plan = plan._replace(pixels=_Pixels(without(ops, left_out), size, placed),
                                  report=plan.report._replace(raster_px=size))
         self.plans[key] = plan
         return plan.report
@@ -93,8 +97,8 @@ class PdfX:
         for key, plan in self.plans.items():
             recolour.done[key] = plan.form
             before, extra = b"", None
-            if key in pixels:
-                before = b"q %s cm /PnpPixels Do Q\n" % " ".join(_num(v) for v in plan.placed).encode()
+            if key in pixels and plan.pixels is not None:   # (each face in `pixels` planned them)
+                before = b"q %s cm /PnpPixels Do Q\n" % " ".join(_num(v) for v in plan.pixels.placed).encode()
                 extra = {Name.PnpPixels: pixels[key]}
             try:
                 recolour.stream(plan.form, plan.vector_ops, before, extra)
@@ -111,23 +115,23 @@ class PdfX:
         """Each planned face's chosen operators alone, drawn by PDFium over white from the
         faces as they still are (RGB; one scratch PDF for all, so shared fonts are copied
         once), converted to CMYK: an image XObject per face."""
-        plans = [(key, plan) for key, plan in self.plans.items() if plan.size]
+        plans = [(key, plan, plan.pixels) for key, plan in self.plans.items() if plan.pixels is not None]
         if not plans:
             return {}
         scratch = pikepdf.new()
-        for _, plan in plans:
+        for _, plan, px in plans:
             if not plan.form.Resources.is_indirect:  # copy_foreign copies indirect objects only
                 plan.form.Resources = self.pdf.make_indirect(plan.form.Resources)
-            page = scratch.add_blank_page(page_size=(plan.placed[0], plan.placed[3]))
+            page = scratch.add_blank_page(page_size=(px.placed[0], px.placed[3]))
             page.obj.Resources = scratch.copy_foreign(plan.form.Resources)
-            shift = b"1 0 0 1 %s %s cm\n" % (_num(-plan.placed[4]).encode(), _num(-plan.placed[5]).encode())
-            page.obj.Contents = scratch.make_stream(shift + pikepdf.unparse_content_stream(plan.pixel_ops))
+            shift = b"1 0 0 1 %s %s cm\n" % (_num(-px.placed[4]).encode(), _num(-px.placed[5]).encode())
+            page.obj.Contents = scratch.make_stream(shift + pikepdf.unparse_content_stream(px.ops))
         buffer = io.BytesIO()
         scratch.save(buffer)
-        out = {}
+        out: dict[tuple, pikepdf.Object] = {}
         with pdfium_document(buffer.getvalue()) as doc:   # holds the PDFium lock
-            for n, (key, plan) in enumerate(plans):
-                width, height = plan.size
+            for n, (key, _, px) in enumerate(plans):
+                width, height = px.size
                 bitmap = pdfium.PdfBitmap.new_native(width, height, raw.FPDFBitmap_BGRx)
                 raw.FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xFFFFFFFF)
                 page = doc[n]

@@ -59,7 +59,7 @@ def pdfx_problems(data: bytes) -> list[str]:
     if info.get("/Trapped") not in (Name("/True"), Name("/False")):
         problems.append("Info Trapped is not /True or /False")
     problems += _intent(pdf)
-    contents = []
+    contents: list[tuple[str, pikepdf.Page | pikepdf.Object]] = []   # what holds a content stream
     for n, page in enumerate(pdf.pages, start=1):
         problems += [f"page {n}: {p}" for p in _boxes(page) + _dictionary(page.obj)]
         contents.append((f"page {n}", page))

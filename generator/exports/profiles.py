@@ -234,11 +234,12 @@ def _pdf(profile, product, turned, cards, rendered, max_ink=None, scratch=None) 
             # back then front, card by card (Squib's drivethrucards_1up sprue: "alternate back/front")
             order += [(rc, side, key) for side, key in reversed(card_sides(rc))]
     pdfx = PdfX(pdf, Cmyk(max_ink=max_ink), profile.dpi)
-    flattened = {}
+    flattened: dict[tuple[str, str], tuple[tuple[int, int], int]] = {}   # (card, side) -> (pixels, text in them)
     for rc, side, key in order:
         page = pdf.add_blank_page(page_size=(W, H))
-        page.mediabox = page.bleedbox = [0, 0, W, H]
-        page.trimbox = [bleed * PT_PER_MM, bleed * PT_PER_MM, W - bleed * PT_PER_MM, H - bleed * PT_PER_MM]
+        page.mediabox = page.bleedbox = pikepdf.Array([0, 0, W, H])
+        inset = bleed * PT_PER_MM
+        page.trimbox = pikepdf.Array([inset, inset, W - inset, H - inset])
         # the face's top-left part `box` at the page's top-left corner, `scale` times its size
         e = -box[0] * PT_PER_MM * scale
         f = H - (deck.height - box[1]) * PT_PER_MM * scale
@@ -247,7 +248,7 @@ def _pdf(profile, product, turned, cards, rendered, max_ink=None, scratch=None) 
         page.contents_add(pdf.make_stream(content))
         report = pdfx.face(placer.forms[rendered.page_of[key]], f"card {rc.card.id} ({side})", scale)
         if report.raster_px:
-            flattened[(rc.card.id, side)] = report
+            flattened[(rc.card.id, side)] = (report.raster_px, report.text_in_pixels)
     try:
         data = pdfx.finish(f"{rendered.game.title}: {deck.name}")
     except ValueError as exc:
@@ -268,5 +269,5 @@ def _pdf(profile, product, turned, cards, rendered, max_ink=None, scratch=None) 
         "pdf": pdfx_version, "output_intent": pdfx.cmyk.description,
         "scale": round(scale, 4), "cards": [[rc.card.id, side] for rc, side, _ in order],
         "max_ink": max_ink, "most_ink": round(max(inks), 1) if inks else None,
-        "flattened": [{"card": card, "side": side, "pixels": list(r.raster_px), "text_in_pixels": r.text_in_pixels}
-                      for (card, side), r in flattened.items()]})
+        "flattened": [{"card": card, "side": side, "pixels": list(px), "text_in_pixels": text}
+                      for (card, side), (px, text) in flattened.items()]})

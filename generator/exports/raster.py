@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+from collections.abc import Sequence
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
@@ -33,7 +34,7 @@ class Rasteriser:
     """Opens each faces PDF once and draws faces from it; same input, same pixels.
     Use it in a `with` block (or call `close()`): its documents are closed holding the lock."""
 
-    def __init__(self, rendered):
+    def __init__(self, rendered) -> None:
         with PDFIUM:
             self.docs = [pdfium.PdfDocument(doc) for doc in rendered.faces_pdfs]
         self.page_of = rendered.page_of
@@ -87,7 +88,7 @@ def page_image(pdf: bytes, number: int, scale: float) -> Image.Image:
     return page_images([pdf], {0: (0, number)}, scale)[0]
 
 
-def page_images(pdfs: list[bytes], pages: dict, scale: float) -> dict:
+def page_images(pdfs: Sequence[bytes], pages: dict, scale: float) -> dict:
     """{key: RGB image} of `pages` ({key: (index in `pdfs`, page number)}) drawn at `scale`
     pixels per point; each PDF is opened once."""
     images = {}

@@ -99,7 +99,7 @@ class Recolour:
                     use("/Font", args[0], self._font(font))
                 out.append(ins)
             elif op in ("BDC", "DP") and isinstance(args[-1], pikepdf.Name):
-                props = res.get("/Properties", {}).get(args[-1])
+                props = res.get("/Properties", pikepdf.Dictionary()).get(args[-1])
                 if props is not None:
                     use("/Properties", args[-1], props)
                 out.append(ins)
@@ -190,7 +190,7 @@ class Recolour:
             self.stream(xobj)
         return xobj
 
-    def _font(self, font):
+    def _font(self, font: pikepdf.Object) -> pikepdf.Object:
         """A Type 3 font's glyphs rewritten like any content (they share the font's resources)."""
         key = font.objgen
         if font.get("/Subtype") == Name.Type3 and key not in self.done:

@@ -84,7 +84,7 @@ def tts_decks(rendered, base_url: str, dpi: int = 300, shared: bool = False):
 def _tts_decks(rendered, raster, base_url: str, dpi: int):
     files, objects, sheet_no = [], [], 0
     taken: set[str] = set()
-    decks = {}
+    decks: dict[str, list] = {}   # deck id -> its rendered cards
     for rc in rendered.cards:
         if rc.deck.layout == "sheet" and rc.card.count > 0:
             decks.setdefault(rc.deck.id, []).append(rc)

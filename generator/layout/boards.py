@@ -109,7 +109,7 @@ def _grid(page, w, h, cols, rows, overlap, mode) -> BoardPlan:
     pw = (w + (cols - 1) * overlap) / cols  # every panel the same size
     ph = (h + (rows - 1) * overlap) / rows
     step_x, step_y = pw - overlap, ph - overlap
-    panels = []
+    panels: list[Panel] = []
     for row in range(rows):
         for col in range(cols):
             # board y is up; row 0 is the top row

@@ -177,7 +177,7 @@ def _face_transform(outline: list[Point], polygon: list[Point]) -> Affine:
     n = len(outline)
     q0, q1 = outline[0], outline[1]
     base = math.atan2(-(q1[1] - q0[1]), q1[0] - q0[0])
-    best = None
+    best: tuple[tuple[float, float], float, Point] | None = None
     for r in range(n):
         p0, p1 = polygon[r], polygon[(r + 1) % n]
         theta = math.atan2(p1[1] - p0[1], p1[0] - p0[0]) - base
@@ -185,6 +185,7 @@ def _face_transform(outline: list[Point], polygon: list[Point]) -> Affine:
         key = (round(abs(theta), 9), -theta)
         if best is None or key < best[0]:
             best = (key, theta, p0)
+    assert best is not None   # an outline has three corners or more
     _, theta, p0 = best
     c, s = math.cos(theta), math.sin(theta)
     lin = (c, s, s, -c, 0.0, 0.0)

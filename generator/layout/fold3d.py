@@ -55,8 +55,8 @@ def then(outer: Motion, inner: Motion) -> Motion:
     """The motion that does `inner` first, then `outer`."""
     (ro, _), (ri, ti) = outer, inner
     cols = list(zip(*ri))
-    r = tuple(tuple(dot(ro[i], cols[j]) for j in range(3)) for i in range(3))
-    return r, move(outer, ti)
+    rows = [(dot(ro[i], cols[0]), dot(ro[i], cols[1]), dot(ro[i], cols[2])) for i in range(3)]
+    return (rows[0], rows[1], rows[2]), move(outer, ti)
 
 
 def hinge(a: Vec, b: Vec, angle: float) -> Motion:

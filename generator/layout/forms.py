@@ -15,6 +15,7 @@ import functools
 import hashlib
 import io
 import zlib
+from typing import Any
 
 import pikepdf
 from pikepdf import Name, Rectangle
@@ -41,7 +42,9 @@ class FacePlacer:
         (or to `clip_path`, path operators in pt, for round and hexagonal components)."""
         name, form = self._form_for(page, key)
         x, y, w, h = box
-        place = page.calc_form_xobject_placement(form, Name(name), Rectangle(x, y, x + w, y + h))
+        # pikepdf's own defaults, spelled out: its type stub gives these keywords none
+        place = page.calc_form_xobject_placement(form, Name(name), Rectangle(x, y, x + w, y + h),
+                                                 invert_transformations=True, allow_shrink=True, allow_expand=False)
         return b"q " + (clip_path or _clip_path(clip, radius)) + b" W n " + place + b" Q"
 
     def draw_at(self, page: pikepdf.Page, key: str, matrix, clip: bytes) -> bytes:
@@ -186,6 +189,7 @@ def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict) -> tuple:
             face = pdf.pages[number]
             box = [float(v) for v in face.mediabox]
             contents = face.obj.get("/Contents")
+            entries: dict[str, Any]   # the form's dictionary, for writer.add_stream
             if isinstance(contents, pikepdf.Stream):
                 data_of_face = contents.read_raw_bytes()
                 entries = {k: contents[k] for k in ("/Filter", "/DecodeParms") if k in contents}

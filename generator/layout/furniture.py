@@ -76,7 +76,7 @@ def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheet
         _dashed(canvas, page.dashed)
         _ticks(canvas, page.ticks)
         if page.board_map:
-            _board_map(canvas, page)
+            _board_map(canvas, page.width, page.board_map)
         side = page.how or ("fronts" if page.side == "front" else "backs (flip on the long edge)")
         stamped = f" · {stamp}" if stamp else ""
         if draft:
@@ -224,11 +224,11 @@ def _ticks(canvas, ticks) -> None:
     canvas.restoreState()
 
 
-def _board_map(canvas, page: PagePlan) -> None:
-    """Which panel goes where: a small grid in the corner with this panel filled."""
-    cols, rows, col, row = page.board_map
+def _board_map(canvas, width: float, board_map: tuple[int, int, int, int]) -> None:
+    """Which panel goes where: a small grid in the corner of a page `width` wide with this panel filled."""
+    cols, rows, col, row = board_map
     cell = min(5.0, 22.0 / max(cols, rows))
-    x0 = page.width - 8.5 - cols * cell
+    x0 = width - 8.5 - cols * cell
     y0 = 4.5
     canvas.saveState()
     canvas.setLineWidth(0.4)

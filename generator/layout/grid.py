@@ -142,7 +142,8 @@ def crop_marks(g: SheetGrid, filled: int | None = None, back: bool = False) -> l
     """
     boxes = [g.trim_box(s, back) for s in range(g.per_page if filled is None else filled)]
     reach = g.bleed + MARK_REACH
-    vertical, horizontal = {}, {}
+    vertical: dict[float, tuple[float, float]] = {}   # x -> (bottom, top) of the components it cuts
+    horizontal: dict[float, tuple[float, float]] = {}   # y -> (left, right)
     for x, y, w, h in boxes:
         for cx in (round(x, 4), round(x + w, 4)):
             lo, hi = vertical.get(cx, (y, y + h))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zlib
+from typing import Any
 
 import pikepdf
 
@@ -40,7 +41,7 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures, segments) -> tup
     if segment is not None:
         written, root, info, pages = segment
         writer.replay(written)
-        return writer.finish(root, info), pages
+        return bytes(writer.finish(root, info)), pages   # no spool: already bytes (bytes() gives them back)
     mark = writer.mark()
     with pikepdf.open(io.BytesIO(pdf)) as source:
         claimed = {i: writer.claim(source.pages[i].obj) for i in sorted(per_page)}
@@ -54,7 +55,7 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures, segments) -> tup
             segments.put(memo, (writer.since(mark), root, info, pages))
         else:
             writer.mark()  # what `since` writes: the same bytes, watching or not
-        return writer.finish(root, info), pages
+        return bytes(writer.finish(root, info)), pages
 
 
 def page_with_faces(writer: PDFStream, page: pikepdf.Page, parent, snippets: list[bytes], forms: dict) -> dict:
@@ -65,11 +66,11 @@ def page_with_faces(writer: PDFStream, page: pikepdf.Page, parent, snippets: lis
                if k not in ("/Contents", "/Resources") and (parent is None or k != "/Parent")}
     if parent is not None:
         entries["/Parent"] = parent
-    resources = dict(page.obj.Resources.items()) if "/Resources" in page.obj else {}
+    resources: dict[str, Any] = dict(page.obj.Resources.items()) if "/Resources" in page.obj else {}
     xobjects = dict(resources["/XObject"].items()) if "/XObject" in resources else {}
     resources["/XObject"] = {**xobjects, **forms}
-    contents = page.obj.get("/Contents")
-    contents = [] if contents is None else list(contents) if isinstance(contents, pikepdf.Array) else [contents]
+    found = page.obj.get("/Contents")
+    contents: list = [] if found is None else list(found) if isinstance(found, pikepdf.Array) else [found]
     if snippets:
         faces = zlib.compress(b"q\n" + b"\n".join(snippets) + b"\nQ", 6)
         contents.insert(0, writer.add_stream({"/Filter": Raw(b"/FlateDecode")}, faces))

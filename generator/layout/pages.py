@@ -43,8 +43,8 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
     pages: list[PagePlan] = []
     geometry = lambda rc: (rc.deck.layout, rc.deck.shape, rc.deck.orientation,
                            rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed, rc.deck.corner, rc.deck.gutter)
-    for (layout, shape, *_), group in groupby(copies, key=geometry):
-        group = list(group)
+    for (layout, shape, *_), run in groupby(copies, key=geometry):
+        group = list(run)
         deck = group[0].deck
         whole = paper
         if gutter_fold and layout == "sheet" and any(rc.back for rc in group):

@@ -53,7 +53,7 @@ class PagePlan:
     label: Label | None = None
     glue: tuple[tuple[float, float, float, float], ...] = ()   # glue strips (x, y, w, h)
     ticks: tuple[tuple[float, float, str], ...] = ()           # alignment ticks on joins
-    board_map: tuple | None = None              # (cols, rows, this panel's col, row)
+    board_map: tuple[int, int, int, int] | None = None   # (cols, rows, this panel's col, row)
     note: str = ""                              # a second line for the label (how to assemble)
     fills: tuple[Outline, ...] = ()             # grey areas: glue tabs, standee base flaps
     dashed: tuple[tuple[float, float, float, float], ...] = ()  # fold lines
@@ -75,10 +75,10 @@ class Placements(Sequence):
 
     def __init__(self, plans):
         self.plans = tuple(plans)
-        self.count = sum(len(plan.faces) for plan in self.plans)
+        self.size = sum(len(plan.faces) for plan in self.plans)
 
     def __len__(self) -> int:
-        return self.count
+        return self.size
 
     def __iter__(self):
         for number, plan in enumerate(self.plans, start=1):

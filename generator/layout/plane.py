@@ -169,7 +169,7 @@ def outline_of(polygons: list[list[Point]], digits: int = 6) -> list[Point]:
     def key(p):
         return round(p[0], digits) + 0.0, round(p[1], digits) + 0.0
 
-    edges = {}
+    edges: dict[tuple[Point, Point], bool] = {}
     for poly in polygons:
         if area(poly) < 0:
             poly = poly[::-1]

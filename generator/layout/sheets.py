@@ -28,13 +28,13 @@ from .furniture import PAGES_PER_PDF, draw_furniture
 from .modes import PrintMode, apply_mode
 from .overlay import page_with_faces
 from .pages import plan_for_cutter, plan_pages
-from .pdfstream import PDFStream, Raw
+from .pdfstream import PDFStream, Raw, Ref, Spooled
 from .plan import PagePlan, Placements
 
 
 @dataclass(frozen=True)
 class SheetsPDF:
-    pdf: bytes                 # or a pdfstream.Spooled (layout_sheets with a spool folder)
+    pdf: bytes | Spooled       # Spooled: layout_sheets with a spool folder
     pages: int
     placements: Placements     # a dict per face placed, made when read
     components: tuple[dict, ...]
@@ -77,7 +77,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
     return SheetsPDF(pdf, len(plans), Placements(plans), components, tuple(plans))
 
 
-def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree, segments) -> tuple[list, object]:
+def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, tree,
+           segments) -> tuple[list, Ref | None]:
     """Each plan's page of furniture with its faces drawn beneath, one segment per page;
     returns the pages' references and the document information's. While `pnp watch`
     rebuilds, a page that would come out the same (the same furniture and placements at

@@ -32,7 +32,7 @@ REQUEST_SECONDS = 60.0  # the longest one request may take, from waiting for it 
 class Preview:
     """What the page shows; updated by the watch loop, read by the server threads."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
         self.version = 0
         self.games: dict[str, dict] = {}

@@ -154,7 +154,7 @@ def _faces_shown(rc) -> list:
     (a die pictured by one face says nothing about the others)."""
     if not rc.faces:
         return [_face(rc)]
-    first = {}
+    first: dict[str, int] = {}   # each different face -> the first face number showing it
     for n, symbol in enumerate(rc.card.fields.get("faces") or ()):
         first.setdefault(repr(symbol), n)
     return [_face(rc, n) for n in first.values()]

@@ -98,10 +98,10 @@ class Rulebook(BaseDocTemplate):
         self.game_title = game.title
         self.stamp = stamp   # a version stamp, in every page's footer
         self.section = ""
-        self.figures = []
-        self.headings = []
-        self.contents = []    # the contents' entries of this pass, as the table of contents gets them
-        self._last_pass = []
+        self.figures: list[tuple] = []             # (page, face, box) of each figure drawn
+        self.headings: list[tuple[int, str, int]] = []   # (level, text, page)
+        self.contents: list[tuple] = []    # the contents' entries of this pass, as the table of contents gets them
+        self._last_pass: list[tuple[int, str, int]] = []   # the headings of the pass before
         frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body")
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
@@ -317,7 +317,7 @@ CELL_PAD = 6          # pt left and right inside a table cell
 MIN_CELL_SIZE = 7.2   # pt: the smallest type a table shrinks to so that no cell breaks a word
 
 
-def _column_widths(rows, width, size, whole_words=True):
+def _column_widths(rows, width: float, size: float, whole_words: bool = True) -> list[float] | None:
     """Column widths (pt) for a table of `rows` in a column `width` wide, or None when the
     longest words of the columns, set at `size`, cannot stand side by side in it.
 
@@ -344,6 +344,6 @@ def _column_widths(rows, width, size, whole_words=True):
         share = {c: room * weights[c] / sum(weights[k] for k in free) for c in free}
         short = [c for c in free if share[c] < least[c]]
         if not short:
-            return [fixed.get(c, share.get(c)) for c in range(n)]
+            return [fixed[c] if c in fixed else share[c] for c in range(n)]
         for c in short:
             fixed[c] = least[c]

@@ -120,7 +120,8 @@ def _parse_blocks(markdown: str) -> tuple[Block, ...]:
             i += 3
             continue
         elif t.type == "table_open":
-            rows, j = [], i + 1
+            rows: list[list[str]] = []
+            j = i + 1
             while tokens[j].type != "table_close":
                 if tokens[j].type == "tr_open":
                     rows.append([])

@@ -13,16 +13,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..data.schema import Validator
 from ..data.schema import check as schema_check
 from ..errors import Problem
 from ..guard import shorten
 
-CHECKS: dict[str, Callable] = {}
+
+class Check(Protocol):
+    """A registered check: `check(ctx, args)` yields `Failure`s; `register` gives it `args_schema`."""
+    args_schema: dict
+
+    def __call__(self, ctx: Any, args: dict) -> Iterable[Failure]: ...
+
+
+CHECKS: dict[str, Check] = {}
 
 # what rules.yaml may write for an argument
 SELECTION = {"anyOf": [{"type": "string"}, {"type": "object", "required": ["expr"], "additionalProperties": False,

@@ -32,8 +32,8 @@ class GameDocument:
         if hit is not None:
             return hit
         if isinstance(value, list) and value:
-            locs = [self._index.get(id(v)) for v in value]
-            locs = [loc for loc in locs if loc is not None]
+            found = (self._index.get(id(v)) for v in value)
+            locs: list[Location] = [loc for loc in found if loc is not None]
             if not locs:
                 return Location()
             cards = tuple(dict.fromkeys(c for loc in locs for c in loc.cards))

@@ -55,7 +55,7 @@ class Rule:
     spec: dict
     severity: str
     file: str
-    line: int
+    line: int | None
     compiled: dict
 
 
@@ -162,7 +162,8 @@ def _fields_in(node) -> tuple[set[str], set[str]]:
 
 def known_fields(doc, game) -> set[str]:
     """Every key anywhere in the rules' document, and every field a deck declares."""
-    keys, stack = set(), [doc]
+    keys: set[str] = set()
+    stack = [doc]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
@@ -181,7 +182,7 @@ def known_fields(doc, game) -> set[str]:
 
 
 def _schema_properties(schema) -> set[str]:
-    names = set()
+    names: set[str] = set()
     if isinstance(schema, dict):
         names.update(k for k in (schema.get("properties") or {}) if isinstance(k, str))
         for value in schema.values():
@@ -255,8 +256,8 @@ def _run(rule: Rule, game_id: str, gd: GameDocument):
     spec = rule.spec
     ctx = _Ctx(rule, gd)
     if "check" in spec:
-        for failure in CHECKS[spec["check"]](ctx, spec.get("args") or {}):
-            yield _finding(rule, game_id, gd, failure)
+        for failed in CHECKS[spec["check"]](ctx, spec.get("args") or {}):
+            yield _finding(rule, game_id, gd, failed)
         return
     if "for_each" in spec:
         items = ctx.eval("for_each")

@@ -66,7 +66,7 @@ def render(reports: list, fmt: str) -> str:
 
 
 def _text(reports) -> str:
-    out = []
+    out: list[str] = []
     for r in reports:
         out.extend(text_line(f) for f in r.findings)
         out.append(f"{r.game}: {_summary(r)}" + (" — OK" if r.ok else ""))

@@ -210,9 +210,9 @@ def board_fields(ctx, args) -> Iterable[Failure]:
         if got != want:
             yield Failure(f"{got} fields '{symbol}'", want, quarter)
     for symbol, want in (args.get("regions") or {}).items():
-        got = _regions(board, symbol)
-        if got != sorted(want, reverse=True):
-            yield Failure(f"groups of '{symbol}' fields {got}", sorted(want, reverse=True), quarter)
+        sizes = _regions(board, symbol)
+        if sizes != sorted(want, reverse=True):
+            yield Failure(f"groups of '{symbol}' fields {sizes}", sorted(want, reverse=True), quarter)
 
 
 STEP = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
