@@ -54,7 +54,7 @@ cmyk-profile:
 test: $(STAMP) browser cmyk-profile
 	$(VENV)/bin/ruff check generator tests benchmarks
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --dist worksteal
 
 validate: $(STAMP)
 	$(VENV)/bin/pnp validate $(ARGS)

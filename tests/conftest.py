@@ -72,9 +72,9 @@ def mini(tmp_path):
 
 
 def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
-    """`pnp build ARGS` of the repository's own games into a folder built once for the whole
-    run: pytest-xdist's workers share it (a lock in the run's common temporary folder), so
-    the shipped games are not built once per core. Tests only read it."""
+    """`pnp ARGS --output FOLDER` on the repository's own games, run once for the whole
+    run: pytest-xdist's workers share FOLDER (a lock in the run's common temporary folder),
+    so the shipped games are not built once per core. Tests only read it."""
     import fcntl
     import os
 
@@ -85,7 +85,7 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
         if not (out / ".built").exists():
             shutil.rmtree(out, ignore_errors=True)
-            result = CliRunner().invoke(cli, ["--root", str(REPO), "build", *args, "--output", str(out)])
+            result = CliRunner().invoke(cli, ["--root", str(REPO), *args, "--output", str(out)])
             assert result.exit_code == 0, result.output
             (out / ".built").touch()
     return out
@@ -94,15 +94,22 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
 @pytest.fixture(scope="session")
 def olympians_build(tmp_path_factory):
     """One real build of Olympians (both papers) from the repository's own data."""
-    return _built_once(tmp_path_factory, "all-out") / "olympians"
+    return _built_once(tmp_path_factory, "all-out", "build") / "olympians"
 
 
 @pytest.fixture(scope="session")
 def all_builds(tmp_path_factory):
     """Every shipped game built once (both papers): {game: its output folder}."""
     from generator.data.load import list_games
-    out = _built_once(tmp_path_factory, "all-out")
+    out = _built_once(tmp_path_factory, "all-out", "build")
     return {game: out / game for game in list_games(REPO)}
+
+
+@pytest.fixture(scope="session")
+def olympians_dtc(tmp_path_factory):
+    """Olympians exported once for DriveThruCards (PDF/X-1a): its exports/dtc/ folder."""
+    return _built_once(tmp_path_factory, "olympians-dtc", "export", "--profile", "dtc",
+                       "olympians") / "olympians" / "exports" / "dtc"
 
 
 def all_pdfs():

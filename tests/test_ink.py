@@ -13,7 +13,7 @@ from PIL import Image
 from generator.exports.cmyk import Cmyk, limit_ink
 from generator.exports.pdfx_check import ink_problems, page_inks, pdfx_problems
 from generator.exports.profiles import PROFILES
-from tests.conftest import REPO, run
+from tests.conftest import run
 from tests.test_exports import make_game
 
 # a rich dark card: near-black background (SWOP makes it ~290 %), dark green and purple
@@ -135,11 +135,9 @@ def test_export_refuses_a_file_over_the_limit(dark, tmp_path, monkeypatch):
     assert not (tmp_path / "o" / "ex" / "exports" / "dtc").exists()
 
 
-def test_olympians_drivethrucards_file_is_under_240_percent_everywhere(tmp_path):
+def test_olympians_drivethrucards_file_is_under_240_percent_everywhere(olympians_dtc):
     """The real game the issue measured at ~280 %: every page of both files now at most 240 %."""
-    result = run(REPO, "export", "--profile", "dtc", "olympians", "--output", str(tmp_path))
-    assert result.exit_code == 0, result.output
-    folder = tmp_path / "olympians" / "exports" / "dtc"
+    folder = olympians_dtc
     for name in ("playing-cards.pdf", "reference.pdf"):
         inks = page_inks((folder / name).read_bytes())
         assert max(inks) <= LIMIT, (name, max(inks))

@@ -15,7 +15,7 @@ from PIL import Image, ImageStat
 from generator.exports.cmyk import Cmyk
 from generator.exports.paint import Analyser, raster_set
 from generator.exports.pdfx_check import pdfx_problems
-from tests.conftest import REPO, run
+from tests.conftest import run
 from tests.test_exports import make_game
 
 # Drawn in this order: an opaque background, text that a later gradient with alpha covers,
@@ -217,11 +217,9 @@ def test_missing_cmyk_profile_is_a_clear_error(layered, monkeypatch, tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_olympians_for_drivethrucards(tmp_path):
+def test_olympians_for_drivethrucards(olympians_dtc):
     """A real game: every file PDF/X-1a, every front's card name still text."""
-    result = run(REPO, "export", "--profile", "dtc", "olympians", "--output", str(tmp_path))
-    assert result.exit_code == 0, result.output
-    folder = tmp_path / "olympians" / "exports" / "dtc"
+    folder = olympians_dtc
     files = json.loads((folder / "manifest.json").read_text())["files"]
     assert [f["path"] for f in files] == ["playing-cards.pdf", "reference.pdf"]
     for entry in files:
