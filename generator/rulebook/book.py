@@ -33,6 +33,7 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..rendermemo import RenderMemo
 from ..units import paper_size
+from .rlbridge import shaping
 from .source import plain_text
 from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
 
@@ -195,7 +196,8 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
         for entry in guess[0]:  # what the contents held at the end of the last layout
             toc.addEntry(*entry)
         doc.headings = list(guess[1])
-    doc.multiBuild(story)
+    with shaping():   # kerning, no ligatures: they would not read back as text (rlbridge.py)
+        doc.multiBuild(story)
     if memo is not None:
         memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
     return buf.getvalue(), doc.figures, doc.headings

@@ -3,7 +3,7 @@
 In: the game's language (BCP 47). Out: reportlab paragraph styles. Running text (body,
 lists, quotes) is hyphenated by the language's Pyphen dictionary; headings, titles,
 captions, contents and table cells are shaped by HarfBuzz (reportlab's `shaping`, through
-uharfbuzz: kerning and ligatures). reportlab 5.1 cannot do both to one paragraph (it
+uharfbuzz: kerning; no ligatures, see rlbridge.py). reportlab 5.1 cannot do both to one paragraph (it
 garbles a shaped word it hyphenates), so running text is hyphenated and the rest shaped.
 Table cells never break inside a word (`splitLongWords` off; book.py gives every column
 the room of its longest word)."""

@@ -1,0 +1,59 @@
+"""The bridge to reportlab's shaping (generator/rulebook/rlbridge.py): what it relies on is
+still there, and shaped rulebook text keeps its kerning and stays searchable text (no
+ligature reportlab would write as a private-use character)."""
+from __future__ import annotations
+
+import inspect
+import io
+
+import pypdfium2 as pdfium
+import reportlab
+import reportlab.platypus.paragraph as platypus_paragraph
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.pdfbase import ttfonts
+from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+from generator.rulebook import rlbridge
+from generator.rulebook.styles import fonts
+
+WORDS = "Round chips, check the fjord, office flow AVAWAY"
+
+
+def _text_and_width(shaped: bool) -> tuple[str, float]:
+    """The words as an italic caption (shaping=1 or not): their text read back, and how
+    wide the line is drawn."""
+    style = ParagraphStyle("caption", fontName=fonts()["italic"], fontSize=12, shaping=int(shaped))
+    buf = io.BytesIO()
+    SimpleDocTemplate(buf, invariant=1).build([Paragraph(WORDS, style)])
+    page = pdfium.PdfDocument(buf.getvalue())[0]
+    text = page.get_textpage()
+    n = text.count_chars()
+    left, right = text.get_charbox(0)[0], text.get_charbox(n - 1)[2]
+    return text.get_text_range(), right - left
+
+
+def test_reportlab_still_shapes_through_the_name_the_bridge_replaces():
+    assert reportlab.Version.startswith("5.1"), "rlbridge.py was checked with reportlab 5.1; check it again"
+    assert platypus_paragraph.shapeFragWord is ttfonts.shapeFragWord   # imported by name, not yet replaced
+    features = inspect.signature(ttfonts.shapeFragWord).parameters["features"].default
+    assert features.get("dlig"), "reportlab no longer asks for discretionary ligatures: the bridge may go"
+    assert "shapeFragWord(_)" in inspect.getsource(platypus_paragraph)   # the call site that uses the name
+
+
+def test_shaped_text_keeps_its_words_and_its_kerning():
+    plain_text, plain_width = _text_and_width(False)
+    assert "chips" in plain_text and "fjord" in plain_text
+    raw_text, _ = _text_and_width(True)
+    assert "chips" not in raw_text and any(0xE000 <= ord(c) <= 0xF8FF for c in raw_text)   # what the bridge is for
+    with rlbridge.shaping():
+        text, width = _text_and_width(True)
+    assert platypus_paragraph.shapeFragWord is ttfonts.shapeFragWord   # put back
+    assert "chips" in text and "check" in text and "fjord" in text and "office flow" in text
+    assert not any(0xE000 <= ord(c) <= 0xF8FF for c in text)
+    assert width < plain_width - 1   # kerned (AV, VA, WA...): narrower than the same words unshaped
+
+
+def test_a_real_rulebook_caption_is_searchable(all_builds):
+    doc = pdfium.PdfDocument(all_builds["king-of-the-pitch"] / "king-of-the-pitch-rulebook-a4.pdf")
+    text = " ".join(doc[n].get_textpage().get_text_range() for n in range(len(doc)))
+    assert "Round chips" in text and "Crown chips" in text
