@@ -179,25 +179,33 @@ def test_cairosvg_image_still_has_the_geometry_the_bridge_copies():
 def test_pictures_land_where_cairosvgs_own_drawer_puts_them(tmp_path, placement):
     from PIL import Image, ImageChops
 
-    from generator.draw.art import ArtFetcher
     from generator.draw.picturedraw import Pictures
 
     picture = Image.linear_gradient("L").resize((90, 60)).convert("RGB")
     picture.paste((200, 30, 30), (10, 10, 40, 30))
     (tmp_path / "p.png").write_bytes(_png(picture))
     face = FACE.replace('<text', f'<image href="p.png" {placement}/><text')
+    cairosvg_own, pnp = _both_drawers(face, tmp_path, Pictures())
+    diff = ImageChops.difference(cairosvg_own, pnp)
+    assert max(high for _, high in diff.getextrema()) <= 8, "the picture moved"
+
+
+def _both_drawers(face: str, folder, pictures) -> list:
+    """The face drawn with CairoSVG's own picture drawer, then with pnp's (`pictures`): both
+    pages rendered at 4 px a point."""
+    from generator.draw.art import ArtFetcher
+
     drawn = []
-    for pictures in (None, Pictures()):
+    for using in (None, pictures):
         out = io.BytesIO()
         deck = cairo.PDFSurface(out, 100, 100)
-        with svgbridge.drawing(pictures=pictures):
-            svgbridge.draw_page(deck, svgbridge.parse(face.encode(), ArtFetcher((str(tmp_path),))), None, [])
+        with svgbridge.drawing(pictures=using):
+            svgbridge.draw_page(deck, svgbridge.parse(face.encode(), ArtFetcher((str(folder),))), None, [])
         deck.show_page()
         deck.finish()
-        pdf = out.getvalue() if pictures is None else _spliced(out.getvalue(), pictures)
+        pdf = out.getvalue() if using is None else _spliced(out.getvalue(), using)
         drawn.append(pdfium.PdfDocument(pdf)[0].render(scale=4).to_pil().convert("RGB"))
-    diff = ImageChops.difference(*drawn)
-    assert max(high for _, high in diff.getextrema()) <= 8, "the picture moved"
+    return drawn
 
 
 def _png(image) -> bytes:
@@ -216,7 +224,6 @@ def test_pictures_in_patterns_and_masks_are_drawn_as_cairosvg_draws_them(tmp_pat
     there with its pixels, at full resolution, as CairoSVG's own drawer paints it."""
     from PIL import Image, ImageChops
 
-    from generator.draw.art import ArtFetcher
     from generator.draw.picturedraw import Pictures
 
     picture = Image.linear_gradient("L").resize((90, 60)).convert("RGB")
@@ -228,17 +235,8 @@ def test_pictures_in_patterns_and_masks_are_drawn_as_cairosvg_draws_them(tmp_pat
                         '<mask id="m"><image href="m.png" width="30" height="20" preserveAspectRatio="none"/></mask>'
                         '</defs><rect width="30" height="20" fill="url(#t)"/>'
                         '<rect x="15" width="15" height="20" fill="#00f" mask="url(#m)"/><text')
-    drawn = []
-    for pictures in (None, Pictures()):
-        out = io.BytesIO()
-        deck = cairo.PDFSurface(out, 100, 100)
-        with svgbridge.drawing(pictures=pictures):
-            svgbridge.draw_page(deck, svgbridge.parse(face.encode(), ArtFetcher((str(tmp_path),))), None, [])
-        deck.show_page()
-        deck.finish()
-        pdf = out.getvalue() if pictures is None else _spliced(out.getvalue(), pictures)
-        drawn.append(pdfium.PdfDocument(pdf)[0].render(scale=4).to_pil().convert("RGB"))
-        if pictures is not None:
-            assert pictures.end_face() == ((), ())   # sizes on the page unknown there: no warning either way
-    diff = ImageChops.difference(*drawn)
+    pictures = Pictures()
+    cairosvg_own, pnp = _both_drawers(face, tmp_path, pictures)
+    assert pictures.end_face() == ((), ())   # sizes on the page unknown there: no warning either way
+    diff = ImageChops.difference(cairosvg_own, pnp)
     assert max(high for _, high in diff.getextrema()) <= 8

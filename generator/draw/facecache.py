@@ -88,32 +88,38 @@ class FaceCache:
     def prune(self, stale_tmp_seconds: float = 3600, keep=()) -> int:
         """Remove least recently used entries until the cache fits its limit, never the bundles
         `keep` (the last build's, which its results still read); return how many."""
-        keep = {f"{key}.pdf" for key in keep}
-        entries, total, removed = [], 0, 0
-        now = time.time()
-        for path in self.folder.glob("*/*"):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            if path.name.endswith(".tmp"):  # left by a killed build
-                if now - st.st_mtime > stale_tmp_seconds:
-                    path.unlink(missing_ok=True)
-                continue
-            entries.append((st.st_mtime, path.name, path, st.st_size))
-            total += st.st_size
-        for _, name, path, size in sorted(entries):
-            if total <= self.limit:
-                break
-            if name in keep:
-                continue
-            path.unlink(missing_ok=True)
-            total -= size
-            removed += 1
-        return removed
+        return prune_folder(self.folder, self.limit, {f"{key}.pdf" for key in keep}, stale_tmp_seconds)
 
     def size(self) -> int:
         return sum(p.stat().st_size for p in self.folder.glob("*/*.pdf"))
+
+
+def prune_folder(folder: Path, limit: int, keep=frozenset(), stale_tmp_seconds: float = 3600) -> int:
+    """Remove the least recently written entries of a store of `folder/xx/name` files until
+    they hold at most `limit` bytes, never those named in `keep`, and `.tmp` files a killed
+    run left more than `stale_tmp_seconds` ago; return how many entries went."""
+    entries, total, removed = [], 0, 0
+    now = time.time()
+    for path in folder.glob("*/*"):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if path.name.endswith(".tmp"):  # left by a killed build
+            if now - st.st_mtime > stale_tmp_seconds:
+                path.unlink(missing_ok=True)
+            continue
+        entries.append((st.st_mtime, path.name, path, st.st_size))
+        total += st.st_size
+    for _, name, path, size in sorted(entries):
+        if total <= limit:
+            break
+        if name in keep:
+            continue
+        path.unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed
 
 
 def _unpack(blob: bytes) -> tuple[bytes, bytes] | None:

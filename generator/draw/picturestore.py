@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from pathlib import Path
 
 import PIL
 
 from ..errors import OutputError
+from .facecache import prune_folder
 from .pictures import Policy, Prepared
 
 LIMIT_BYTES = 500 * 1024 * 1024
@@ -87,23 +87,4 @@ class PictureStore:
 
     def prune(self, stale_tmp_seconds: float = 3600) -> int:
         """Remove least recently used entries until the store fits its limit; return how many."""
-        entries, total, removed = [], 0, 0
-        now = time.time()
-        for path in self.folder.glob("*/*"):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            if path.name.endswith(".tmp"):   # left by a killed build
-                if now - st.st_mtime > stale_tmp_seconds:
-                    path.unlink(missing_ok=True)
-                continue
-            entries.append((st.st_mtime, path.name, path, st.st_size))
-            total += st.st_size
-        for _, _, path, size in sorted(entries):
-            if total <= self.limit:
-                break
-            path.unlink(missing_ok=True)
-            total -= size
-            removed += 1
-        return removed
+        return prune_folder(self.folder, self.limit, stale_tmp_seconds=stale_tmp_seconds)
