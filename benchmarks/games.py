@@ -52,7 +52,9 @@ def main() -> None:
     parser.add_argument("before")
     parser.add_argument("after", nargs="?", help="a commit (default: this working tree)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=sorted(COMMANDS), help="measure one command only")
     args = parser.parse_args()
+    commands = {args.only: COMMANDS[args.only]} if args.only else COMMANDS
     with tempfile.TemporaryDirectory() as tmp:
         trees = {}
         for label, commit in (("before", args.before), ("after", args.after)):
@@ -63,16 +65,21 @@ def main() -> None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(trees[label]), commit],
                            check=True, capture_output=True)
         try:
-            cpu: dict = {(label, name): [] for label in trees for name in COMMANDS}
+            cpu: dict = {(label, name): [] for label in trees for name in commands}
             for n in range(args.repeat):
-                for name, command in COMMANDS.items():
+                for name, command in commands.items():
                     for label, tree in trees.items():  # interleaved: the machine's drift hits both alike
                         cpu[(label, name)].append(run_once(tree, Path(tmp) / f"work-{label}", command)[1])
                 print(f"run {n + 1} of {args.repeat} done", file=sys.stderr, flush=True)
-            for name in COMMANDS:
-                before, after = (statistics.median(cpu[(label, name)]) for label in ("before", "after"))
+            for name in commands:
+                runs = {label: cpu[(label, name)] for label in ("before", "after")}
+                before, after = (statistics.median(runs[label]) for label in ("before", "after"))
+                # each pair ran back to back: its ratio cancels most of the machine's drift
+                pairs = statistics.median(a / b for b, a in zip(runs["before"], runs["after"]))
                 print(f"pnp {name:8}  before {before:6.2f} s  after {after:6.2f} s  after/before {after / before:.3f}"
-                      f"  (CPU, median of {args.repeat}; every run: {cpu[('before', name)]} / {cpu[('after', name)]})")
+                      f"  pairwise {pairs:.3f}  fastest {min(runs['after']) / min(runs['before']):.3f}  (CPU, median "
+                      f"of {args.repeat}; every run: {[round(v, 2) for v in runs['before']]} / "
+                      f"{[round(v, 2) for v in runs['after']]})")
         finally:
             for tree in trees.values():
                 if tree != ROOT:
