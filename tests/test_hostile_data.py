@@ -347,14 +347,14 @@ def test_pull_of_a_good_sheet_replaces_the_local_copy(pull_game, server):
     ("/not-the-deck", "does not fit cards/mini/deck.yaml"),
     ("/missing", "answered 404"),
     ("/huge", "more than 16 MB"),
-    ("/slow", "not downloaded within 3 s"),
-    ("/silent", "not downloaded within 3 s"),
+    ("/slow", "not downloaded within 1 s"),
+    ("/silent", "not downloaded within 1 s"),
 ])
 def test_pull_refuses_what_is_not_the_table_and_keeps_the_old_file(pull_game, server, where, needle):
     root, path, set_url = pull_game
     set_url(f"{server}{where}")
     before = files_outside_output(root)
-    result = timed_run(root, "pull", "mini", "--timeout", "3")
+    result = timed_run(root, "pull", "mini", "--timeout", "1")
     clean(result, codes=(2,))
     assert needle in result.output and "cards/mini/game.yaml:4" in result.output, result.output
     assert "no file was changed" in result.output

@@ -159,17 +159,21 @@ def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_
     calls = []
     real = rulebook.build_pdf
     monkeypatch.setattr(rulebook, "build_pdf", lambda *a: calls.append(1) or real(*a))
+    from generator.draw.facecache import FaceCache
+
+    cache = FaceCache(project / "output" / ".cache" / "faces")   # faces drawn once, as a build would
     watching = Session(remember=True)
-    first = rulebook.layout_rulebook(load_game(project, "meteor"), render_game(load_game(project, "meteor")), "a4",
-                                     watching)
+    first = rulebook.layout_rulebook(load_game(project, "meteor"),
+                                     render_game(load_game(project, "meteor"), cache=cache), "a4", watching)
     # a card on the cover: its face changes, the rulebook's text does not
     edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
     game = load_game(project, "meteor")
-    warm = rulebook.layout_rulebook(game, render_game(game), "a4", watching)
+    rendered = render_game(game, cache=cache)
+    warm = rulebook.layout_rulebook(game, rendered, "a4", watching)
     assert len(calls) == 1, "the Platypus layout is reused"
     shown = " ".join(" ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(warm.pdf)).split())
     assert warm.pdf != first.pdf and "get building, of your choice" in shown
-    cold = rulebook.layout_rulebook(game, render_game(game), "a4")  # a fresh session
+    cold = rulebook.layout_rulebook(game, rendered, "a4")  # a fresh session
     assert len(calls) == 2 and cold.pdf == warm.pdf and cold.placements == warm.placements
 
 
