@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run
+
 # ---- the preview server ---------------------------------------------------------------------
 
 FACES_PDF = """
@@ -251,6 +253,19 @@ def tree(root: Path, skip: str = "output") -> dict:
             for p in sorted(root.rglob("*")) if p.relative_to(root).parts[0] != skip}
 
 
+def validated_here(root: Path, codes=(2,)) -> str:
+    """`pnp validate --no-render` in this process (click's runner, as test_cli does): it
+    ended with one of `codes`, by a clean exit and not an escaped exception, and printed no
+    traceback; returns what it printed. For the rule-argument cases, many and alike: a fresh
+    interpreter each would cost a second of start-up apiece."""
+    result = run(root, "validate", "--no-render")
+    escaped = result.exception if not isinstance(result.exception, SystemExit) else None
+    assert escaped is None, f"{type(escaped).__name__}: {escaped}"
+    assert result.exit_code in codes, f"exit {result.exit_code}: {result.output[-3000:]}"
+    assert "Traceback" not in result.output, result.output[-3000:]
+    return result.output
+
+
 def clean(done: subprocess.CompletedProcess, codes=(1, 2)) -> str:
     """The run ended with one of `codes` and no traceback; returns what it printed."""
     printed = done.stdout + done.stderr
@@ -312,7 +327,7 @@ def test_each_registered_check_given_wrongly_typed_args_is_a_clean_error(mini, c
     lines = _rules(root, [(check, {name: WRONG}) for name in names] + [(check, {"typo": 1})])
     before = tree(root)
     started = time.monotonic()
-    printed = clean(pnp(root, "validate", "--no-render"), codes=(2,))
+    printed = validated_here(root)
     assert time.monotonic() - started < 60
     for n, name in enumerate(names):
         assert re.search(rf"^cards/mini/rules\.yaml:{lines[n]}: error: mini/schema: rule r-{n}: args\.{name}(\.\S+)?: ",
@@ -328,7 +343,7 @@ def test_each_registered_check_given_selections_of_the_wrong_shape_cannot_run_cl
     _rules(root, [(check, SELECTING_WRONG[check])])
     before = tree(root)
     started = time.monotonic()
-    printed = clean(pnp(root, "validate", "--no-render"), codes=(2,))
+    printed = validated_here(root)
     assert time.monotonic() - started < 60
     assert "mini/r-0: the rule cannot run: args." in printed and "gives 'Mini'" in printed, printed
     assert tree(root) == before
@@ -339,7 +354,7 @@ def test_the_probes_wrong_args_are_clean_errors(mini, check, args):
     root = mini(MINI_CARDS)
     line = _rules(root, [(check, args)])[0]
     started = time.monotonic()
-    printed = clean(pnp(root, "validate", "--no-render"), codes=(2,))
+    printed = validated_here(root)
     assert time.monotonic() - started < 60
     assert f"cards/mini/rules.yaml:{line}: error: mini/schema: rule r-0: args." in printed or \
         "mini/r-0: the rule cannot run: args." in printed, printed
