@@ -268,3 +268,17 @@ def test_what_watching_remembers_is_bounded(remembering):
     for i in range(20):
         remembering.furniture.put(("sheet", i), (b"furniture",))
     assert len(remembering.furniture) == 8 and remembering.furniture.get(("sheet", 19))
+
+
+def test_a_word_that_brings_a_ligature_redraws_only_its_bundle(project):
+    """EB Garamond Italic joins e+s: "Skies" on Zeus's card brings a ligature no card had
+    before. The primer page holds the clusters of every pair of letters in each font, so
+    the edit redraws Zeus's bundle only (it used to change the primer, and every bundle)."""
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
+
+    cache = FaceCache(project / "output" / ".cache" / "faces")
+    cold = render_game(load_game(project, "olympians"), cache=cache)
+    edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Ruler of the Skies")
+    warm = render_game(load_game(project, "olympians"), cache=cache)
+    assert 1 <= warm.drawn <= 2 < len(cold.faces_pdfs)

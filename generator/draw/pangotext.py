@@ -20,6 +20,7 @@ so fitting re-wraps one layout instead of shaping the text again at every size.
 """
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from xml.sax.saxutils import escape
@@ -38,6 +39,7 @@ SOFT_HYPHEN = "\u00ad"
 LINE_SEPARATOR = "\u2028"   # a forced line break inside a paragraph
 FALLBACK = ("Lato", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari", "Noto Sans Thai",
             "Noto Sans CJK JP", "DejaVu Sans")
+PAIRS = tuple(a + b for a in string.ascii_letters for b in string.ascii_lowercase)   # where ligatures form
 ALIGN = {"left": 0, "center": 1, "right": 2, "justify": 0}   # PangoAlignment
 MEMO = 20_000           # fits an engine remembers (a deck repeats many boxes)
 LAYOUTS = 1_000         # layouts (and their clusters) it keeps: each holds its glyphs
@@ -371,8 +373,10 @@ class Engine:
         return found
 
     def common_clusters(self, font: str) -> tuple:
-        """The clusters of printable ASCII and the common ligatures in one font (a description
-        as `clusters` gives it), leaving out what the font lacks."""
+        """The clusters of printable ASCII and of every pair of Latin letters (with the f
+        ligatures) in one font (a description as `clusters` gives it), leaving out what the
+        font lacks: the ligatures a word may bring (EB Garamond Italic joins e+s, i+s, u+s),
+        so that a new word seldom changes the primer page, and with it every bundle."""
         key = ("common", font)
         found = self._clusters.get(key)
         if found is None:
@@ -380,7 +384,7 @@ class Engine:
             desc = pb.pango.pango_font_description_from_string(font.encode())
             pb.pango.pango_layout_set_font_description(layout, desc)
             pb.pango.pango_font_description_free(desc)
-            text = " ".join([*(chr(c) for c in range(33, 127)), "fi", "fl", "ff", "ffi", "ffl"]).encode()
+            text = " ".join([*(chr(c) for c in range(33, 127)), *PAIRS, "ffi", "ffl"]).encode()
             pb.pango.pango_layout_set_text(layout, text, len(text))
             found = self._remember(self._clusters, key, tuple(
                 (cluster, glyphs) for face, cluster, glyphs in pb.clusters(layout, text) if face == font))
