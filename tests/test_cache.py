@@ -272,7 +272,7 @@ def test_what_watching_remembers_is_bounded(remembering):
 
 def test_a_word_that_brings_a_ligature_redraws_only_its_bundle(project):
     """EB Garamond Italic joins e+s: "Skies" on Zeus's card brings a ligature no card had
-    before. The primer page holds the clusters of every pair of letters in each font, so
+    before. The primer page holds the clusters of every pair of lowercase letters in each font, so
     the edit redraws Zeus's bundle only (it used to change the primer, and every bundle)."""
     from generator.data.load import load_game
     from generator.draw.render import render_game

@@ -39,7 +39,7 @@ SOFT_HYPHEN = "\u00ad"
 LINE_SEPARATOR = "\u2028"   # a forced line break inside a paragraph
 FALLBACK = ("Lato", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari", "Noto Sans Thai",
             "Noto Sans CJK JP", "DejaVu Sans")
-PAIRS = tuple(a + b for a in string.ascii_letters for b in string.ascii_lowercase)   # where ligatures form
+PAIRS = tuple(a + b for a in string.ascii_lowercase for b in string.ascii_lowercase)   # where ligatures form
 ALIGN = {"left": 0, "center": 1, "right": 2, "justify": 0}   # PangoAlignment
 MEMO = 20_000           # fits an engine remembers (a deck repeats many boxes)
 LAYOUTS = 1_000         # layouts (and their clusters) it keeps: each holds its glyphs
@@ -373,7 +373,7 @@ class Engine:
         return found
 
     def common_clusters(self, font: str) -> tuple:
-        """The clusters of printable ASCII and of every pair of Latin letters (with the f
+        """The clusters of printable ASCII and of every pair of lowercase letters (with the f
         ligatures) in one font (a description as `clusters` gives it), leaving out what the
         font lacks: the ligatures a word may bring (EB Garamond Italic joins e+s, i+s, u+s),
         so that a new word seldom changes the primer page, and with it every bundle."""
