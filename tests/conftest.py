@@ -112,6 +112,18 @@ def olympians_dtc(tmp_path_factory):
                        "olympians") / "olympians" / "exports" / "dtc"
 
 
+def kit_of(root: Path, game: str, paper: str) -> dict[str, bytes]:
+    """`pnp kit GAME --paper PAPER` run in this process: the zip's files by name."""
+    import io
+    import zipfile
+
+    result = run(root, "kit", game, "--paper", paper)
+    assert result.exit_code == 0, result.output
+    kit = root / "output" / game / "exports" / "kit" / f"{game}-print-and-play.zip"
+    with zipfile.ZipFile(io.BytesIO(kit.read_bytes())) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
 def all_pdfs():
     """(game, file name) of every PDF a full build writes, for parametrised tests."""
     from generator.data.load import list_games

@@ -11,7 +11,7 @@ import pytest
 
 from generator.layout.cutters import CRICUT_AREA, CutterError, cutter_sheet
 from generator.units import paper_size
-from tests.conftest import run
+from tests.conftest import kit_of, run
 from tests.test_exports import make_game
 
 LETTER, A4 = paper_size("letter"), paper_size("a4")
@@ -148,14 +148,7 @@ def test_a_cutter_needs_a_flat_sheet_and_a_paper_it_takes(game):
 
 
 def test_game_yaml_cutter_and_the_kit_tells_players(game):
-    import io
-    import zipfile
-
     (game / "cards" / "ex" / "game.yaml").write_text("title: Ex\ndecks: [deck.yaml]\nprint: {cutter: silhouette}\n")
-    result = run(game, "kit", "ex", "--paper", "letter")
-    assert result.exit_code == 0, result.output
-    kit = game / "output" / "ex" / "exports" / "kit" / "ex-print-and-play.zip"
-    with zipfile.ZipFile(io.BytesIO(kit.read_bytes())) as zf:
-        names = zf.namelist()
-        readme = zf.read("READ-ME.txt").decode()
+    files = kit_of(game, "ex", "letter")
+    names, readme = list(files), files["READ-ME.txt"].decode()
     assert "ex-cut-letter-sheet1.dxf" in names and "inset 10 mm" in readme

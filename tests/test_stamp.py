@@ -3,11 +3,9 @@ as real text on every front and back, inside each face's own box, and in every p
 footer; the same inputs give the same bytes; a stamp that cannot fit names the deck."""
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
-import zipfile
 
 import pypdfium2 as pdfium
 import pytest
@@ -15,7 +13,7 @@ from PIL import Image, ImageChops
 
 from generator.draw.stamp import Stamp, _chord, _outline, expand, layout
 from generator.errors import InputError
-from tests.conftest import run
+from tests.conftest import kit_of, run
 from tests.test_exports import make_game
 
 MM = 72 / 25.4
@@ -122,12 +120,9 @@ def test_same_stamp_same_bytes_and_a_new_stamp_changes_them(game):
 
 def test_stamp_from_game_yaml_reaches_the_kit_and_the_exports(game):
     (game / "cards" / "ex" / "game.yaml").write_text("title: Ex\ndecks: [deck.yaml]\nprint: {stamp: 'ed. 2'}\n")
-    result = run(game, "kit", "ex", "--paper", "a4")
-    assert result.exit_code == 0, result.output
-    kit = game / "output" / "ex" / "exports" / "kit" / "ex-print-and-play.zip"
-    with zipfile.ZipFile(io.BytesIO(kit.read_bytes())) as zf:
-        assert "Version: ed. 2" in zf.read("READ-ME.txt").decode()
-        sheets = zf.read("ex-sheets-a4.pdf")
+    files = kit_of(game, "ex", "a4")
+    assert "Version: ed. 2" in files["READ-ME.txt"].decode()
+    sheets = files["ex-sheets-a4.pdf"]
     doc = pdfium.PdfDocument(sheets)
     assert "ed. 2" in doc[0].get_textpage().get_text_range()
     doc.close()

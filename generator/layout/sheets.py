@@ -60,9 +60,9 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
             pages = plan_pages(rendered, paper, gutter_fold=mode.mode == "gutter-fold")
         plans = apply_mode(pages, mode, paper)
     with session.stage("furniture (reportlab)"):
-        stamp = rendered.stamp.text if getattr(rendered, "stamp", None) else ""
+        stamp = rendered.stamp.text if rendered.stamp else ""
         furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture, stamp,
-                                   draft=getattr(rendered, "draft", False))
+                                   draft=rendered.draft)
     with session.stage("form placement"):
         writer = PDFStream(spool=spool)
         tree = writer.reserve()
