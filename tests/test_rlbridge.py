@@ -19,13 +19,17 @@ from generator.rulebook.styles import fonts
 WORDS = "Round chips, check the fjord, office flow AVAWAY"
 
 
-def _text_and_width(shaped: bool) -> tuple[str, float]:
-    """The words as an italic caption (shaping=1 or not): their text read back, and how
-    wide the line is drawn."""
+def _caption(words: str, shaped: bool = True) -> bytes:
+    """A PDF of the words as an italic caption (shaping=1 or not)."""
     style = ParagraphStyle("caption", fontName=fonts()["italic"], fontSize=12, shaping=int(shaped))
     buf = io.BytesIO()
-    SimpleDocTemplate(buf, invariant=1).build([Paragraph(WORDS, style)])
-    page = pdfium.PdfDocument(buf.getvalue())[0]
+    SimpleDocTemplate(buf, invariant=1).build([Paragraph(words, style)])
+    return buf.getvalue()
+
+
+def _text_and_width(shaped: bool) -> tuple[str, float]:
+    """The words as an italic caption: their text read back, and how wide the line is drawn."""
+    page = pdfium.PdfDocument(_caption(WORDS, shaped))[0]
     text = page.get_textpage()
     n = text.count_chars()
     left, right = text.get_charbox(0)[0], text.get_charbox(n - 1)[2]
@@ -53,7 +57,30 @@ def test_shaped_text_keeps_its_words_and_its_kerning():
     assert width < plain_width - 1   # kerned (AV, VA, WA...): narrower than the same words unshaped
 
 
-def test_a_real_rulebook_caption_is_searchable(all_builds):
-    doc = pdfium.PdfDocument(all_builds["king-of-the-pitch"] / "king-of-the-pitch-rulebook-a4.pdf")
-    text = " ".join(doc[n].get_textpage().get_text_range() for n in range(len(doc)))
-    assert "Round chips" in text and "Crown chips" in text
+def test_each_document_numbers_its_private_characters_afresh():
+    """reportlab numbers glyphs with no character for the life of the process: without the
+    bridge, a document printed differently after another one (outside `shaping()` these
+    captions get reportlab's own ligatures, each a private-use character)."""
+    with rlbridge.shaping():
+        pass
+    fjord_first = _caption("fjord")   # its f+j is the first private character: U+E000
+    _caption("check")                 # c+h and c+k: U+E001 and U+E002
+    with rlbridge.shaping():
+        pass
+    assert _caption("fjord") == fjord_first
+    with rlbridge.shaping():
+        pass
+    _caption("check")                 # now c+h is U+E000 and c+k U+E001: f+j becomes U+E002
+    assert _caption("fjord") != fjord_first
+    with rlbridge.shaping():
+        pass
+
+
+def test_real_rulebooks_read_back_as_their_words(all_builds):
+    texts = {}
+    for game, folder in all_builds.items():
+        doc = pdfium.PdfDocument(folder / f"{game}-rulebook-a4.pdf")
+        texts[game] = " ".join(doc[n].get_textpage().get_text_range() for n in range(len(doc)))
+        assert not any(0xE000 <= ord(c) <= 0xF8FF for c in texts[game]), game
+    assert "Round chips" in texts["king-of-the-pitch"] and "Crown chips" in texts["king-of-the-pitch"]
+    assert "Quest for Glory" in texts["olympians"] and "heroes" in texts["olympians"]   # EB Garamond's calt

@@ -2,17 +2,26 @@
 
 In: nothing. Out: `shaping()`, a context manager while which Platypus paragraphs with
 `shaping=1` are shaped by HarfBuzz with kerning (and what a script requires: Arabic's
-joined forms, marks) but no ligatures.
+joined forms, marks) but no ligatures or contextual alternates, and every document starts
+from the same private-use numbering.
 
 reportlab 5.1 shapes such a paragraph by calling `reportlab.pdfbase.ttfonts.shapeFragWord`,
 imported by name into `reportlab.platypus.paragraph`, whose default features are `kern`,
 `liga` and `dlig`. reportlab writes a ligature glyph that no character maps to as a
 private-use character, so text with one can no longer be found by search or copied: Lato's
 standard f+j and its discretionary c+h and c+k (a caption's "chips" printed a fancy ch and
-read back as "\ue000ips"). Pango's text boxes keep their ligatures (cairo maps them back to
+read back as "\ue000ips"), and EB Garamond's contextual alternates (`calt`: the long-tailed
+Q of "Quest", the round final s of "heroes"). Pango's text boxes keep their ligatures (cairo maps them back to
 their characters); the rulebook's shaped styles get kerning only. While `shaping()` runs, the
 name in `paragraph`'s module calls the same function with `FEATURES`; it is put back
-afterwards, whatever happens. `tests/test_rlbridge.py` fails when reportlab's function, its
+afterwards, whatever happens.
+
+reportlab numbers the private-use characters it gives such glyphs per font object, for the
+life of the process (`TTFont.__hbUnis`, `__hbPrivate`, and the characters it adds to the
+font's face): a rulebook then printed differently after another game's rulebook had
+numbered some first. `shaping()` forgets them on entry and exit, so each document numbers
+its own from U+E000 (an Arabic edition needs them: its joined forms have no character of
+their own). `tests/test_rlbridge.py` fails when reportlab's function, its
 features argument or the name `paragraph` calls it by changes (reportlab is pinned to 5.1).
 """
 from __future__ import annotations
@@ -22,17 +31,38 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import reportlab.platypus.paragraph as platypus_paragraph
-from reportlab.pdfbase import ttfonts
+from reportlab.pdfbase import pdfmetrics, ttfonts
 
-FEATURES = {"kern": True, "liga": False, "dlig": False}   # HarfBuzz applies liga unless told not to
+# HarfBuzz applies liga, clig and calt unless told not to
+FEATURES = {"kern": True, "liga": False, "dlig": False, "clig": False, "calt": False}
 _reportlab_shape = ttfonts.shapeFragWord
 
 
 @contextmanager
 def shaping() -> Iterator[None]:
     """Paragraphs laid out inside are shaped with `FEATURES`."""
+    _forget_private_characters()
     platypus_paragraph.shapeFragWord = functools.partial(_reportlab_shape, features=FEATURES)
     try:
         yield
     finally:
         platypus_paragraph.shapeFragWord = _reportlab_shape
+        _forget_private_characters()
+
+
+def _forget_private_characters() -> None:
+    """Take back the private-use characters reportlab gave glyphs of registered fonts, and
+    restart their numbering at U+E000."""
+    for name in pdfmetrics.getRegisteredFontNames():
+        font = pdfmetrics.getFont(name)
+        given = getattr(font, "_TTFont__hbUnis", None)
+        if not isinstance(font, ttfonts.TTFont) or given is None:
+            continue   # not a TrueType font, or never shaped
+        face = font.face
+        for uchar in given.values():
+            gid = face.charToGlyph.pop(uchar, None)
+            face.charWidths.pop(uchar, None)
+            if gid is not None:
+                face.glyphToChar.pop(gid, None)   # a glyph is given one only when it has no character
+        given.clear()
+        font._TTFont__hbPrivate = 0xE000
