@@ -14,7 +14,9 @@ through every stage, holding
 - `pictures`: pictures prepared for print (draw/picturedraw.py), by what they were made
   from, so an edit redrawn in this process neither reads nor decodes them again;
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
-- `workers`: the drawing workers forked for the build that is running (draw/drawpool.py).
+- `jobs`: how many drawing processes its builds may run at once (by default the CPUs this
+  process may run on), and `workers`: those forked for the build that is running
+  (draw/drawpool.py).
 
 Nothing a session holds changes what a build writes: a build in a session that
 remembers writes the same bytes as a build in a fresh one (tests/test_cache.py).
@@ -24,6 +26,7 @@ a process fact (the fontconfig cairo uses).
 """
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -75,9 +78,18 @@ PICTURE_BYTES = 64 * 2**20   # prepared pictures it keeps
 FEW = 8                      # sheet furniture and rulebook layouts it keeps
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity (`taskset`, a container's cpuset, a
+    test worker's core), else every CPU of the machine."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 class Session:
-    def __init__(self, remember: bool = False, limits: Limits | None = None):
+    def __init__(self, remember: bool = False, limits: Limits | None = None, jobs: int | None = None):
         self.remember = remember
+        self.jobs = jobs or usable_cpus()
         self.limits = limits or Limits()
         self.memo = RenderMemo(LIMIT if remember else 0)
         self.segments = Kept(SEGMENT_BYTES if remember else 0, size=lambda value: len(value[0].data))

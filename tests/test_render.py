@@ -322,6 +322,7 @@ def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
     from concurrent.futures import ProcessPoolExecutor
 
     from generator.draw import bundles, drawpool, faces
+    from generator.session import Session
     svgs = {f"k{i}": ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
                       f'<text x="2" y="10" font-family="Lato" font-size="4">Card {i}</text></svg>') for i in range(7)}
     monkeypatch.setattr(bundles, "FACES_PER_BUNDLE", 2)
@@ -335,11 +336,9 @@ def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
             return super().submit(*args, **kwargs)
 
     monkeypatch.setattr(drawpool, "ProcessPoolExecutor", CountedPool)
-    monkeypatch.setattr(drawpool.os, "cpu_count", lambda: 2)
-    pooled = faces.draw_faces(svgs)
+    pooled = faces.draw_faces(svgs, session=Session(jobs=2))
     assert len(pools) == len(pooled.documents) >= 3  # every bundle went to a worker
-    monkeypatch.setattr(drawpool.os, "cpu_count", lambda: 1)
-    serial = faces.draw_faces(svgs)
+    serial = faces.draw_faces(svgs, session=Session(jobs=1))
     assert len(pools) == len(pooled.documents)  # no pool this time
     assert pooled == serial
     assert sorted(pooled.page_of) == sorted(svgs) and all(page >= 1 for _, page in pooled.page_of.values())

@@ -1,4 +1,5 @@
-"""The drawing workers: bundles of faces drawn on both cores, by forked processes.
+"""The drawing workers: bundles of faces drawn on every core the session may use
+(`Session.jobs`), by forked processes.
 
 In: groups of faces to draw as bundles (faces.py) and how their pictures are embedded.
 Out: each bundle's (PDF, keys drawn, problems, pictures placed), in order. A one-shot
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -39,7 +39,7 @@ def drawing_workers(session: Session):
 
     Not in a remembering session (`pnp watch`, whose rebuilds mostly draw one bundle or
     none, in this process): a draw of several bundles forks its own workers then."""
-    workers = os.cpu_count() or 1
+    workers = session.jobs
     if (session.remember or session.workers is not None or workers < 2
             or "fork" not in multiprocessing.get_all_start_methods()):
         yield
@@ -75,7 +75,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
     the pictures the session prepared before)."""
     session = session or Session()
     ready, seconds = session.workers, session.limits.face_seconds
-    workers = min(len(groups), os.cpu_count() or 1)
+    workers = min(len(groups), session.jobs)
     if workers > 1 and ready is None and len(groups) <= DRAW_HERE_UP_TO:
         workers = 1  # forking a pool from a process that holds a build costs more than it saves
     if workers > 1 and ready is not None:
@@ -97,7 +97,8 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
         finally:
             gc.unfreeze()
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
-    else:
+    else:   # the fonts made ready as before forking: the same bytes on one core as on many
+        _load_fonts_once(fontset(game_fonts))
         for group in groups:
             yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds,
                               policy=policy, memo=session.pictures)
@@ -114,7 +115,10 @@ def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, poli
 
 def _load_fonts_once(fonts=None) -> None:
     """Make cairo resolve every shipped family now, in this process, and Pango load its
-    fonts (the workers forked next inherit both)."""
+    fonts (the workers forked next inherit both). Drawing in this process does it first too:
+    cairo keeps what it resolved here for the life of the process, and the PDFs drawn after
+    it store their fonts differently (Olympians' sheets held two subsets of EB Garamond
+    drawn on one core, one drawn by workers). Cheap after the first time."""
     fonts = fonts or shipped()
     surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
     ctx = cairo.Context(surface)
