@@ -1,6 +1,7 @@
 """Shared fixtures: copies of the real project to mutate, tiny games to break, one real build."""
 from __future__ import annotations
 
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -12,6 +13,17 @@ from generator.cli import cli
 from generator.draw import fonts
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config):
+    """Each pytest-xdist worker runs on a core of its own: the builds it runs then draw in
+    their own process (`Session.jobs` is the CPUs a process may use) instead of forking
+    drawing workers onto cores the other test workers are busy with. Tests of the drawing
+    workers ask for them (`Session(jobs=2)`)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw") and hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -26,6 +38,29 @@ def project(tmp_path) -> Path:
     for name in ("cards", "templates"):
         shutil.copytree(REPO / name, tmp_path / name)
     return tmp_path
+
+
+@pytest.fixture
+def warm(drawn_faces):
+    """warm(output_folder): give a build's output folder the face cache a designer's project
+    has after its first build, the shipped games' faces as the run's one build drew them, so
+    that a test's build draws only what the test changed (a test about the build, not the
+    drawing). The entries are hard links: the cache only ever renames a whole entry into
+    place or removes one, never writes into a file."""
+    def seed(output: Path) -> Path:
+        for entry in drawn_faces.glob("*/*.pdf"):
+            folder = output / ".cache" / "faces" / entry.parent.name
+            folder.mkdir(parents=True, exist_ok=True)
+            os.link(entry, folder / entry.name)
+        return output
+    return seed
+
+
+@pytest.fixture
+def warm_project(project, warm) -> Path:
+    """`project` after a first build: its output/.cache holds every shipped game's faces."""
+    warm(project / "output")
+    return project
 
 
 def run(root: Path, *args: str):
@@ -76,7 +111,6 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
     run: pytest-xdist's workers share FOLDER (a lock in the run's common temporary folder),
     so the shipped games are not built once per core. Tests only read it."""
     import fcntl
-    import os
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
@@ -85,10 +119,23 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
         if not (out / ".built").exists():
             shutil.rmtree(out, ignore_errors=True)
-            result = CliRunner().invoke(cli, ["--root", str(REPO), *args, "--output", str(out)])
+            pinned = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None
+            if pinned is not None:   # every core: the other test workers mostly wait for this build
+                os.sched_setaffinity(0, range(os.cpu_count() or 1))
+            try:
+                result = CliRunner().invoke(cli, ["--root", str(REPO), *args, "--output", str(out)])
+            finally:
+                if pinned is not None:
+                    os.sched_setaffinity(0, pinned)
             assert result.exit_code == 0, result.output
             (out / ".built").touch()
     return out
+
+
+@pytest.fixture(scope="session")
+def drawn_faces(tmp_path_factory) -> Path:
+    """The face cache of the run's one build of every shipped game (read only)."""
+    return _built_once(tmp_path_factory, "all-out", "build") / ".cache" / "faces"
 
 
 @pytest.fixture(scope="session")

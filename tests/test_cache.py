@@ -18,21 +18,21 @@ def files_of(folder):
 
 def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     out = project / "output"
-    assert run(project, "build", "meteor", "--paper", "a4").exit_code == 0
+    assert run(project, "build", "olympians", "--paper", "a4").exit_code == 0
     entries = sorted((out / ".cache" / "faces").glob("*/*.pdf"))
     assert entries, "a build stores its drawn faces"
-    before = (out / "meteor" / "meteor-sheets-a4.pdf").read_bytes()
-    edit(project / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant", "name: Iron Colossus")
-    warm = run(project, "build", "meteor", "--paper", "a4")
+    before = (out / "olympians" / "olympians-sheets-a4.pdf").read_bytes()
+    edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
+    warm = run(project, "build", "olympians", "--paper", "a4")
     assert warm.exit_code == 0, warm.output
-    assert (out / "meteor" / "meteor-sheets-a4.pdf").read_bytes() != before
+    assert (out / "olympians" / "olympians-sheets-a4.pdf").read_bytes() != before
     new = set((out / ".cache" / "faces").glob("*/*.pdf")) - set(entries)
     assert 1 <= len(new) <= 2, "one edited face redraws at most two bundles"
     # the cold build of the edited data, in a fresh output folder with no cache at all
     cold_out = tmp_path / "cold"
-    cold = run(project, "build", "meteor", "--paper", "a4", "--output", str(cold_out))
+    cold = run(project, "build", "olympians", "--paper", "a4", "--output", str(cold_out))
     assert cold.exit_code == 0, cold.output
-    assert files_of(out / "meteor") == files_of(cold_out / "meteor")
+    assert files_of(out / "olympians") == files_of(cold_out / "olympians")
 
 
 def test_warm_build_redraws_only_the_changed_bundles(mini):
@@ -224,20 +224,22 @@ def test_remembered_card_checks_report_the_same_problems(mini, remembering):
     assert [p[2] for p in warm] == ["c3", "c3", "c10"]  # in card order (c10 after c3), as one check of the whole deck
 
 
-def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(project, tmp_path, remembering):
+def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(warm_project, tmp_path, remembering):
     """Rebuilds in one process (sheet segments replayed, rulebook and draw facts remembered)
     give the same files as a cold build of the edited cards in a fresh output folder."""
     from generator.pipeline import build
 
-    build(project, ["meteor"], ("a4",), session=remembering)
-    edit(project / "cards" / "meteor" / "zones.yaml", "and get building", "and get building fast")
-    build(project, ["meteor"], ("a4",), session=remembering)
+    project = warm_project
+    build(project, ["olympians"], ("a4",), session=remembering)
+    edit(project / "cards" / "olympians" / "rulebook.md", "Every round follows the same five steps",
+         "Every round follows the same five short steps")
+    build(project, ["olympians"], ("a4",), session=remembering)
     assert len(remembering.segments) and len(remembering.rulebooks)  # the second build had these to reuse
-    edit(project / "cards" / "meteor" / "bosses.yaml", "name: Iron Giant", "name: Iron Colossus")
-    warm = build(project, ["meteor"], ("a4",), session=remembering)[0]
+    edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
+    warm = build(project, ["olympians"], ("a4",), session=remembering)[0]
     assert warm.rendered.drawn == 1, "one edited card redraws one bundle"
-    build(project, ["meteor"], ("a4",), out_dir=tmp_path / "cold")  # a fresh session
-    assert files_of(project / "output" / "meteor") == files_of(tmp_path / "cold" / "meteor")
+    build(project, ["olympians"], ("a4",), out_dir=tmp_path / "cold")  # a fresh session, nothing drawn yet
+    assert files_of(project / "output" / "olympians") == files_of(tmp_path / "cold" / "olympians")
 
 
 def test_the_card_check_reads_refs_as_the_whole_deck_check_did():

@@ -26,6 +26,7 @@ def snapshot(root):
     return files
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_build_writes_only_inside_output(project):
     before = snapshot(project)
     result = run(project, "build", "olympians")
@@ -39,6 +40,7 @@ def test_build_writes_only_inside_output(project):
                        "olympians/olympians-sheets-letter.pdf"]
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 @pytest.mark.parametrize("old, new, needle", [
     # fails while loading
     ("title: Warlord}\n  # ---- Shields", "title: Warlord, colour: red}\n  # ---- Shields", "unknown key 'colour'"),
@@ -71,6 +73,7 @@ def test_builds_in_separate_processes_are_byte_identical(tmp_path):
     assert outs[0] == outs[1]
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_build_gate_refuses_a_deck_that_breaks_its_rules(project):
     edit(project / "cards/olympians/playing-cards.yaml",
          "suit: Helmets, rank: 5, favor: 10,", "suit: Helmets, rank: 5, favor: 9,")
@@ -98,6 +101,7 @@ def test_manifest_lists_every_file(olympians_build):
     assert {("sheets", "a4"), ("sheets", "letter")} <= kinds
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_one_paper_keeps_the_other_listed(project):
     assert run(project, "build", "olympians").exit_code == 0
     assert run(project, "build", "olympians", "--paper", "letter").exit_code == 0

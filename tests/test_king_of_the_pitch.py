@@ -158,6 +158,7 @@ def test_faces_are_their_true_size(all_builds):
             assert seen[cid] == pytest.approx((w, h), abs=0.05), cid
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     """The level bands and the deck by player count are printed from tables.yaml: change them
     and both the Help card and the rulebook change."""

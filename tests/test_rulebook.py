@@ -73,6 +73,7 @@ def test_outline_and_contents_match_the_headings(all_builds, game):
         position = contents.index(t, position)
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_rulebook_prints_numbers_from_the_yaml(project):
     edit(project / "cards/olympians/tables.yaml", "min: 91,  max: 119", "min: 95,  max: 119")
     edit(project / "cards/olympians/tables.yaml", "min: 61,  max: 90,", "min: 61,  max: 94,")
@@ -99,6 +100,7 @@ def test_rulebook_figures_are_the_real_vector_cards(olympians_build):
     assert "VICTORY POINT TABLET" in text  # the card's own text, still text inside the rulebook
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_jinja_error_names_file_and_line(project):
     path = project / "cards/olympians/rulebook.md"
     lines = path.read_text().splitlines()
@@ -116,6 +118,7 @@ def test_jinja_error_names_file_and_line(project):
     assert f"cards/olympians/rulebook.md:{n + 2}: template syntax error" in result.output
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_figure_of_unknown_card_is_an_error(project):
     edit(project / "cards/olympians/rulebook.md", "](card:helmets-5)", "](card:helmets-9)")
     result = run(project, "build", "olympians")
@@ -123,6 +126,7 @@ def test_figure_of_unknown_card_is_an_error(project):
     assert re.search(r"cards/olympians/rulebook.md:\d+: figure names unknown card 'helmets-9'", result.output)
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_character_missing_from_the_font_is_an_error(project):
     edit(project / "cards/olympians/rulebook.md", "# Strategy Tips", "# Strategy Tips ☃")
     result = run(project, "build", "olympians")
@@ -150,6 +154,7 @@ def test_no_heading_is_left_at_the_foot_of_a_page(all_builds, game, name):
         assert lowest < page.get_height() * 0.45, f"page {i + 1} is less than half full"
 
 
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_new_face(project, monkeypatch):
     """While `pnp watch` rebuilds (the memo is on); a one-shot build keeps nothing."""
     import generator.rulebook as rulebook

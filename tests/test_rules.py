@@ -257,7 +257,7 @@ def break_two(project):
 def test_exit_codes(project, mini):
     assert run(REPO, "validate", "olympians").exit_code == 0
     break_two(project)
-    assert run(project, "validate", "olympians").exit_code == 1
+    assert run(project, "validate", "olympians", "--no-render").exit_code == 1
     root = mini("- {id: a, name: A, text: [oops")
     assert run(root, "validate").exit_code == 2
     assert run(REPO, "validate", "nosuchgame").exit_code == 2
@@ -266,15 +266,15 @@ def test_exit_codes(project, mini):
 def test_strict_makes_warnings_fail(project):
     edit(project / "cards/olympians/rules.yaml", "  - id: hero-threshold\n", "  - id: hero-threshold\n    severity: warning\n")
     edit(project / "cards/olympians/tables.yaml", "hero_needs: 61", "hero_needs: 60")
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 0 and "warning: olympians/hero-threshold" in result.output
-    assert run(project, "validate", "olympians", "--strict").exit_code == 1
+    assert run(project, "validate", "olympians", "--no-render", "--strict").exit_code == 1
     assert run(project, "build", "olympians", "--strict").exit_code == 1
 
 
 def test_json_report_round_trips(project):
     break_two(project)
-    result = run(project, "validate", "olympians", "--format", "json")
+    result = run(project, "validate", "olympians", "--no-render", "--format", "json")
     data = json.loads(result.output)
     assert json.loads(json.dumps(data)) == data
     assert data["ok"] is False and data["errors"] == 2
@@ -290,7 +290,7 @@ GITHUB = re.compile(r"^::(error|warning) file=[^,:]+,line=\d+,title=[^:,]+::[^\n
 
 def test_github_annotations_point_at_yaml_lines(project):
     break_two(project)
-    result = run(project, "validate", "olympians", "--format", "github")
+    result = run(project, "validate", "olympians", "--no-render", "--format", "github")
     lines = result.output.strip().splitlines()
     assert len(lines) == 2
     for line in lines:
@@ -300,7 +300,7 @@ def test_github_annotations_point_at_yaml_lines(project):
 
 def test_junit_report_parses(project):
     break_two(project)
-    result = run(project, "validate", "olympians", "--format", "junit")
+    result = run(project, "validate", "olympians", "--no-render", "--format", "junit")
     root = ET.fromstring(result.output.split("\n", 1)[1])
     suite = root.find("testsuite")
     assert suite.get("name") == "olympians"
@@ -323,13 +323,13 @@ def test_rules_file_problems_are_input_errors(project):
     rules = project / "cards/olympians/rules.yaml"
     edit(rules, "expect: length(it)\n    equals: 32\n\n  - id: suit-sizes",
          "expect: length(it\n    equals: 32\n\n  - id: suit-sizes")
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 2
     assert ("cards/olympians/rules.yaml:8: error: olympians/schema: rule deck-size: bad JMESPath in 'expect': "
             "Invalid jmespath expression: Incomplete expression: 'length(it'") in result.output
     shutil.copy(REPO / "cards/olympians/rules.yaml", rules)
     edit(rules, "  - id: deck-size\n", "  - id: deck-size\n    colour: red\n")
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 2 and "unknown key 'colour'" in result.output
 
 
@@ -369,7 +369,7 @@ def add_rule(project, text):
 ])
 def test_rules_that_could_never_fail_or_never_run_are_refused(project, rule, needle):
     add_rule(project, "\n" + rule + "\n")
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 2, result.output
     assert needle in result.output and "cards/olympians/rules.yaml:" in result.output
 
@@ -377,7 +377,7 @@ def test_rules_that_could_never_fail_or_never_run_are_refused(project, rule, nee
 def test_a_rule_that_selects_nothing_cannot_pass_quietly(project):
     # every name is a real field, but not on this path: only running the rule can tell
     add_rule(project, '\n  - {id: typo, message: m, for_each: data.decks, unique: it.id}\n')
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 2
     assert "olympians/typo: the rule cannot run: for_each 'data.decks' selects nothing" in result.output
     result = run(project, "build", "olympians")
@@ -437,12 +437,12 @@ def test_the_field_check_knows_made_keys_and_optional_table_fields(project):
 def test_check_arguments_are_checked_like_expressions(project):
     add_rule(project, "\n  - {id: x, message: m, check: ranges_cover, "
                       "args: {rows: data.tables.victroy, low: min, high: max, from: 0, to: 120}}\n")
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 2 and "'victroy' in args.rows is not a field" in result.output
     shutil.copy(REPO / "cards/olympians/rules.yaml", project / "cards/olympians/rules.yaml")
     add_rule(project, "\n  - {id: x, message: m, check: ranges_cover, "
                       "args: {rows: data.decks, low: min, high: max, from: 0, to: 120}}\n")
-    result = run(project, "validate", "olympians")
+    result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 2 and "'data.decks' selects nothing" in result.output
 
 

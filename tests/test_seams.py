@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.data.load import list_games, load_game
+from generator.draw.facecache import FaceCache
 from generator.draw.render import render_game
 from generator.layout.boards import plan_board
 from generator.layout.seams import CLEARANCE, seams, text_on_seams, text_runs
@@ -29,14 +30,16 @@ def test_seams_are_the_edges_of_the_panels_on_top(paper):
 
 
 @pytest.fixture(scope="module")
-def drawn():
-    """Each shipped game drawn once (faces only), for every test here: {game: RenderedGame}."""
-    cache = {}
+def drawn(drawn_faces):
+    """Each shipped game rendered once for every test here, its faces as the run's one build
+    drew them (its face cache): {game: RenderedGame}."""
+    rendered = {}
 
     def get(game):
-        if game not in cache:
-            cache[game] = render_game(load_game(REPO, game))
-        return cache[game]
+        if game not in rendered:
+            rendered[game] = render_game(load_game(REPO, game), cache=FaceCache(drawn_faces))
+            assert rendered[game].drawn == 0
+        return rendered[game]
     return get
 
 
