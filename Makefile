@@ -20,9 +20,8 @@ $(STAMP): pyproject.toml constraints.txt
 	    (apt-get install -y $(SYSLIBS) || (apt-get update && apt-get install -y $(SYSLIBS))) >/dev/null \
 	    || { echo "cannot install $(SYSLIBS)"; exit 1; }; }
 	$(PYTHON) -m venv $(VENV)
-	@# setuptools' "Editable installation" notice is information about editable installs in general;
-	@# --no-compile: Python compiles what is imported, when it is first imported (15 s less here)
-	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install -q --no-compile -c constraints.txt -e '.[test]'
+	@# setuptools' "Editable installation" notice is information about editable installs in general
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
 build: $(STAMP)

@@ -163,7 +163,7 @@ def test_killed_builds_leave_the_old_or_the_new_set_and_the_next_build_cleans_up
     current = 1
     # one kill mid-build, then kills at moments spread over the export step itself
     # (every single file step is stopped in-process by test_a_build_stopped_at_any_step_...)
-    for after_export, delay in [(False, 0.8), (True, 0.0), (True, 0.012), (True, 0.05)]:
+    for after_export, delay in [(False, 0.8), (True, 0.0), (True, 0.03)]:
         deck.write_text(variants[1 - current])
         proc = subprocess.Popen([*cmd[:3], "-v", *cmd[3:]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True)
@@ -269,7 +269,7 @@ def test_an_export_drops_what_it_no_longer_makes_keeps_the_designers_files_and_o
 
 
 @pytest.mark.parametrize("target, delays", [
-    ("png", [(False, 1.0), (True, 0.0), (True, 0.02)]),
+    ("png", [(False, 1.0), (True, 0.01)]),
     ("dtc", [(True, 0.0), (True, 0.02)]),
 ])
 def test_killed_exports_leave_the_old_or_the_new_set_and_the_next_run_cleans_up(mini, target, delays):
