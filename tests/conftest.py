@@ -13,6 +13,7 @@ from generator.cli import cli
 from generator.draw import fonts
 
 REPO = Path(__file__).resolve().parents[1]
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []   # before a worker is pinned
 
 
 def pytest_configure(config):
@@ -21,9 +22,8 @@ def pytest_configure(config):
     drawing workers onto cores the other test workers are busy with. Tests of the drawing
     workers ask for them (`Session(jobs=2)`)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if worker.startswith("gw") and hasattr(os, "sched_setaffinity"):
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
+    if worker.startswith("gw") and CPUS:
+        os.sched_setaffinity(0, {CPUS[int(worker[2:]) % len(CPUS)]})
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -119,9 +119,9 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
         if not (out / ".built").exists():
             shutil.rmtree(out, ignore_errors=True)
-            pinned = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None
+            pinned = os.sched_getaffinity(0) if CPUS else None
             if pinned is not None:   # every core: the other test workers mostly wait for this build
-                os.sched_setaffinity(0, range(os.cpu_count() or 1))
+                os.sched_setaffinity(0, CPUS)
             try:
                 result = CliRunner().invoke(cli, ["--root", str(REPO), *args, "--output", str(out)])
             finally:
