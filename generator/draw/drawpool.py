@@ -21,7 +21,7 @@ import cairocffi as cairo
 from .. import memory
 from ..session import Session
 from ..stopwatch import children_cpu
-from .bundlepdf import draw_bundle, fontset
+from .bundlepdf import draw_bundle, drawing_font_options, fontset
 from .fonts import shipped
 from .pangotext import warm_up
 from .pictures import Policy
@@ -115,13 +115,15 @@ def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, poli
 
 def _load_fonts_once(fonts=None) -> None:
     """Make cairo resolve every shipped family now, in this process, and Pango load its
-    fonts (the workers forked next inherit both). Drawing in this process does it first too:
-    cairo keeps what it resolved here for the life of the process, and the PDFs drawn after
-    it store their fonts differently (Olympians' sheets held two subsets of EB Garamond
-    drawn on one core, one drawn by workers). Cheap after the first time."""
+    fonts (the workers forked next inherit both), with the font options the faces' text is
+    drawn with: cairo keeps what it resolved for the life of the process, and warmed up with
+    its default options it resolved each family again for the faces, whose PDFs then stored
+    it twice (Olympians' EB Garamond). Drawing in this process does it first too, so one
+    core and many give the same bytes. Cheap after the first time."""
     fonts = fonts or shipped()
     surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
     ctx = cairo.Context(surface)
+    ctx.set_font_options(drawing_font_options())
     for family in fonts.families:
         ctx.select_font_face(family)
         ctx.text_extents("A")
