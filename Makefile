@@ -20,8 +20,10 @@ $(STAMP): pyproject.toml constraints.txt
 	    (apt-get install -y $(SYSLIBS) || (apt-get update && apt-get install -y $(SYSLIBS))) >/dev/null \
 	    || { echo "cannot install $(SYSLIBS)"; exit 1; }; }
 	$(PYTHON) -m venv $(VENV)
-	@# setuptools' "Editable installation" notice is information about editable installs in general
-	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	@# setuptools' "Editable installation" notice is information about editable installs in general;
+	@# pip compiles one file after another: compileall does it on every core (10 s less here)
+	PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install -q --no-compile -c constraints.txt -e '.[test]'
+	$(PY) -m compileall -q -j 0 $(VENV)/lib >/dev/null
 	@touch $(STAMP)
 
 build: $(STAMP)
