@@ -132,23 +132,28 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
     return out
 
 
+def _shipped_build(tmp_path_factory) -> Path:
+    """The output folder of the run's one build of every shipped game (both papers)."""
+    return _built_once(tmp_path_factory, "all-out", "build")
+
+
 @pytest.fixture(scope="session")
 def drawn_faces(tmp_path_factory) -> Path:
     """The face cache of the run's one build of every shipped game (read only)."""
-    return _built_once(tmp_path_factory, "all-out", "build") / ".cache" / "faces"
+    return _shipped_build(tmp_path_factory) / ".cache" / "faces"
 
 
 @pytest.fixture(scope="session")
 def olympians_build(tmp_path_factory):
     """One real build of Olympians (both papers) from the repository's own data."""
-    return _built_once(tmp_path_factory, "all-out", "build") / "olympians"
+    return _shipped_build(tmp_path_factory) / "olympians"
 
 
 @pytest.fixture(scope="session")
 def all_builds(tmp_path_factory):
     """Every shipped game built once (both papers): {game: its output folder}."""
     from generator.data.load import list_games
-    out = _built_once(tmp_path_factory, "all-out", "build")
+    out = _shipped_build(tmp_path_factory)
     return {game: out / game for game in list_games(REPO)}
 
 

@@ -154,18 +154,6 @@ class Facts:
                 tuple((font, frozenset(found)) for font, found in sorted(self.shaped.items())))
 
 
-def drawing_font_options() -> cairo.FontOptions:
-    """The font options CairoSVG draws text with (text-rendering="geometricPrecision"): what
-    the primer page and the fonts' warm-up (drawpool.py) must use too. cairo resolves a font
-    once per set of options: warmed up with its defaults, a family was later resolved again,
-    and the faces' PDFs stored it twice."""
-    options = cairo.FontOptions()
-    options.set_antialias(cairo.ANTIALIAS_BEST)
-    options.set_hint_style(cairo.HINT_STYLE_NONE)
-    options.set_hint_metrics(cairo.HINT_METRICS_OFF)
-    return options
-
-
 def _draw_primer(surface: cairo.PDFSurface, primer: tuple, engine) -> None:
     """Draw the primer page: the plain text's characters with the font requests and font
     options CairoSVG makes for text (text-rendering="geometricPrecision"), so cairo maps them
@@ -176,7 +164,7 @@ def _draw_primer(surface: cairo.PDFSurface, primer: tuple, engine) -> None:
     rows = [(font, found[i:i + 32]) for font, found in clusters for i in range(0, len(found), 32)]
     surface.set_size(100, 2 + len(styles) * len(lines) + len(rows))
     ctx = cairo.Context(surface)
-    ctx.set_font_options(drawing_font_options())
+    ctx.set_font_options(pangobridge.text_font_options())
     y = 1.0
     for name, bold, italic in styles:
         ctx.select_font_face(name, cairo.FONT_SLANT_ITALIC if italic else cairo.FONT_SLANT_NORMAL,

@@ -21,7 +21,8 @@ import cairocffi as cairo
 from .. import memory
 from ..session import Session
 from ..stopwatch import children_cpu
-from .bundlepdf import draw_bundle, drawing_font_options, fontset
+from . import pangobridge
+from .bundlepdf import draw_bundle, fontset
 from .fonts import shipped
 from .pangotext import warm_up
 from .pictures import Policy
@@ -123,7 +124,7 @@ def _load_fonts_once(fonts=None) -> None:
     fonts = fonts or shipped()
     surface = cairo.RecordingSurface(cairo.CONTENT_COLOR_ALPHA, (0, 0, 1, 1))
     ctx = cairo.Context(surface)
-    ctx.set_font_options(drawing_font_options())
+    ctx.set_font_options(pangobridge.text_font_options())
     for family in fonts.families:
         ctx.select_font_face(family)
         ctx.text_extents("A")

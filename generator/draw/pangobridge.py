@@ -119,6 +119,18 @@ def fontconfig_xml(aliases: dict[str, str]) -> str:
             f"<fontconfig>{body}</fontconfig>")
 
 
+def text_font_options() -> cairocffi.FontOptions:
+    """The font options CairoSVG draws text with (text-rendering="geometricPrecision"), which
+    every other text pnp draws asks for too: Pango's, the primer page's and the fonts'
+    warm-up (draw/drawpool.py). cairo resolves a font once per set of options: warmed up
+    with its defaults, a family was resolved again for the faces, whose PDFs stored it twice."""
+    options = cairocffi.FontOptions()
+    options.set_antialias(cairocffi.ANTIALIAS_BEST)
+    options.set_hint_style(cairocffi.HINT_STYLE_NONE)
+    options.set_hint_metrics(cairocffi.HINT_METRICS_OFF)
+    return options
+
+
 class FontMap:
     """A Pango font map that resolves only `files` (its own FcConfig) and the PangoContext
     that lays out and draws with it."""
@@ -143,10 +155,7 @@ class FontMap:
         pangocairo.pango_cairo_font_map_set_resolution(ffi.cast("PangoCairoFontMap *", self.pointer), 72.0)
         self.context = ffi.gc(pango.pango_font_map_create_context(ffi.cast("PangoFontMap *", self.pointer)),
                               gobject.g_object_unref)
-        options = cairocffi.FontOptions()   # what CairoSVG asks for with text-rendering="geometricPrecision"
-        options.set_antialias(cairocffi.ANTIALIAS_BEST)
-        options.set_hint_style(cairocffi.HINT_STYLE_NONE)
-        options.set_hint_metrics(cairocffi.HINT_METRICS_OFF)
+        options = text_font_options()
         pangocairo.pango_cairo_context_set_font_options(self.context, options._pointer)  # copied by Pango
         pango.pango_context_set_round_glyph_positions(self.context, False)
 
