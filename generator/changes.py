@@ -18,6 +18,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from .data.editions import edition, languages_of, read_translation
 from .data.load import load_game
 from .draw.drawkey import face_key
 from .draw.pictures import policy_for
@@ -52,8 +53,9 @@ def changed_ids(before: dict, after: dict) -> list[str]:
     return [cid for cid, keys in after.items() if before.get(cid) != keys]
 
 
-def record_path(out_dir: Path, game_id: str) -> Path:
-    return out_dir / ".cache" / "builds" / f"{game_id}.json"
+def record_path(out_dir: Path, stem: str) -> Path:
+    """Where a build records a game's (or an edition's: olympians-de) draw keys."""
+    return out_dir / ".cache" / "builds" / f"{stem}.json"
 
 
 def record(rendered):
@@ -112,12 +114,17 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
     return dest
 
 
-def before(root: Path, game_id: str, ref: str, out_dir: Path):
-    """The reference's (game or None, {component: draw keys}); a game absent at `ref` is empty."""
+def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str = ""):
+    """The reference's (game or None, {component: draw keys}); a game absent at `ref` is
+    empty. `lang`: an edition in another language than the cards are written in."""
     if ref == LAST:
-        return None, last_build(out_dir, game_id)
+        return None, last_build(out_dir, f"{game_id}-{lang}" if lang else game_id)
     tree = checkout(root, ref, out_dir)
     if not (tree / "cards" / game_id / "game.yaml").is_file():
         return None, {}
     game = load_game(tree, game_id)
+    if lang:
+        if lang not in languages_of(game.meta):
+            return None, {}
+        game = edition(game, lang, read_translation(game, lang))
     return game, current(game)[1]

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import changes
+from .data.editions import languages_of
+from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
 from .draw import fonts
 from .draw.facecache import FaceCache
@@ -39,8 +41,9 @@ class BuildResult:
     files: list[Path]
     seconds: float
     warnings: list
-    rendered: RenderedGame     # its faces, for the live preview
+    rendered: RenderedGame     # its faces (of the first edition built), for the live preview
     changed: tuple | None = None  # with changed_since: the ids of the components that changed
+    editions: tuple = ()       # every edition built (RenderedGame), in the game's order of languages
 
 
 def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -57,7 +60,8 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
           progress=None, session: Session | None = None, stamp: str | None = None,
-          cutter: str | None = None, image_dpi: float | None = None, draft: bool = False) -> list[BuildResult]:
+          cutter: str | None = None, image_dpi: float | None = None, draft: bool = False,
+          languages: tuple[str, ...] | None = None) -> list[BuildResult]:
     """Build the named games (all when none are named) into `out_dir` (default output/).
 
     :param papers: paper sizes to build; None means each game's `print: papers` (default both).
@@ -78,6 +82,8 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     :param image_dpi: the resolution pictures are embedded at; None means each game's
         `print: image_dpi` (default 300).
     :param draft: pictures at 100 dpi, for fast proofs (the sheets say so).
+    :param languages: the editions to build of a game of several languages (game.yaml
+        `languages:`); None means all of them. The other editions' files stay as they were.
     """
     from .progress import SILENT
 
@@ -98,15 +104,15 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     with drawing_workers(session):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game, session, asked, stamp, cutter)
-    cache.prune(keep=[key for r in results for key in r.rendered.faces_pdfs.keys()])
+                               changed_since, progress, render_game, session, asked, stamp, cutter, languages)
+    cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
     PictureStore(out_dir / ".cache" / "pictures").prune()
     return results
 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
-                 progress, render_game, session: Session, asked: Asked, stamp=None, cutter=None) -> list[BuildResult]:
-    from .draw import drawpool
+                 progress, render_game, session: Session, asked: Asked, stamp=None, cutter=None,
+                 languages=None) -> list[BuildResult]:
     from .draw.stamp import stamp_of
 
     results = []
@@ -117,58 +123,83 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
             with session.stage("load"):
                 game = load_game(root, game_id, session)
                 collect(f"in cards/{game_id}/", printed_text_problems(game))
+                made, translated = checked_editions(game, languages)
+                collect(f"in the translations of {game_id}", translated)
             papers_of_game = game_papers(game, papers)
             print_mode = print_mode_of(game, mode, back_offset, cutter)
             game_stamp = stamp_of(game, stamp)
             advance()
-            warnings = []
+            warnings = [p for p in translated if p.severity == "warning"]
             if validate:
                 log.info("%s: step 2/5 validate", game_id)
                 with session.stage("rules"):
-                    warnings = _validate(game, strict)
+                    warnings = _validate(game, strict) + warnings
             advance()
+        if strict and warnings:
+            raise RulesFailed(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} in the translations, "
+                              "and --strict makes warnings fail", warnings)
         session.release()  # the YAML parser's nodes
-        reference = changes.before(root, game_id, changed_since, out_dir)[1] if changed_since else None
-        log.info("%s: step 3/5 render", game_id)
-        def drawing(todo, total, game_id=game_id):
-            return progress.bar(f"{game_id}: drawing {todo} of {total} bundles of faces "
-                                f"({total - todo} unchanged, from the cache)", todo)
-        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=game_stamp,
-                               pictures=asked)
-        drawpool.end_drawing_workers(session)  # the early workers: idle from here on
-        if strict and rendered.warnings:
-            raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
-                              "while drawing, and --strict makes warnings fail", list(rendered.warnings))
-        warnings = [*warnings, *rendered.warnings]  # pictures too small to print, external references
-        session.release()  # the SVG text
-        changed = None
-        if reference is not None:
-            changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
-        log.info("%s: step 4/5 layout", game_id)
-        with progress.bar(f"{game_id}: laying out {', '.join(papers_of_game)}", len(papers_of_game)) as advance:
-            spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
-            try:
-                artifacts = layout_game(game, rendered, papers_of_game, print_mode, guides, advance, session, spool)
-                if changed:
-                    artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
-                                  for paper in papers_of_game]
-            except OSError as exc:
-                raise OutputError(f"cannot write {game_id}'s sheets into {spool}: {exc.strerror or exc}") from None
+        artifacts, rendered_editions, changed = [], [], None
+        for ed in made:
+            built, drawn_warnings, ed_changed, rendered = _build_edition(
+                ed, cache, papers_of_game, out_dir, guides, strict, print_mode, changed_since, progress,
+                render_game, session, asked, game_stamp)
+            artifacts += built
+            warnings += drawn_warnings   # pictures too small to print, external references
+            rendered_editions.append(rendered)
+            if ed_changed is not None:
+                changed = [*(changed or []), *(f"{cid} ({ed.edition})" if ed.edition else cid for cid in ed_changed)]
         log.info("%s: step 5/5 export", game_id)
-        partial = papers is not None or guides  # other files of the game stay listed
+        partial = papers is not None or guides or len(made) < len(languages_of(game.meta))
         with session.stage("writing"):
             try:
                 files = write_game(out_dir, game_id, artifacts, merge=partial)
             except OSError as exc:
                 raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
-            if not guides:
-                try:
-                    write_atomic(changes.record_path(out_dir, game_id), changes.record(rendered))
-                except OSError as exc:
-                    raise OutputError(f"cannot write {game_id}'s build record: {exc.strerror or exc}") from None
-        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered,
-                                   tuple(changed) if changed is not None else None))
+        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered_editions[0],
+                                   tuple(changed) if changed is not None else None, tuple(rendered_editions)))
     return results
+
+
+def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, changed_since, progress, render_game,
+                   session: Session, asked: Asked, stamp):
+    """One edition of a game drawn and laid out: its artifacts, the warnings of its
+    drawing, and (with `changed_since`) the ids of its components that changed."""
+    from .draw import drawpool
+
+    name = f"{game.id} ({game.edition})" if game.edition else game.id
+    reference = changes.before(game.root, game.id, changed_since, out_dir, game.edition)[1] if changed_since else None
+    log.info("%s: step 3/5 render", name)
+
+    def drawing(todo, total):
+        return progress.bar(f"{name}: drawing {todo} of {total} bundles of faces "
+                            f"({total - todo} unchanged, from the cache)", todo)
+    rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=stamp,
+                           pictures=asked)
+    drawpool.end_drawing_workers(session)  # the early workers: idle from here on
+    if strict and rendered.warnings:
+        raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
+                          "while drawing, and --strict makes warnings fail", list(rendered.warnings))
+    session.release()  # the SVG text
+    changed = None
+    if reference is not None:
+        changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
+    log.info("%s: step 4/5 layout", name)
+    with progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
+        spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
+        try:
+            artifacts = layout_game(game, rendered, papers, print_mode, guides, advance, session, spool)
+            if changed:
+                artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
+                              for paper in papers]
+        except OSError as exc:
+            raise OutputError(f"cannot write {name}'s sheets into {spool}: {exc.strerror or exc}") from None
+    if not guides:
+        try:
+            write_atomic(changes.record_path(out_dir, game.stem), changes.record(rendered))
+        except OSError as exc:
+            raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
+    return artifacts, list(rendered.warnings), changed, rendered
 
 
 def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
@@ -193,19 +224,20 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
         if rendered.stamp is not None:
             extra["stamp"] = rendered.stamp.text
         artifacts.append(Artifact(
-            path=f"{game.id}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
+            path=f"{game.stem}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
             pages=sheets.pages, components=list(sheets.components),
-            placements=sheets.placements, extra={**extra, **_draft(rendered)}))
+            placements=sheets.placements, extra={**extra, **_draft(rendered), **_language(game)}))
         if not guides:
             fronts = sum(1 for p in sheets.plans if p.side == "front")
             cut_extra = {"cutter": print_mode.cutter, "registration": [m.manifest() for m in marks]} \
                 if print_mode.cutter else {}
+            cut_extra.update(_language(game))
             artifacts.append(Artifact(
-                path=f"{game.id}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.title), kind="cut",
+                path=f"{game.stem}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.sheet_title), kind="cut",
                 paper=paper, pages=fronts, extra=cut_extra))
             if print_mode.cutter == "silhouette":  # Silhouette Studio Basic Edition opens DXF, not SVG
                 from .layout.cutfile import cut_dxf
-                artifacts += [Artifact(path=f"{game.id}-cut-{paper}-sheet{n}.dxf", data=data, kind="cut",
+                artifacts += [Artifact(path=f"{game.stem}-cut-{paper}-sheet{n}.dxf", data=data, kind="cut",
                                        paper=paper, pages=1, extra=cut_extra) for n, data in cut_dxf(sheets.plans)]
         if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
             artifacts.extend(_rulebooks(game, rendered, paper, session))
@@ -255,9 +287,9 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Se
     subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
     sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session, spool=spool)
-    return Artifact(path=f"{rendered.game.id}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
+    return Artifact(path=f"{rendered.game.stem}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
                     pages=sheets.pages, components=list(sheets.components), placements=sheets.placements,
-                    extra=_draft(rendered))
+                    extra={**_draft(rendered), **_language(rendered.game)})
 
 
 def _rulebooks(game, rendered, paper, session: Session):
@@ -269,9 +301,15 @@ def _rulebooks(game, rendered, paper, session: Session):
         book = layout_rulebook(game, rendered, paper, session)
     if book is None:
         return []
-    return [Artifact(path=f"{game.id}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
+    return [Artifact(path=f"{game.stem}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
                      pages=book.pages, components=list(book.components), placements=list(book.placements),
-                     extra=_draft(rendered))]
+                     extra={**_draft(rendered), **_language(game)})]
+
+
+def _language(game) -> dict:
+    """The manifest's `language` of a file of a game of several languages (game.yaml
+    `languages:`); a game of one language's files go without, as they always have."""
+    return {"language": game.language} if len(languages_of(game.meta)) > 1 else {}
 
 
 def _draft(rendered) -> dict:

@@ -26,6 +26,7 @@ from ..guard import (
 )
 from ..session import Session
 from ..shapes import DICE, die_face_box, hex_height
+from .editions import read_source_strings
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
 from .yamlsrc import line_of, read_yaml
@@ -65,10 +66,15 @@ def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
         raise InputError(missing_message(root, game_file, rel(game_file)))
     meta = read_yaml(game_file, rel(game_file))
     problems = check(meta, bundled("game"), rel(game_file))
+    if isinstance(meta, dict) and "language" in meta and "languages" in meta:
+        problems.append(Problem(rel(game_file), "language: is the one language of a game, languages: lists a game's "
+                                "editions (the first is the language its cards are written in): keep one of them",
+                                line=line_of(meta, ("languages",)), field="languages"))
     collect(f"in {rel(game_file)}", problems)
 
     templates_dir = root / "templates" / game_id
     data, data_sources = _load_data(meta, cards_dir, rel, problems, root)
+    strings = read_source_strings(root, cards_dir, meta, problems)
     decks = []
     seen_ids: dict[str, str] = {}   # card id -> where it was first seen (file:line)
     for i, name in enumerate(meta["decks"]):
@@ -100,7 +106,7 @@ def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
     collect(f"in cards/{game_id}/", [p for p in problems if p.severity != "note"])
     return Game(id=game_id, title=meta["title"], root=root, cards_dir=cards_dir,
                 templates_dir=templates_dir, decks=tuple(decks), data=data,
-                data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1), notes=notes)
+                data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1), notes=notes, strings=strings)
 
 
 def _load_data(meta, cards_dir, rel, problems, root):

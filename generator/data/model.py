@@ -33,6 +33,7 @@ class Card:
     fields: Mapping[str, Any]  # every key of the card as written (plus deck defaults)
     source: Source
     index: int                 # position in its deck file
+    label: str = ""            # an edition's: the name sheets print in their slug line (the source's)
 
     def context(self) -> dict:
         """What templates see as `card`."""
@@ -62,6 +63,7 @@ class Deck:
     die: str | None = None         # dice: d6, d8, d12
     edge: float | None = None      # dice: edge length of a face, mm
     face_outline: tuple = ()       # dice: the face polygon in face coordinates (mm, y down)
+    label: str = ""                # an edition's: the name sheets print in their slug line (the source's)
 
     @property
     def layout(self) -> str:
@@ -110,6 +112,24 @@ class Game:
     meta: Mapping[str, Any]      # game.yaml as written (title, players, ...)
     source: Source
     notes: tuple = ()            # Problems of severity "note": things said once (a guessed encoding, ...)
+    strings: Mapping[str, Any] = field(default_factory=dict)   # what templates print through t(), in its language
+    edition: str = ""            # an edition's language when it is not the one the cards are written in
+    slug: str = ""               # an edition's: the title sheets print in their slug line ("Olympians [de]")
+
+    @property
+    def sheet_title(self) -> str:
+        """The title the sheets and cut files name the game by (for whoever prints and cuts)."""
+        return self.slug or self.title
+
+    @property
+    def language(self) -> str:
+        """The language of this game's (or edition's) words, BCP 47."""
+        return str(self.meta.get("language") or (self.meta.get("languages") or ["en"])[0])
+
+    @property
+    def stem(self) -> str:
+        """How its files begin: the game id, and an edition's language (olympians-de)."""
+        return f"{self.id}-{self.edition}" if self.edition else self.id
 
     def deck(self, deck_id: str) -> Deck:
         for d in self.decks:

@@ -272,6 +272,31 @@ def lines(layout) -> list[tuple[int, int, int]]:
         pango.pango_layout_iter_free(it)
 
 
+def line_boxes(layout) -> list[tuple[int, int, int, int, int, int]]:
+    """(start byte, logical x, logical width, top, baseline, bottom) of each line, from the
+    layout's top-left corner, in Pango units."""
+    it = pango.pango_layout_get_iter(layout)
+    ink, logical = ffi.new("PangoRectangle *"), ffi.new("PangoRectangle *")
+    y0, y1 = ffi.new("int *"), ffi.new("int *")
+    out = []
+    try:
+        while True:
+            line = ffi.cast("PnpLayoutLine *", pango.pango_layout_iter_get_line_readonly(it))
+            pango.pango_layout_iter_get_line_extents(it, ink, logical)
+            pango.pango_layout_iter_get_line_yrange(it, y0, y1)
+            out.append((line.start_index, logical.x, logical.width, y0[0],
+                        pango.pango_layout_iter_get_baseline(it), y1[0]))
+            if not pango.pango_layout_iter_next_line(it):
+                return out
+    finally:
+        pango.pango_layout_iter_free(it)
+
+
+def show_line(ctx: cairocffi.Context, layout, index: int) -> None:
+    """Draw line `index` of a layout, the start of its baseline at the current point of `ctx`."""
+    pangocairo.pango_cairo_show_layout_line(cairo_t(ctx), pango.pango_layout_get_line_readonly(layout, index))
+
+
 def baselines(layout) -> list[int]:
     """The baseline of each line, from the layout's top, in Pango units."""
     it = pango.pango_layout_get_iter(layout)

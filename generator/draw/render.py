@@ -10,6 +10,7 @@ each naming the card and the template.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,9 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markupsafe import Markup
 
+from ..data.editions import direction_of, translator
 from ..data.model import Card, Deck, Game
+from ..data.yamlsrc import plain
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..rendermemo import card_json
@@ -146,7 +149,8 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                         game.meta.get("language", "en"))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
-    env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons))
+    env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons), t=translator(game.strings, game.language),
+                       lang=game.language, direction=direction_of(game.language))
     game_context = game.context()
     svgs = SVGTexts()
     facts = Facts()
@@ -154,7 +158,7 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       SALT + _fonts_digest() + own_fonts) if memo.on else None
+                       SALT + _fonts_digest() + own_fonts + _words(game)) if memo.on else None
     for deck in game.decks:
         deck_context = deck.context()
         deck_scope = memo.deck_scope(scope, deck_context) if scope is not None else None   # (memo.on)
@@ -200,6 +204,11 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts,
                     facts.merged())
+
+
+def _words(game: Game) -> str:
+    """What a face may print besides its card: the edition's language and its strings."""
+    return game.language + json.dumps(plain(game.strings), sort_keys=True, ensure_ascii=False)
 
 
 _EXTERNAL = [

@@ -136,7 +136,7 @@ def _boards_share_pages(deck, paper) -> bool:
 
 
 def _title(deck) -> str:
-    return deck.name
+    return deck.label or deck.name
 
 
 def _grid_pages(group, paper) -> list[PagePlan]:
@@ -217,10 +217,10 @@ def _board_pages(group, paper) -> list[PagePlan]:
             face = FaceOnPage(rc.front, rc.card.id, "front", panel.to_page(-deck.bleed, -deck.bleed),
                               cut.grown(deck.bleed), cut, extra)
             if plan.mode == "whole":
-                title, note = deck.name, ""
+                title, note = _title(deck), ""
             else:
                 part = "section" if plan.mode == "sections" else "panel"
-                title = f"{rc.card.name} · {part} {panel.number} of {total}"
+                title = f"{rc.card.label or rc.card.name} · {part} {panel.number} of {total}"
                 note = ("sections butt together edge to edge: cut on the marks" if plan.mode == "sections" else
                         f"cut on the marks; glue the shaded strips under the next panel ({plan.overlap:g} mm "
                         "overlap), edge on the ticks")

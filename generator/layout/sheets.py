@@ -61,7 +61,7 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         plans = apply_mode(pages, mode, paper)
     with session.stage("furniture (reportlab)"):
         stamp = rendered.stamp.text if rendered.stamp else ""
-        furniture = draw_furniture(plans, rendered.game.title, paper, crop_marks, session.furniture, stamp,
+        furniture = draw_furniture(plans, rendered.game.sheet_title, paper, crop_marks, session.furniture, stamp,
                                    draft=rendered.draft)
     with session.stage("form placement"):
         writer = PDFStream(spool=spool)

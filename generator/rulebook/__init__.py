@@ -10,9 +10,12 @@ YAML) -> Markdown blocks -> Platypus pages (title, contents, numbered headings, 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from ..data.editions import direction_of
 from ..draw.fonts import shipped
 from ..draw.glyphs import missing_message
 from ..errors import InputError, Problem
@@ -21,8 +24,12 @@ from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
 from ..session import Session
 from ..shapes import Outline
-from .book import build_pdf
+from .book import book_text, build_pdf
+from .pangobook import needs_pango, whole
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
+from .styles import styles
+from .words import fill
+from .words import words as rulebook_words
 
 SINGLE_MM, ROW_MM, COMPONENT_MM, BOARD_MM = 50.0, 44.0, 30.0, 120.0
 
@@ -43,6 +50,7 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
     path = rulebook_file(game)
     if path is None:
         return None
+    words = rulebook_words(game)
     session = session or Session()
     memo = session.memo
     parsed = parse_blocks(render_markdown(game, path, session), memo)
@@ -54,7 +62,7 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
                         line=_source_line(source, i))
                 for b in parsed if b.kind == "figure" and b.figure[0] == "components"
                 for i in b.figure[1] if not i.startswith("-") or i[1:] not in decks]
-    blocks = _expand_components(parsed, rendered)
+    blocks = _expand_components(parsed, rendered, words)
     faces = {rc.card.id: rc for rc in rendered.cards}
     figure_faces = {}
     for n, b in enumerate(blocks):
@@ -80,7 +88,9 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
         if chosen:  # never larger than life: a 22 mm token is pictured 22 mm wide, not 50
             width = min(width, max(f[2] for f in chosen))
         figure_faces[n] = (chosen, width)
-    problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root))))
+    rtl = direction_of(game.language) == "rtl"
+    by_pango = needs_pango(game.language, rtl, book_text(game, blocks, words))
+    problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root)), by_pango and game.language))
     if problems:
         raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in the rulebook", problems)
     cover = _cover(rendered)
@@ -89,15 +99,17 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
     # face it shows as the sheets have it (bundle bytes and page)
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
     whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms,
-                  _stamp(rendered)))
+                  _stamp(rendered), words))
     return memo.derived(("rulebook", whole),
-                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session), few=True)
+                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session, words),
+                        few=True)
 
 
-def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: Session) -> RulebookPDF:
-    """The laid out pages with the faces placed in their figure boxes."""
-    pdf_bytes, figures, headings = _laid_out(game, blocks, figure_faces, paper, cover, faces, session,
-                                             _stamp(rendered))
+def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: Session, words) -> RulebookPDF:
+    """The laid out pages with the faces placed in their figure boxes (and, in a book set by
+    Pango, its text over them)."""
+    pdf_bytes, figures, headings, text = _laid_out(game, blocks, figure_faces, paper, cover, faces, session,
+                                                   words, _stamp(rendered))
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
         key, card_id, trim_w, trim_h, bleed, corner, shape, orientation, outline, _ = face
@@ -111,13 +123,22 @@ def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: 
         placements.append({"page": page, "id": card_id, "side": "front", "x_mm": round(x / 72 * 25.4, 3),
                            "y_mm": round(y / 72 * 25.4, 3), "w_mm": round(w / 72 * 25.4, 3),
                            "h_mm": round(h / 72 * 25.4, 3)})
-    pdf, pages = place_under(pdf_bytes, rendered.faces_pdfs, rendered.page_of, placed, session.segments)
+    faces_pdfs, page_of, over = rendered.faces_pdfs, rendered.page_of, []
+    if text is not None:   # the text Pango set: one more document of pages, each piece over its page
+        text_pdf, pieces = text
+        faces_pdfs = WithText(faces_pdfs, text_pdf)
+        page_of = {**page_of, **{key: (len(faces_pdfs) - 1, n) for n, key in enumerate(dict.fromkeys(
+            key for _, key, _ in pieces))}}
+        for page, key, (x, top, w, h) in pieces:
+            fw, fh = whole(w), whole(h)
+            over.append((page, key, (x, top - h, w, h), b"%.4f %.4f %d %d re" % (x, top - fh, fw, fh)))
+    pdf, pages = place_under(pdf_bytes, faces_pdfs, page_of, placed, session.segments, over)
     shown = sorted({p["id"] for p in placements})
     components = tuple({"id": i, "count": sum(1 for p in placements if p["id"] == i)} for i in shown)
     return RulebookPDF(pdf, pages, components, tuple(placements), tuple(headings))
 
 
-def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session, stamp: str = ""):
+def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session, words: dict, stamp: str = ""):
     """build_pdf, or the pages it gave last time for the same text, figure sizes and cards:
     the Platypus layout does not depend on what a face shows, only on which card it is and
     its size, so a card edit that leaves the rulebook's text alone (`pnp watch`) skips it.
@@ -126,13 +147,13 @@ def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session,
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items()),
-                stamp))
+                stamp, words))
     laid_out = session.rulebooks.get(key)
     if laid_out is None:
-        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, session.memo, stamp)
+        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session.memo, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
-    pdf_bytes, figures, headings = laid_out
-    return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings
+    pdf_bytes, figures, headings, text = laid_out
+    return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings, text
 
 
 def _stamp(rendered) -> str:
@@ -169,7 +190,7 @@ def _cover(rendered):
     return [_face(first[i]) for i in picks]
 
 
-def _expand_components(blocks, rendered):
+def _expand_components(blocks, rendered, words: dict):
     """`![..](components:)` becomes one figure row per deck: a few of its designs, with counts
     and sizes (a die: one die's faces). Decks of one design and the same size share a row.
     `components:-board,-arena` leaves those decks out (pictured in figures of their own)."""
@@ -179,11 +200,12 @@ def _expand_components(blocks, rendered):
             out.append(b)
             continue
         left_out = {i[1:] for i in b.figure[1] if i.startswith("-")}
-        rows = []  # [ids, captions, deck] per figure row
+        rows: list[list] = []  # [ids, captions, deck] per figure row
         for deck in rendered.game.decks:
             if deck.id in left_out:
                 continue
-            seen, ids = set(), []
+            seen: set = set()
+            ids: list[str] = []
             for rc in rendered.cards:
                 if rc.deck is deck and rc.front not in seen and len(ids) < (1 if deck.layout == "dice" else 4):
                     seen.add(rc.front)
@@ -191,13 +213,13 @@ def _expand_components(blocks, rendered):
             copies = sum(c.count for c in deck.cards)
             last = rows[-1] if rows else None
             if (len(ids) == 1 and last and len(last[0]) < 4 and len(last[1]) == len(last[0])
-                    and deck.layout == last[2].layout == "sheet" and _size(deck) == _size(last[2])):
+                    and deck.layout == last[2].layout == "sheet" and _size(deck, words) == _size(last[2], words)):
                 last[0].append(ids[0])   # a row of one-design decks of the same size
                 last[1].append(f"{copies} × {deck.name}")
             else:
                 rows.append([ids, [f"{copies} × {deck.name}"], deck])
         for ids, names, deck in rows:
-            caption = escape(f"{', '.join(names)} ({_size(deck)})")
+            caption = escape(f"{', '.join(names)} ({_size(deck, words)})")
             out.append(Block("figure", text=caption, figure=("components", tuple(ids)), line=b.line))
     return out
 
@@ -207,14 +229,33 @@ def mm_text(value: float) -> str:
     return f"{round(value, 1):g}"
 
 
-def _size(deck) -> str:
+def _size(deck, words: dict) -> str:
     if deck.layout == "dice":
-        return f"{deck.die}, {mm_text(deck.edge)} mm edges"
-    return f"{mm_text(deck.trim_w)} × {mm_text(deck.trim_h)} mm"
+        return fill(words["dice"], die=deck.die, edge=mm_text(deck.edge))
+    return fill(words["size"], w=mm_text(deck.trim_w), h=mm_text(deck.trim_h))
 
 
-def _missing_glyphs(blocks, source: str, shown: str) -> list[Problem]:
-    """Characters the rulebook's fonts lack (reportlab would print an empty box)."""
+class WithText(Sequence):
+    """A game's face bundles and one more document: the rulebook's text set by Pango."""
+
+    def __init__(self, bundles, text: bytes):
+        self.bundles, self.text = bundles, text
+        self.entries = (*getattr(bundles, "entries", [None] * len(bundles)), text)   # (forms.bundle_identity)
+
+    def __len__(self) -> int:
+        return len(self.bundles) + 1
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self.text if index in (len(self.bundles), -1) else self.bundles[index]
+
+
+def _missing_glyphs(blocks, source: str, shown: str, pango_lang: str | bool = False) -> list[Problem]:
+    """Characters the rulebook's fonts lack (reportlab would print an empty box); in a book
+    set by Pango (`pango_lang`: its language), characters that no shipped font has."""
+    if pango_lang:
+        return _missing_anywhere(blocks, source, shown, str(pango_lang))
     fonts = shipped()
     problems, seen = [], set()
     for b in blocks:
@@ -227,6 +268,21 @@ def _missing_glyphs(blocks, source: str, shown: str) -> list[Problem]:
                 if (ch, face.postscript_name) not in seen:
                     seen.add((ch, face.postscript_name))
                     problems.append(Problem(shown, missing_message(ch, face), line=_source_line(source, ch)))
+    return problems
+
+
+def _missing_anywhere(blocks, source: str, shown: str, lang: str) -> list[Problem]:
+    from .pangobook import BookText
+
+    text = BookText(lang, False)
+    style = text.style(styles(lang)["body"])
+    every = "".join(plain_text(t) for b in blocks for t in [b.text, *(c for row in b.items if isinstance(row, list)
+                                                                      for c in row),
+                                                            *(i for i in b.items if isinstance(i, str))])
+    problems = []
+    for ch in text.missing(every, style):
+        problems.append(Problem(shown, f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) is in no "
+                                       "font pnp ships", line=_source_line(source, ch)))
     return problems
 
 

@@ -1,9 +1,12 @@
 """The rulebook as reportlab Platypus: title page, contents, numbered headings, running
 header, page numbers, outline, styled tables and card figures.
 
-In: parsed `Block`s and the rendered game. Out: the PDF bytes from reportlab and the
-figure records (page, face key, box in pt) where card faces go; figures are drawn as
-empty boxes here and filled with the vector faces afterwards, exactly as card sheets are.
+In: parsed `Block`s, the rendered game (or edition) and the rulebook's own words in its
+language (words.py). Out: the PDF bytes from reportlab, the figure records (page, face
+key, box in pt) where card faces go, and, for a book in a language reportlab cannot set
+(pangobook.py: right to left, or a script its fonts lack), the text Pango set and where
+it goes. Figures are drawn as empty boxes here and filled with the vector faces
+afterwards, exactly as card sheets are; the Pango text is laid over its pages the same way.
 """
 from __future__ import annotations
 
@@ -12,33 +15,32 @@ from xml.sax.saxutils import escape
 
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     BaseDocTemplate,
     CondPageBreak,
     Flowable,
     Frame,
     KeepTogether,
-    ListFlowable,
-    ListItem,
     NextPageTemplate,
     PageBreak,
     PageTemplate,
     Paragraph,
     Spacer,
-    Table,
     TableStyle,
 )
 from reportlab.platypus.tableofcontents import TableOfContents
 
+from ..data.editions import direction_of
 from ..rendermemo import RenderMemo
 from ..units import paper_size
+from .pangobook import BookText, PangoHeading, needs_pango
 from .rlbridge import shaping
 from .source import plain_text
-from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts, styles
+from .styles import ACCENT, RULE, fonts, styles
+from .tables import SHORT_TABLE, listing, para, table
+from .words import fill
 
 MARGIN = 20 * mm
-SHORT_TABLE = 9  # rows; a table this short never splits across pages
 START_HERE = 45 * mm  # a heading and the start of its long text or table stay on a page with this much left
 
 
@@ -89,14 +91,32 @@ class Heading(Paragraph):
         self.level, self.plain, self.number, self.key = level, text, number, key
 
 
+class Contents(TableOfContents):
+    """The contents page; in a book set by Pango, its entries are too."""
+
+    def __init__(self, text: BookText | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.text = text
+
+    def wrap(self, avail_w, avail_h):
+        if self.text is None:
+            return super().wrap(avail_w, avail_h)
+        entries = self._lastEntries or [(0, "", 0, None)]
+        self._table = self.text.contents(entries, self.levelStyles, self.levelStyles[0], avail_w)
+        self.width, self.height = self._table.wrapOn(self.canv, avail_w, avail_h)
+        return self.width, self.height
+
+
 class Rulebook(BaseDocTemplate):
-    def __init__(self, buf, game, paper: str, stamp: str = ""):
+    def __init__(self, buf, game, paper: str, words: dict, text: BookText | None = None, stamp: str = ""):
         w, h = paper_size(paper)
         super().__init__(buf, pagesize=(w * mm, h * mm), leftMargin=MARGIN, rightMargin=MARGIN,
-                         topMargin=MARGIN + 4 * mm, bottomMargin=MARGIN, title=f"{game.title}: rules",
+                         topMargin=MARGIN + 4 * mm, bottomMargin=MARGIN, title=fill(words["rules"], title=game.title),
                          author="pnp", creator="pnp", invariant=1,
                          initialFontName=fonts()["normal"])  # else reportlab names unembedded Helvetica
         self.game_title = game.title
+        self.words = words
+        self.text = text   # the Pango text of a book reportlab cannot set, else None
         self.stamp = stamp   # a version stamp, in every page's footer
         self.section = ""
         self.figures: list[tuple] = []             # (page, face, box) of each figure drawn
@@ -116,10 +136,15 @@ class Rulebook(BaseDocTemplate):
         self.headings = []
         self.contents = []
         self.section = ""
+        if self.text is not None:
+            self.text.begin()
         super().handle_documentBegin()
 
+    def para(self, markup: str, style: ParagraphStyle):
+        return para(markup, style, self.text)
+
     def afterFlowable(self, flowable):
-        if isinstance(flowable, Heading):
+        if isinstance(flowable, (Heading, PangoHeading)):
             if flowable.level == 1:
                 self.section = flowable.plain
             self.headings.append((flowable.level, flowable.plain, self.page))
@@ -159,8 +184,16 @@ class Rulebook(BaseDocTemplate):
         canv.saveState()
         canv.setFont(self.st["body"].fontName, 8.2)
         canv.setFillColor(ACCENT)
-        canv.drawString(MARGIN, h - MARGIN + 2 * mm, self.game_title)
-        canv.drawRightString(w - MARGIN, h - MARGIN + 2 * mm, plain_text(self._section_on(doc.page)))
+        section = plain_text(self._section_on(doc.page))
+        if self.text is None:
+            canv.drawString(MARGIN, h - MARGIN + 2 * mm, self.game_title)
+            canv.drawRightString(w - MARGIN, h - MARGIN + 2 * mm, section)
+        else:   # the title at the start of the line: on the right when the book runs right to left
+            start, end = (w - MARGIN, MARGIN) if self.text.rtl else (MARGIN, w - MARGIN)
+            self.text.line(canv, self.game_title, self.st["running"], start, h - MARGIN + 2 * mm,
+                           "end" if self.text.rtl else "start")
+            self.text.line(canv, section, self.st["running"], end, h - MARGIN + 2 * mm,
+                           "start" if self.text.rtl else "end")
         canv.setStrokeColor(RULE)
         canv.setLineWidth(0.5)
         canv.line(MARGIN, h - MARGIN + 0.5 * mm, w - MARGIN, h - MARGIN + 0.5 * mm)
@@ -169,28 +202,32 @@ class Rulebook(BaseDocTemplate):
         canv.restoreState()
 
 
-def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
-              memo: RenderMemo | None = None, stamp: str = "") -> tuple[bytes, list, list]:
-    """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen); `memo` (a
-    remembering session's) holds the contents of the last layout as the first guess;
-    `stamp` (a version stamp) is in every page's footer."""
+def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
+              memo: RenderMemo | None = None, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
+    """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen, the Pango
+    text or None: (its PDF, where each piece goes)); `memo` (a remembering session's) holds
+    the contents of the last layout as the first guess; `stamp` (a version stamp) is in
+    every page's footer."""
     buf = io.BytesIO()
-    doc = Rulebook(buf, game, paper, stamp)
+    lang = game.language
+    rtl = direction_of(lang) == "rtl"
+    text = BookText(lang, rtl) if needs_pango(lang, rtl, book_text(game, blocks, words)) else None
+    doc = Rulebook(buf, game, paper, words, text, stamp)
     st = doc.st
-    story = _title(game, st, cover_faces, doc.record_figure)
-    toc = TableOfContents(levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
+    story = _title(game, st, cover_faces, doc.record_figure, doc.para, words)
+    toc = Contents(text, levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
     toc.tableStyle = TableStyle([("FONT", (0, 0), (-1, -1), st["toc2"].fontName, 9),
                                  ("VALIGN", (0, 0), (-1, -1), "TOP"),
                                  ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
-    story += [Paragraph("Contents", st["toc_title"]), toc, PageBreak()]
-    story += _body(blocks, st, figure_faces, doc.width, doc.record_figure)
+    story += [doc.para(escape(words["contents"]), st["toc_title"]), toc, PageBreak()]
+    story += _body(blocks, st, figure_faces, doc.width, doc.record_figure, text)
     # Platypus lays the book out until its contents settle: three passes from an empty
     # contents page. While `pnp watch` rebuilds, the contents of the last layout are the
     # first guess; when the pages come out with those same contents, one pass was enough
     # (otherwise the passes go on). Both end on the same layout: a contents line is its
     # heading's text, its page number drawn after it by a callback, so how much room the
     # contents take depends on the headings alone, and with it every page after them.
-    settled = ("rulebook contents", game.id, paper)
+    settled = ("rulebook contents", game.id, lang, paper)
     guess = memo.recall(settled) if memo is not None else None
     if guess is not None:
         for entry in guess[0]:  # what the contents held at the end of the last layout
@@ -200,32 +237,41 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces,
         doc.multiBuild(story)
     if memo is not None:
         memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
-    return buf.getvalue(), doc.figures, doc.headings
+    return buf.getvalue(), doc.figures, doc.headings, text.drawn() if text is not None else None
 
 
-def _title(game, st, cover_faces, record):
+def book_text(game, blocks, words: dict) -> str:
+    """Every word the book prints, to tell whether reportlab's fonts can set it."""
+    parts = [game.title, str(game.meta.get("subtitle") or ""), *words.values()]
+    for b in blocks:
+        parts += [plain_text(b.text), *(plain_text(c) for row in b.items if isinstance(row, list) for c in row),
+                  *(plain_text(i) for i in b.items if isinstance(i, str))]
+    return "".join(parts)
+
+
+def _title(game, st, cover_faces, record, para, words):
     meta = game.meta
     facts = " · ".join(x for x in (
-        f"{meta['players']} players" if meta.get("players") else "",
-        meta.get("playing_time", ""), f"ages {meta['ages']}" if meta.get("ages") else "") if x)
-    story = [Spacer(1, 38 * mm), Paragraph(escape(game.title), st["title"])]
+        fill(words["players"], players=meta["players"]) if meta.get("players") else "",
+        meta.get("playing_time", ""), fill(words["ages"], ages=meta["ages"]) if meta.get("ages") else "") if x)
+    story = [Spacer(1, 38 * mm), para(escape(game.title), st["title"])]
     if meta.get("subtitle"):
-        story.append(Paragraph(escape(meta["subtitle"]), st["subtitle"]))
+        story.append(para(escape(meta["subtitle"]), st["subtitle"]))
     if facts:
-        story.append(Paragraph(escape(facts), st["facts"]))
+        story.append(para(escape(facts), st["facts"]))
     story.append(Spacer(1, 16 * mm))
     if cover_faces:
         story.append(Figure(cover_faces, 44, record))
-    story += [Spacer(1, 14 * mm), Paragraph("Rules of play", st["subtitle"]), NextPageTemplate("body"),
+    story += [Spacer(1, 14 * mm), para(escape(words["rules_of_play"]), st["subtitle"]), NextPageTemplate("body"),
               PageBreak()]
     return story
 
 
-def _body(blocks, st, figure_faces, width, record):
+def _body(blocks, st, figure_faces, width, record, text=None):
     """Flowables for the Markdown blocks; a heading always travels with what follows it."""
     story, heading = [], None
-    for flowable in _flowables(blocks, st, figure_faces, width, record):
-        if isinstance(flowable, Heading):
+    for flowable in _flowables(blocks, st, figure_faces, width, record, text):
+        if isinstance(flowable, (Heading, PangoHeading)):
             if heading is not None:
                 story.append(heading)
             heading = flowable
@@ -243,7 +289,7 @@ def _body(blocks, st, figure_faces, width, record):
     return story
 
 
-def _flowables(blocks, st, figure_faces, width, record):
+def _flowables(blocks, st, figure_faces, width, record, text=None):
     story, counters = [], [0, 0, 0]
     for n, b in enumerate(blocks):
         if b.kind == "heading":
@@ -254,98 +300,23 @@ def _flowables(blocks, st, figure_faces, width, record):
             number = ".".join(str(c) for c in counters[:level])
             if level == 1 and story:
                 story.append(CondPageBreak(70 * mm))
-            story.append(Heading(b.text, st[f"h{level}"], level, number, f"h{n}"))
-        elif b.kind == "paragraph":
-            story.append(Paragraph(b.text, st["body"]))
-        elif b.kind == "quote":
-            story.append(Paragraph(b.text, st["quote"]))
+            story.append(Heading(b.text, st[f"h{level}"], level, number, f"h{n}") if text is None else
+                         PangoHeading(b.text, st[f"h{level}"], level, number, f"h{n}", text))
+        elif b.kind in ("paragraph", "quote"):
+            story.append(para(b.text, st["body" if b.kind == "paragraph" else "quote"], text))
         elif b.kind == "list":
-            story.append(_list(b, st))
+            story.append(listing(b, st, text))
         elif b.kind == "table":
-            table = _table(b.items, st, width)
-            story.append(Group([table]) if len(b.items) <= SHORT_TABLE else table)
+            laid = table(b.items, st, width, text)
+            story.append(Group([laid]) if len(b.items) <= SHORT_TABLE else laid)
         elif b.kind == "rule":
             story.append(Spacer(1, 6))
         elif b.kind == "figure":
             faces, card_mm = figure_faces[n]
             parts = [Figure(faces, card_mm, record)]
             if b.text:
-                parts.append(Paragraph(b.text, st["caption"]))
+                parts.append(para(b.text, st["caption"], text))
             story.append(Group(parts))
     return story
 
 
-def _list(block, st):
-    items = []
-    for item in block.items:
-        if isinstance(item, str):
-            items.append(ListItem(Paragraph(item, st["bullet"]), leftIndent=14))
-        else:
-            items.append(ListItem(_list(item, st), leftIndent=14))
-    kind = "1" if block.ordered else "bullet"
-    return ListFlowable(items, bulletType=kind, start="•" if not block.ordered else None, leftIndent=14,
-                        bulletFontName=st["body"].fontName, bulletFontSize=8.5, bulletColor=ACCENT,
-                        spaceAfter=4)
-
-
-def _table(rows, st, width):
-    cell, head = st["cell"], st["cell_head"]
-    size = cell.fontSize
-    widths = _column_widths(rows, width, size)
-    while widths is None and size > MIN_CELL_SIZE:  # the words do not fit side by side: smaller type
-        size = round(size - 0.4, 1)
-        widths = _column_widths(rows, width, size)
-    if size != cell.fontSize:
-        lead = cell.leading * size / cell.fontSize
-        cell = ParagraphStyle("cell_small", parent=cell, fontSize=size, leading=lead)
-        head = ParagraphStyle("cell_head_small", parent=head, fontSize=size, leading=lead)
-    if widths is None:  # even the smallest type is too wide: share by weight, words may break
-        widths = _column_widths(rows, width, size, whole_words=False)
-    data = [[Paragraph(c, head if r == 0 else cell) for c in row] for r, row in enumerate(rows)]
-    table = Table(data, colWidths=widths, repeatRows=1, hAlign="LEFT")
-    style = [("FONT", (0, 0), (-1, -1), cell.fontName, cell.fontSize),  # not Helvetica
-             ("BACKGROUND", (0, 0), (-1, 0), HEAD_BG),
-             ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-             ("LINEBELOW", (0, -1), (-1, -1), 0.8, RULE),
-             ("TOPPADDING", (0, 0), (-1, -1), 3.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 3.5),
-             ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD)]
-    style += [("BACKGROUND", (0, r), (-1, r), STRIPE) for r in range(2, len(rows), 2)]
-    table.setStyle(TableStyle(style))
-    table.spaceBefore, table.spaceAfter = 3, 9
-    return table
-
-
-CELL_PAD = 6          # pt left and right inside a table cell
-MIN_CELL_SIZE = 7.2   # pt: the smallest type a table shrinks to so that no cell breaks a word
-
-
-def _column_widths(rows, width: float, size: float, whole_words: bool = True) -> list[float] | None:
-    """Column widths (pt) for a table of `rows` in a column `width` wide, or None when the
-    longest words of the columns, set at `size`, cannot stand side by side in it.
-
-    Columns share the width by how much text they hold (within limits), so short tables stay
-    short; but no column is narrower than its longest word (measured in the bold face, which
-    is the wider), so a cell never breaks a word in two."""
-    n = max(len(r) for r in rows)
-    weights = [min(max(max((len(plain_text(r[c])) for r in rows if c < len(r)), default=4), 4), 42) + 3
-               for c in range(n)]
-    total = min(width, sum(weights) * 5.6 * size / 8.8)
-    if not whole_words:
-        return [total * w / sum(weights) for w in weights]
-    bold, regular = fonts()["bold"], fonts()["normal"]
-    least = [2 * CELL_PAD + 0.5 + max((max(stringWidth(word, bold, size), stringWidth(word, regular, size))
-                                       for r in rows if c < len(r) for word in plain_text(r[c]).split()),
-                                      default=0) for c in range(n)]
-    if sum(least) > width:
-        return None
-    total = max(total, sum(least))
-    fixed: dict[int, float] = {}
-    while True:  # share what the fixed columns leave by weight; fix any column that falls short
-        free = [c for c in range(n) if c not in fixed]
-        room = total - sum(fixed.values())
-        share = {c: room * weights[c] / sum(weights[k] for k in free) for c in free}
-        short = [c for c in free if share[c] < least[c]]
-        if not short:
-            return [fixed[c] if c in fixed else share[c] for c in range(n)]
-        for c in short:
-            fixed[c] = least[c]

@@ -16,6 +16,7 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markdown_it import MarkdownIt
 
+from ..data.editions import direction_of, translator
 from ..data.yamlsrc import line_of
 from ..draw.jinja_errors import plain_message, template_line
 from ..draw.templates import render, text_environment
@@ -37,7 +38,9 @@ class Block:
 
 
 def rulebook_file(game):
-    """The game's rulebook source, or None when it has none; naming a missing file is an error."""
+    """The game's rulebook source, or None when it has none; naming a missing file is an
+    error. An edition in another language than the cards are written in reads its own,
+    rulebook.<lang>.md beside rulebook.md, and must have one when the game has a rulebook."""
     name = game.meta.get("rulebook")
     path = game.cards_dir / (name or "rulebook.md")
     found = is_file_inside(game.root, path)
@@ -45,7 +48,15 @@ def rulebook_file(game):
         raise InputError("1 problem in game.yaml", [Problem(
             game.source.file, missing_message(game.root, path, f"rulebook file '{name}'"),
             line=line_of(game.meta, ("rulebook",)), field="rulebook")])
-    return path if found else None
+    if not found or not game.edition:
+        return path if found else None
+    own = path.with_name(f"{path.stem}.{game.edition}{path.suffix}")
+    if not is_file_inside(game.root, own):
+        shown = str(own.relative_to(game.root))
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, f"not translated: the {game.edition} edition needs its own rulebook beside "
+                   f"{path.name} ({missing_message(game.root, own, 'this file')})")])
+    return own
 
 
 def render_markdown(game, path, session: Session | None = None) -> str:
@@ -60,7 +71,9 @@ def render_markdown(game, path, session: Session | None = None) -> str:
         text = read_text_inside(game.root, path, shown)
         template = session.memo.derived(("rulebook template", text),
                                         lambda: text_environment(deadline).from_string(text), few=True)
-        return render(template, template.environment.deadline, game=ctx, data=ctx["data"], decks=ctx["decks"])
+        return render(template, template.environment.deadline, game=ctx, data=ctx["data"], decks=ctx["decks"],
+                      t=translator(game.strings, game.language), lang=game.language,
+                      direction=direction_of(game.language))
     except OutsideProject as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, str(exc))]) from None
     except jinja2.TemplateSyntaxError as exc:

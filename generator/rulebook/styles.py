@@ -79,4 +79,5 @@ def styles(lang: str = "en") -> dict[str, ParagraphStyle]:
         "toc2": ParagraphStyle("toc2", parent=plain, fontSize=9.6, leading=13, leftIndent=16),
         "toc3": ParagraphStyle("toc3", parent=plain, fontName=f["italic"], fontSize=9, leading=12,
                                textColor=ACCENT, leftIndent=32),
+        "running": ParagraphStyle("running", parent=plain, fontSize=8.2, leading=10, textColor=ACCENT),
     }

@@ -1,0 +1,300 @@
+"""Editions: one game printed in several languages, its translations kept as data.
+
+In: a loaded `Game` whose game.yaml lists `languages: [en, de, ...]` (the first is the
+language its cards are written in; `language:` alone makes a game of one language) and,
+for each other language, `cards/<game>/i18n/<lang>.yaml`:
+
+    game:    {title: Olympier, players: "2-6 (am besten 3-5)"}   # game.yaml's words
+    decks:   {playing-cards: {name: Spielkarten}}
+    cards:   {zeus: {name: Zeus, text: "..."}}     # any card field, by card id
+    strings: {dealing: {players: Spieler}}         # what templates print through t()
+    sources: {cards.zeus.text: 1a2b3c4d}           # written by pnp: the source each was made from
+
+The language the cards are written in may have an `i18n/<lang>.yaml` of its own: its
+`strings:` are the source of every edition's. Out: the `Catalogue` of every text an
+edition translates (key, source text, where it is written), each edition as a `Game`
+(its words translated, `t()`'s strings, `language` in its meta), and the findings of a
+language's translation: a text not translated and a key that names nothing (errors), a
+translation whose source has changed since it was made (a warning), and icons
+(`:favor:`), placeholders (`{cards}`) and Jinja expressions (`{{ x }}`) that differ from
+the source's (errors), each naming the file, line, card and field.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..errors import InputError, Problem
+from ..guard import is_file_inside, shorten
+from .model import Deck, Game, Source
+from .schema import bundled, check
+from .yamlsrc import LineDict, line_of, read_yaml
+
+GAME_WORDS = ("title", "subtitle", "players", "playing_time", "ages", "description")
+RTL_LANGUAGES = {"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ks", "ps", "sd", "syr", "ug", "ur", "yi"}
+RTL_SCRIPTS = {"adlm", "arab", "hebr", "nkoo", "rohg", "syrc", "thaa"}
+_ICON = re.compile(r":([A-Za-z0-9_-]+):")
+_PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+_JINJA = re.compile(r"\{\{(.*?)\}\}", re.S)
+
+
+def languages_of(meta: Mapping) -> tuple[str, ...]:
+    """The game's languages, the one its cards are written in first."""
+    listed = meta.get("languages")
+    if listed:
+        return tuple(str(lang) for lang in listed)
+    return (str(meta.get("language") or "en"),)
+
+
+def direction_of(lang: str) -> str:
+    """`rtl` for a language written right to left (Arabic, Hebrew, Persian, Urdu... or a
+    tag naming such a script, e.g. az-Arab), else `ltr`."""
+    parts = str(lang).replace("_", "-").lower().split("-")
+    if any(p in RTL_SCRIPTS for p in parts[1:]):
+        return "rtl"
+    return "rtl" if parts[0] in RTL_LANGUAGES else "ltr"
+
+
+def source_hash(text: str) -> str:
+    """The short hash of a source text that a translation records (`sources:`)."""
+    return hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:8]
+
+
+class Entry(NamedTuple):
+    """One text an edition translates."""
+
+    key: str                 # game.title, decks.<deck>.name, cards.<card>.<field>, strings.<a>.<b>
+    text: str                # the source text
+    file: str                # where the source is written
+    line: int | None
+    card: str | None = None
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One language's file as read (`found` False: there is none)."""
+
+    lang: str
+    file: str                                   # as shown, relative to the project
+    data: Mapping[str, Any] = field(default_factory=dict)
+    found: bool = False
+
+    def value(self, key: str) -> Any:
+        """The translation of a catalogue key, or None."""
+        section, _, rest = key.partition(".")
+        if section == "game":
+            return (self.data.get("game") or {}).get(rest)
+        if section == "decks":
+            deck, _, name = rest.rpartition(".")
+            return ((self.data.get("decks") or {}).get(deck) or {}).get(name)
+        if section == "cards":
+            card, _, name = rest.rpartition(".")
+            return ((self.data.get("cards") or {}).get(card) or {}).get(name)
+        return lookup(self.data.get("strings") or {}, rest)
+
+    def line(self, key: str) -> int | None:
+        section, _, rest = key.partition(".")
+        if section in ("decks", "cards"):
+            owner, _, name = rest.rpartition(".")
+            path: tuple = (section, owner, name)
+        else:
+            path = (section, *rest.split("."))
+        return line_of(self.data, path)
+
+    @property
+    def sources(self) -> Mapping[str, str]:
+        return self.data.get("sources") or {}
+
+
+def lookup(strings: Mapping, key: str) -> Any:
+    """strings["a"]["b"] for key "a.b"; None when a step is missing."""
+    node: Any = strings
+    for step in str(key).split("."):
+        if not isinstance(node, Mapping) or step not in node:
+            return None
+        node = node[step]
+    return node
+
+
+def flatten(strings: Mapping, prefix: str = "") -> dict[str, str]:
+    """Every string of a nested mapping by its dotted key."""
+    out: dict[str, str] = {}
+    for k, v in strings.items():
+        if isinstance(v, Mapping):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def i18n_file(game: Game, lang: str) -> Path:
+    return game.cards_dir / "i18n" / f"{lang}.yaml"
+
+
+def read_translation(game: Game, lang: str) -> Translation:
+    """A language's file, checked against its schema (`found` False when there is none).
+
+    :raises InputError: it cannot be read, or breaks the schema."""
+    path = i18n_file(game, lang)
+    shown = str(path.relative_to(game.root))
+    if not path.exists():
+        return Translation(lang, shown)
+    if not is_file_inside(game.root, path):
+        from ..guard import missing_message
+
+        raise InputError(f"1 problem in {shown}", [Problem(shown, missing_message(game.root, path, "translation"))])
+    data = read_yaml(path, shown) or {}
+    problems = check(data, bundled("translation"), shown)
+    if problems:
+        raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in {shown}", problems)
+    return Translation(lang, shown, data, True)
+
+
+def read_source_strings(root: Path, cards_dir: Path, meta: Mapping, problems: list[Problem]) -> Mapping:
+    """The `strings:` of the language the cards are written in (i18n/<lang>.yaml; {} when
+    there is none); its problems go to `problems`."""
+    lang = languages_of(meta)[0]
+    path = cards_dir / "i18n" / f"{lang}.yaml"
+    if not path.exists():
+        return {}
+    shown = str(path.relative_to(root))
+    if not is_file_inside(root, path):
+        from ..guard import missing_message
+
+        problems.append(Problem(shown, missing_message(root, path, "strings file")))
+        return {}
+    try:
+        data = read_yaml(path, shown) or {}
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return {}
+    found = check(data, bundled("translation"), shown)
+    for key in ("game", "decks", "cards", "sources"):
+        if key in data:
+            found.append(Problem(shown, f"the cards are written in '{lang}': this file holds the strings templates "
+                                        f"print (strings:), and nothing to translate ({key}: belongs in another "
+                                        "language's file)", line=line_of(data, (key,)), field=key))
+    problems.extend(found)
+    return {} if found else data.get("strings") or {}
+
+
+def translated_fields(deck: Deck) -> tuple[str, ...]:
+    """The card fields an edition translates: the deck's `translate:`, else name and every
+    field of type string without enum, const or pattern."""
+    listed = deck.raw.get("translate")
+    if listed is not None:
+        return tuple(str(f) for f in listed)
+    fields = deck.raw.get("fields") or {}
+    return ("name", *(name for name, schema in fields.items()
+                      if isinstance(schema, Mapping) and schema.get("type") == "string"
+                      and not {"enum", "const", "pattern"} & set(schema)))
+
+
+def catalogue(game: Game) -> dict[str, Entry]:
+    """Every text an edition of `game` translates, by key, in the order a translator reads them."""
+    entries: dict[str, Entry] = {}
+    for word in GAME_WORDS:
+        value = game.meta.get(word)
+        if isinstance(value, str) and value.strip():
+            entries[f"game.{word}"] = Entry(f"game.{word}", value, game.source.file, line_of(game.meta, (word,)),
+                                            field=word)
+    for deck in game.decks:
+        entries[f"decks.{deck.id}.name"] = Entry(f"decks.{deck.id}.name", deck.name, deck.source.file,
+                                                 line_of(deck.raw, ("name",)), field="name")
+    for deck in game.decks:
+        names = translated_fields(deck)
+        for card in deck.cards:
+            for name in names:
+                value = card.name if name == "name" else card.fields.get(name)
+                if isinstance(value, str) and value.strip():
+                    key = f"cards.{card.id}.{name}"
+                    entries[key] = Entry(key, value, card.source.file, card.source.line, card.id, name)
+    strings_file = str(i18n_file(game, languages_of(game.meta)[0]).relative_to(game.root))
+    for key, value in flatten(game.strings).items():
+        if key.startswith("rulebook."):   # the rulebook's own words: each language's are its own (pnp has them)
+            continue
+        entries[f"strings.{key}"] = Entry(f"strings.{key}", str(value), strings_file,
+                                          line_of(game.strings, tuple(key.split("."))), field=key)
+    return entries
+
+
+def edition(game: Game, lang: str, translation: Translation | None = None) -> Game:
+    """The game in `lang`: its words translated (the language the cards are written in
+    gives the game as it is), `strings` for t(), `language` in its meta. Checked translations
+    only (`check_translation`): a text without one keeps its source."""
+    langs = languages_of(game.meta)
+    meta = _with(game.meta, language=lang)
+    if lang == langs[0] or translation is None:
+        return dataclasses.replace(game, meta=meta, edition="" if lang == langs[0] else lang)
+    data = translation.data
+    meta = _with(meta, **{k: v for k, v in (data.get("game") or {}).items() if isinstance(v, str)})
+    cards = data.get("cards") or {}
+    decks = []
+    for deck in game.decks:
+        name = ((data.get("decks") or {}).get(deck.id) or {}).get("name") or deck.name
+        translated = []
+        for card in deck.cards:
+            own = cards.get(card.id)
+            if not own:
+                translated.append(card)
+                continue
+            fields = {**card.fields, **{k: v for k, v in own.items() if k != "name"}}
+            where = Source(translation.file, line_of(data, ("cards", card.id)))
+            translated.append(dataclasses.replace(card, name=str(own.get("name") or card.name), fields=fields,
+                                                  source=where, label=card.name))
+        decks.append(dataclasses.replace(deck, name=str(name), cards=tuple(translated), label=deck.name))
+    return dataclasses.replace(game, title=str(meta.get("title") or game.title), meta=meta, decks=tuple(decks),
+                               strings=data.get("strings") or {}, edition=lang, slug=f"{game.title} [{lang}]")
+
+
+def _with(meta: Mapping, **changes) -> LineDict:
+    """game.yaml's mapping with some keys changed, its lines kept (for messages naming them)."""
+    out = LineDict({**meta, **changes})
+    out.line = getattr(meta, "line", 0)
+    out.lines = dict(getattr(meta, "lines", {}))
+    return out
+
+
+def chosen_languages(game: Game, asked: tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+    """The languages a build makes: those asked for (each must be one of the game's), else all.
+
+    :raises InputError: a language the game does not list."""
+    langs = languages_of(game.meta)
+    if not asked:
+        return langs
+    unknown = [lang for lang in asked if lang not in langs]
+    if unknown:
+        raise InputError(f"{game.id} has no edition in {', '.join(map(repr, unknown))} "
+                         f"(game.yaml languages: {', '.join(langs)})")
+    return tuple(lang for lang in langs if lang in asked)
+
+
+class MissingString(LookupError):
+    """t() was asked for a string the edition does not have; the message names it."""
+
+
+def translator(strings: Mapping, lang: str):
+    """`t(key, **values)` for templates and the rulebook: the edition's string `key`
+    ("group.name" for a nested one), its `{name}` placeholders filled from `values`."""
+    def t(key, **values):
+        found = lookup(strings, str(key))
+        if found is None:
+            raise MissingString(f"t({shorten(str(key), 60)!r}): no such string in the {lang} strings "
+                                "(strings: in i18n/<language>.yaml)")
+        if isinstance(found, Mapping):
+            raise MissingString(f"t({shorten(str(key), 60)!r}) names a group of strings, not one "
+                                f"(e.g. {shorten(str(key), 40)}.{next(iter(found), 'name')})")
+
+        def fill(m: re.Match) -> str:
+            name = m.group(1)
+            if name not in values:
+                raise MissingString(f"t({shorten(str(key), 60)!r}): the string has {{{name}}}; pass {name}=...")
+            return str(values[name])
+        return _PLACEHOLDER.sub(fill, str(found))
+    return t
