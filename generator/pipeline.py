@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import changes
-from .data.editions import languages_of
+from .data.editions import in_edition, languages_of
 from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
 from .draw import fonts
@@ -21,7 +21,7 @@ from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
 from .draw.pictures import Asked
 from .draw.picturestore import PictureStore
-from .errors import InputError, OutputError, RulesFailed, collect
+from .errors import InputError, OutputError, PnpError, RulesFailed, collect
 from .exports.files import Artifact, write_atomic, write_game
 from .layout.modes import TWO_SIDED, PrintMode
 from .session import Session
@@ -174,8 +174,11 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
     def drawing(todo, total):
         return progress.bar(f"{name}: drawing {todo} of {total} bundles of faces "
                             f"({total - todo} unchanged, from the cache)", todo)
-    rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=stamp,
-                           pictures=asked)
+    try:
+        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=stamp,
+                               pictures=asked)
+    except PnpError as exc:
+        raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
     drawpool.end_drawing_workers(session)  # the early workers: idle from here on
     if strict and rendered.warnings:
         raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
@@ -194,6 +197,8 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
                               for paper in papers]
         except OSError as exc:
             raise OutputError(f"cannot write {name}'s sheets into {spool}: {exc.strerror or exc}") from None
+        except PnpError as exc:
+            raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
     if not guides:
         try:
             write_atomic(changes.record_path(out_dir, game.stem), changes.record(rendered))

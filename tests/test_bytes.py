@@ -99,11 +99,13 @@ def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path):
     """Olympians drawn in one process and by two drawing workers, each in a fresh interpreter
     (cairo keeps what it resolved for the life of a process: a test process that drew before
     is no witness). Both stored EB Garamond twice once: the fonts' warm-up asked cairo with
-    other font options than the faces' text."""
+    other font options than the faces' text. The Arabic edition too: its fonts are loaded
+    when a face first needs them, not by the warm-up."""
     script = ("import sys; from pathlib import Path; from generator.draw import fonts; "
               "from generator.pipeline import build; from generator.session import Session; "
               "out = Path(sys.argv[1]); fonts.activate(out / '.cache'); "
-              "build(Path(sys.argv[2]), ['olympians'], ('a4',), out_dir=out, session=Session(jobs=int(sys.argv[3])))")
+              "build(Path(sys.argv[2]), ['olympians'], ('a4',), out_dir=out, session=Session(jobs=int(sys.argv[3])), "
+              "languages=('en', 'ar'))")
     env = {k: v for k, v in os.environ.items() if k not in ("PNP_FONTCONFIG_ACTIVE", "FONTCONFIG_FILE")}
     written = []
     for jobs in (1, 2):
@@ -111,7 +113,8 @@ def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path):
         subprocess.run([sys.executable, "-c", script, str(out), str(ROOT), str(jobs)], check=True, env=env,
                        capture_output=True, cwd=ROOT)
         written.append({p.name: p.read_bytes() for p in (out / "olympians").iterdir() if p.suffix == ".pdf"})
-    assert written[0].keys() == {"olympians-sheets-a4.pdf", "olympians-rulebook-a4.pdf"}
+    assert written[0].keys() == {"olympians-sheets-a4.pdf", "olympians-rulebook-a4.pdf", "olympians-ar-sheets-a4.pdf",
+                                 "olympians-ar-rulebook-a4.pdf"}
     assert written[0] == written[1]
     with pikepdf.open(io.BytesIO(written[0]["olympians-sheets-a4.pdf"])) as pdf:
         names = [str(o.FontName).split("+")[-1] for o in pdf.objects

@@ -34,10 +34,11 @@ def test_build_writes_only_inside_output(project):
     assert snapshot(project) == before
     written = sorted(p.relative_to(project / "output").as_posix()
                      for p in (project / "output").rglob("*") if p.is_file() and ".cache" not in p.parts)
-    assert written == [".olympians.lock", "olympians/manifest.json", "olympians/olympians-cut-a4.svg",
-                       "olympians/olympians-cut-letter.svg", "olympians/olympians-rulebook-a4.pdf",
-                       "olympians/olympians-rulebook-letter.pdf", "olympians/olympians-sheets-a4.pdf",
-                       "olympians/olympians-sheets-letter.pdf"]
+    # every edition: the English one as the game is named, the others with their language
+    stems = ["olympians", *(f"olympians-{lang}" for lang in ("de", "fr", "ja", "ar"))]
+    assert written == sorted([".olympians.lock", "olympians/manifest.json",
+                              *(f"olympians/{stem}-{kind}-{paper}.{ext}" for stem in stems for paper in ("a4", "letter")
+                                for kind, ext in (("cut", "svg"), ("rulebook", "pdf"), ("sheets", "pdf")))])
 
 
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
@@ -94,7 +95,7 @@ def test_manifest_lists_every_file(olympians_build):
     for f in manifest["files"]:
         assert (olympians_build / f["path"]).is_file()
         assert f["paper"] in ("a4", "letter") and f["pages"] > 0
-        base = {"path", "kind", "paper", "pages", "components", "placements"}
+        base = {"path", "kind", "paper", "pages", "components", "placements", "language"}   # a game of 5 languages
         # sheets also say how they print: the mode and the back offset (tests/test_print_modes.py)
         assert set(f) == (base | {"mode", "back_offset_mm"} if f["kind"] == "sheets" else base)
     kinds = {(f["kind"], f["paper"]) for f in manifest["files"]}

@@ -198,7 +198,7 @@ def test_card_text_jinja_is_sandboxed_and_errors_name_the_card(project):
     from tests.conftest import edit
     edit(project / "cards/olympians/reference.yaml", "{% set th = data.tables.trojan_horse %}",
          "{% set th = data.tables.trojan_horse %}{{ ''.__class__.__mro__ }}")
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en")   # the translations would not have it
     assert result.exit_code == 2
     assert "cards/olympians/reference.yaml:36: card trojan-horse: front (reference.svg.j2): Jinja in the card's " \
            "text: access to attribute '__class__' of 'str' object is unsafe" in result.output

@@ -195,9 +195,11 @@ def _line_texts(para) -> list[str]:
 def test_table_cells_never_break_a_word(game, paper):
     """Every cell of every table of the rulebook, wrapped in its column as the book sets it,
     breaks lines only between words ("Diamon / d" is a column too narrow for its word)."""
-    from generator.rulebook.book import CELL_PAD, MARGIN, _table
+    from generator.rulebook.book import MARGIN
     from generator.rulebook.source import plain_text
     from generator.rulebook.styles import styles
+    from generator.rulebook.tables import CELL_PAD
+    from generator.rulebook.tables import table as _table
     from generator.units import paper_size
 
     width = paper_size(paper)[0] * 72 / 25.4 - 2 * MARGIN
@@ -216,8 +218,9 @@ def test_table_cells_never_break_a_word(game, paper):
 
 
 def test_a_table_too_wide_for_its_words_sets_smaller_type():
-    from generator.rulebook.book import MIN_CELL_SIZE, _table
     from generator.rulebook.styles import styles
+    from generator.rulebook.tables import MIN_CELL_SIZE
+    from generator.rulebook.tables import table as _table
 
     st = styles()
     rows = [["Extraordinarily", "Incomprehensibilities", "Counterrevolutionaries"]] * 2

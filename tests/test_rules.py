@@ -246,7 +246,7 @@ def test_table_findings_point_at_the_row(project):
     edit(project / "cards/olympians/tables.yaml", "hands: 4, cards: 7, box: 4", "hands: 4, cards: 8, box: 4")
     (f,) = check_game(load_game(project, "olympians")).findings
     assert (f.file, f.line) == ("cards/olympians/tables.yaml", 9)
-    assert f.message == "4 players (Partners): 4 hands x 8 cards + 4 in the box = 36, expected 32"
+    assert f.message == "4 players (partners): 4 hands x 8 cards + 4 in the box = 36, expected 32"
 
 
 def break_two(project):

@@ -1,9 +1,10 @@
 """The `pnp` command: thin click wiring from flags to the stage functions.
 
 In: the command line. Out: exit codes and messages. `options` holds the group and what
-every command shares; `commands` (build, validate, list, new, schema, pull), `loop`
-(watch, serve, diff, clean) and `prints` (export, calibrate, kit) register theirs on it.
-Nothing outside this package imports it.
+every command shares; `commands` (build, validate, list, new, schema, pull), `i18n`
+(translations: export, import, status, accept), `loop` (watch, serve, diff, clean) and
+`prints` (export, calibrate, kit) register theirs on it. Nothing outside this package
+imports it.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import click
 
 from ..errors import PnpError
-from . import commands, loop, prints  # noqa: F401  (each registers its commands on the group)
+from . import commands, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
 from .options import cli
 
 

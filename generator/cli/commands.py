@@ -2,6 +2,7 @@
 `pull`, flags wired to the pipeline and the data stage."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -15,6 +16,7 @@ from .options import (
     _root,
     cli,
     find_root,
+    lang_option,
     picture_options,
     session_for,
     stamp_option,
@@ -46,10 +48,11 @@ from .options import (
                                           "game's print: cutter).")
 @stamp_option
 @picture_options
+@lang_option
 @time_limit_option
 @click.pass_context
 def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
-          cutter, stamp, image_dpi, draft, time_limit):
+          cutter, stamp, image_dpi, draft, languages, time_limit):
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
@@ -62,7 +65,8 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
     results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
                         strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
                         changed_since=changed_since, progress=Progress(), session=session, stamp=stamp,
-                        cutter=cutter.lower() if cutter else None, image_dpi=image_dpi, draft=draft)
+                        cutter=cutter.lower() if cutter else None, image_dpi=image_dpi, draft=draft,
+                        languages=tuple(languages) or None)
     for r in results:
         for note in r.rendered.game.notes:
             click.echo(f"note: {note}", err=True)
@@ -90,14 +94,18 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
               help="Also do everything a build does short of writing files: draw every card in memory "
                    "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
 @picture_options
+@lang_option
 @time_limit_option
 @click.pass_context
-def validate(ctx, games, fmt, strict, draw, image_dpi, draft, time_limit):
-    """Check GAMES (default: every game): schemas, rules, and everything `pnp build` would refuse.
+def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, time_limit):
+    """Check GAMES (default: every game): schemas, rules, translations, and everything `pnp
+    build` would refuse, in every edition of a game of several languages.
 
-    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a card that cannot be
-    drawn, a component that does not fit the paper, a rulebook problem, or bad usage.
+    Exit 0 when clean, 1 when a rule fails, 2 for unreadable input, a text not translated, a
+    card that cannot be drawn, a component that does not fit the paper, a rulebook problem,
+    or bad usage.
     """
+    from ..data.i18ncheck import checked_editions
     from ..data.load import load_game
     from ..errors import RenderError
     from ..pipeline import resolve_games
@@ -113,8 +121,12 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, time_limit):
                 for note in game.notes:
                     click.echo(f"note: {note}", err=True)
             report = check_game(game, strict=strict)
+            made, translated = checked_editions(game, tuple(languages) or None)
+            report = _with(report, translated, "translations")
             if draw:
-                report = _with_drawing(root, game, report, session_for(time_limit), image_dpi, draft)
+                session = session_for(time_limit)
+                for edition in made:   # the rules ran once, on the cards as written
+                    report = _with_drawing(root, edition, report, session, image_dpi, draft)
                 unreadable = unreadable or report.broken
             elif fmt == "text":
                 click.echo(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out",
@@ -134,15 +146,13 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, time_limit):
 
 
 def _with_drawing(root, game, report, session, image_dpi=None, draft=False):
-    """The report plus every problem a build would meet after the rules (see preflight.py)."""
-    from dataclasses import replace
-
+    """The report plus every problem a build of the game (or edition) would meet after the
+    rules (see preflight.py)."""
+    from ..data.editions import in_edition
     from ..draw import fonts
     from ..draw.pictures import Asked
     from ..errors import OutputError
     from ..preflight import preflight_report
-    from ..rules.engine import Finding
-    from ..rules.report import from_problem
 
     try:
         fonts.activate(root / "output" / ".cache")
@@ -150,12 +160,20 @@ def _with_drawing(root, game, report, session, image_dpi=None, draft=False):
         raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
     asked = Asked(image_dpi, draft, str(root / "output" / ".cache" / "pictures"))
     problems, warned = preflight_report(game, session=session, pictures=asked)
-    found = tuple(from_problem(game.id, p, "render") for p in problems)
-    warnings = tuple(Finding("render", game.id, "warning", p.message, p.file, p.line, (p.card,) if p.card else ())
-                     for p in warned)
-    if not found and not warnings:
+    return _with(report, in_edition([*problems, *(replace(p, severity="warning") for p in warned)], game), "render")
+
+
+def _with(report, problems, kind: str):
+    """The report plus `problems` as findings of `kind` (errors: input a build refuses)."""
+    from ..rules.engine import Finding
+    from ..rules.report import from_problem
+
+    if not problems:
         return report
-    return replace(report, rules=(*report.rules, "render"), findings=(*report.findings, *found, *warnings))
+    found = tuple(from_problem(report.game, p, kind) if p.severity == "error" else
+                  Finding(kind, report.game, "warning", ": ".join(x for x in (p.field, p.message) if x), p.file,
+                          p.line, (p.card,) if p.card else ()) for p in problems)
+    return replace(report, rules=(*report.rules, kind), findings=(*report.findings, *found))
 
 
 def _problem_from(exc, game_id):

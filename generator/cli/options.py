@@ -77,6 +77,13 @@ def picture_options(command):
                              "game's print: image_dpi, else 300).")(command)
 
 
+def lang_option(command):
+    """`--lang LANG`: one edition of a game of several languages (repeatable)."""
+    return click.option("--lang", "languages", multiple=True, metavar="LANG",
+                        help="Only this edition of a game of several languages (game.yaml languages:), e.g. de. "
+                             "Repeatable. Default: every edition.")(command)
+
+
 def session_for(time_limit: float, remember: bool = False):
     """The session of one command: its limits from the command line, never from the project."""
     from ..guard import Limits

@@ -298,3 +298,13 @@ def translator(strings: Mapping, lang: str):
             return str(values[name])
         return _PLACEHOLDER.sub(fill, str(found))
     return t
+
+
+def in_edition(problems: list[Problem], game: Game) -> list[Problem]:
+    """Problems met drawing or laying out an edition in another language than the cards are
+    written in, each saying which edition (unless its file is the edition's own already)."""
+    if not game.edition:
+        return list(problems)
+    own = (f"/i18n/{game.edition}.yaml", f".{game.edition}.md")
+    return [p if p.file.endswith(own) else dataclasses.replace(p, message=f"{p.message} (the {game.edition} edition)")
+            for p in problems]

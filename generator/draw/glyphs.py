@@ -7,6 +7,7 @@ print an empty box without a word.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from .fonts import FontSet
 
@@ -26,10 +27,24 @@ def missing_message(ch: str, face) -> str:
     return f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) is not in font {face.postscript_name}"
 
 
+@lru_cache(maxsize=64)
+def needs_pango(rtl: bool, text: str) -> bool:
+    """Is text reportlab would set (a rulebook) set by Pango instead? When it runs right to
+    left, or is written in letters Lato lacks (Japanese, Thai...). A symbol the fonts lack
+    stays an error naming it, as it is in any book reportlab sets."""
+    from .fonts import shipped
+
+    letters = "".join(ch for ch in set(text) if unicodedata.category(ch).startswith("L"))
+    return rtl or bool(shipped().face("Lato").missing(letters))
+
+
 def printed_text_problems(game) -> list:
     """Characters missing from the fonts that print a game's own words outside its cards:
     titles on the rulebook's title page and sheet labels (EB Garamond and Lato), deck names
-    in the component list (Lato italic)."""
+    in the component list (Lato italic). An edition's sheets are labelled with the words the
+    cards are written in, and its own words go to its rulebook alone, which Pango sets when
+    reportlab's fonts cannot (and checks then)."""
+    from ..data.editions import direction_of
     from ..data.yamlsrc import line_of
     from ..errors import Problem
     from .fonts import shipped
@@ -40,7 +55,13 @@ def printed_text_problems(game) -> list:
               for k, faces in (("title", (garamond, lato)), ("subtitle", (garamond,)),
                                ("players", (lato,)), ("playing_time", (lato,)), ("ages", (lato,)))
               if k in game.meta]
-    places += [(d.source.file, line_of(d.raw, ("name",)), "name", d.name, (lato_italic,)) for d in game.decks]
+    if game.edition:
+        if needs_pango(direction_of(game.language) == "rtl", "".join(str(text) for *_, text, _ in places)):
+            return []
+        places = [(f"cards/{game.id}/i18n/{game.edition}.yaml", None, f"game.{field}", text, faces)
+                  for _, _, field, text, faces in places]
+    else:
+        places += [(d.source.file, line_of(d.raw, ("name",)), "name", d.name, (lato_italic,)) for d in game.decks]
     problems: list[Problem] = []
     for file, line, field, text, faces in places:
         for face in faces:

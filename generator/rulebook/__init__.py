@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape
 
 from ..data.editions import direction_of
 from ..draw.fonts import shipped
-from ..draw.glyphs import missing_message
+from ..draw.glyphs import missing_message, needs_pango
 from ..errors import InputError, Problem
 from ..guard import read_text_inside
 from ..layout.forms import bundle_identity
@@ -25,7 +25,7 @@ from ..layout.overlay import place_under
 from ..session import Session
 from ..shapes import Outline
 from .book import book_text, build_pdf
-from .pangobook import needs_pango, whole
+from .pangobook import whole
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
 from .styles import styles
 from .words import fill
@@ -89,7 +89,7 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
             width = min(width, max(f[2] for f in chosen))
         figure_faces[n] = (chosen, width)
     rtl = direction_of(game.language) == "rtl"
-    by_pango = needs_pango(game.language, rtl, book_text(game, blocks, words))
+    by_pango = needs_pango(rtl, book_text(game, blocks, words))
     problems.extend(_missing_glyphs(blocks, source, str(path.relative_to(game.root)), by_pango and game.language))
     if problems:
         raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in the rulebook", problems)

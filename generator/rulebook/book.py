@@ -31,9 +31,10 @@ from reportlab.platypus import (
 from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..data.editions import direction_of
+from ..draw.glyphs import needs_pango
 from ..rendermemo import RenderMemo
 from ..units import paper_size
-from .pangobook import BookText, PangoHeading, needs_pango
+from .pangobook import BookText, PangoHeading
 from .rlbridge import shaping
 from .source import plain_text
 from .styles import ACCENT, RULE, fonts, styles
@@ -211,7 +212,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     buf = io.BytesIO()
     lang = game.language
     rtl = direction_of(lang) == "rtl"
-    text = BookText(lang, rtl) if needs_pango(lang, rtl, book_text(game, blocks, words)) else None
+    text = BookText(lang, rtl) if needs_pango(rtl, book_text(game, blocks, words)) else None
     doc = Rulebook(buf, game, paper, words, text, stamp)
     st = doc.st
     story = _title(game, st, cover_faces, doc.record_figure, doc.para, words)

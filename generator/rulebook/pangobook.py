@@ -22,7 +22,6 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from html import unescape
 
 import cairocffi as cairo
@@ -314,10 +313,3 @@ class PangoHeading(PangoParagraph):
     def __init__(self, text, style, level, number, key, book: BookText):
         super().__init__(f"{number}&nbsp;&nbsp;{text}" if number else text, style, book)
         self.level, self.plain, self.number, self.key = level, text, number, key
-
-
-@lru_cache(maxsize=64)
-def needs_pango(lang: str, rtl: bool, text: str) -> bool:
-    """Is a rulebook in `lang` set by Pango? When it runs right to left, or holds a character
-    Lato (its running text's font) lacks."""
-    return rtl or bool(shipped().face("Lato").missing(text))

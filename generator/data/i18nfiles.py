@@ -1,0 +1,349 @@
+"""Translators' files: a game's texts out to gettext PO, CSV or XLSX and back into its
+i18n/<language>.yaml, and how far each language has come.
+
+In: a loaded `Game` of several languages (editions.py) and its translations; or a file a
+translator returns. Out: the bytes of a PO file per language (`polib`: msgctxt the text's
+key, msgid the source, msgstr the translation, fuzzy when the source changed since), or
+one table with a column per language (CSV, XLSX: game, key, where, then the languages);
+`import_file`, the translations a file holds written into `cards/<game>/i18n/<lang>.yaml`
+(each with the hash of the source text the translator saw, so a translation made from an
+older source stays marked stale); `status`, per language the texts translated, missing
+and stale; `accept`, the current source recorded for a language's translations as they are.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InputError, Problem
+from ..guard import shorten
+from .editions import Entry, Translation, catalogue, i18n_file, languages_of, read_translation, source_hash
+from .model import Game
+from .sheetbase import SheetError, Table, check_size
+from .workbook import xlsx_rows
+
+FORMATS = ("po", "csv", "xlsx")
+HEAD = ("game", "key", "where")
+STALE = "0" * 8     # the source hash of a translation known to be made from another source
+
+
+@dataclass(frozen=True)
+class Progress:
+    lang: str
+    total: int
+    translated: int
+    missing: int
+    stale: int
+
+
+def _others(game: Game, asked: tuple[str, ...] | None) -> list[str]:
+    langs = languages_of(game.meta)
+    if len(langs) < 2:
+        raise InputError(f"{game.id} is written in one language: list its editions in game.yaml (languages: "
+                         f"[{langs[0]}, de, ...]) to translate it")
+    unknown = [lang for lang in asked or () if lang not in langs[1:]]
+    if unknown:
+        raise InputError(f"{game.id} has no edition to translate into {', '.join(map(repr, unknown))} "
+                         f"(languages: {', '.join(langs[1:])})")
+    return [lang for lang in langs[1:] if not asked or lang in asked]
+
+
+def _where(entry: Entry) -> str:
+    place = f"{entry.file}:{entry.line}" if entry.line else entry.file
+    return f"card {entry.card}, {entry.field} ({place})" if entry.card else place
+
+
+def status(game: Game, asked=None) -> list[Progress]:
+    """Per language: texts translated (and not stale), missing, stale."""
+    entries = catalogue(game)
+    out = []
+    for lang in _others(game, asked):
+        tr = read_translation(game, lang)
+        missing = stale = 0
+        for key, entry in entries.items():
+            value = tr.value(key)
+            if not isinstance(value, str) or not value.strip():
+                missing += 1
+            elif tr.sources.get(key, source_hash(entry.text)) != source_hash(entry.text):
+                stale += 1
+        out.append(Progress(lang, len(entries), len(entries) - missing - stale, missing, stale))
+    return out
+
+
+def export(game: Game, fmt: str, asked=None) -> dict[str, bytes]:
+    """The translators' file(s) of `game`: {file name: bytes}."""
+    entries = catalogue(game)
+    langs = _others(game, asked)
+    translations = {lang: read_translation(game, lang) for lang in langs}
+    if fmt == "po":
+        return {f"{game.id}-{lang}.po": _po(game, entries, translations[lang]) for lang in langs}
+    source = languages_of(game.meta)[0]
+    rows = [[*HEAD, source, *langs]]
+    for key, entry in entries.items():
+        rows.append([game.id, key, _where(entry), entry.text,
+                     *(_text(translations[lang].value(key)) for lang in langs)])
+    name = f"{game.id}-translations" + (f"-{'-'.join(langs)}" if asked else "")
+    return {f"{name}.{fmt}": _csv(rows) if fmt == "csv" else _xlsx(rows)}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _po(game: Game, entries: dict[str, Entry], tr: Translation) -> bytes:
+    import polib
+
+    po = polib.POFile(wrapwidth=0)
+    po.metadata = {"Project-Id-Version": game.id, "Language": tr.lang, "MIME-Version": "1.0",
+                   "Content-Type": "text/plain; charset=UTF-8", "Content-Transfer-Encoding": "8bit",
+                   "X-Pnp-Game": game.id, "X-Pnp-Source-Language": languages_of(game.meta)[0]}
+    for key, entry in entries.items():
+        value = _text(tr.value(key))
+        stale = bool(value) and tr.sources.get(key, source_hash(entry.text)) != source_hash(entry.text)
+        po.append(polib.POEntry(msgctxt=key, msgid=entry.text, msgstr=value, flags=["fuzzy"] if stale else [],
+                                occurrences=[(entry.file, str(entry.line or ""))],
+                                comment=_where(entry)))
+    return str(po).encode("utf-8")
+
+
+def _csv(rows: list[list[str]]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue().encode("utf-8-sig")   # Excel opens UTF-8 with its mark as UTF-8
+
+
+def _xlsx(rows: list[list[str]]) -> bytes:
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "translations"
+    for row in rows:
+        sheet.append(row)
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for column, width in zip("ABCDEFGHIJKLMN", (12, 28, 30, *([48] * 11))):
+        sheet.column_dimensions[column].width = width
+    for row in sheet.iter_rows(min_row=2):
+        for cell in row:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    sheet.freeze_panes = "D2"
+    book.properties.created = book.properties.modified = datetime(2000, 1, 1)
+    out = io.BytesIO()
+    book.save(out)
+    return _fixed_times(out.getvalue())
+
+
+def _fixed_times(data: bytes) -> bytes:
+    """A zip with every part dated 2000-01-01: the same texts give the same bytes."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as old, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            part = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
+            part.compress_type, part.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
+            new.writestr(part, old.read(info.filename))
+    return out.getvalue()
+
+
+def read_file(root: Path, path: Path) -> tuple[str, dict[str, dict[str, tuple[str, str]]], bool]:
+    """A translators' file: (game, {language: {key: (translation, source hash)}}, whether only
+    the translations that differ from the game's are news: a table says nothing of which
+    texts its translator looked at, so an unchanged cell keeps what the game recorded, while a
+    PO entry says it (fuzzy, or not)).
+
+    :raises InputError: a file pnp cannot read as one of its own exports, naming it."""
+    shown = str(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise InputError(f"{shown}: pnp reads translations from .po, .csv and .xlsx files")
+    try:
+        check_size(path)   # a regular file of a size pnp reads
+        if fmt == "xlsx":
+            return (*_read_table(_rows_xlsx(path), shown), True)
+        data = path.read_bytes()
+        return (*_read_po(data, shown), False) if fmt == "po" else (*_read_table(_rows_csv(data), shown), True)
+    except InputError:
+        raise
+    except SheetError as exc:
+        raise InputError(f"{shown}: {exc}") from None
+    except Exception as exc:  # the readers' own errors: not a file of this kind
+        raise InputError(f"{shown} cannot be read as {fmt.upper()}: {shorten(str(exc), 120)}") from None
+
+
+def _read_po(data: bytes, shown: str):
+    import polib
+
+    po = polib.pofile(data.decode("utf-8"))
+    game, lang = po.metadata.get("X-Pnp-Game"), po.metadata.get("Language")
+    if not game or not lang:
+        raise InputError(f"{shown}: not a file pnp exported (its header has no X-Pnp-Game and Language)")
+    found = {}
+    for e in po:
+        if e.obsolete or not e.msgstr.strip():
+            continue
+        stale = "fuzzy" in e.flags
+        found[e.msgctxt or ""] = (e.msgstr, STALE if stale else source_hash(e.msgid))
+    return game, {lang: found}
+
+
+def _rows_csv(data: bytes) -> list[list[str]]:
+    text = data.decode("utf-8-sig")
+    return [row for row in csv.reader(io.StringIO(text))]
+
+
+def _rows_xlsx(path: Path) -> list[list[str]]:
+    """The first sheet's rows, read within the limits of any spreadsheet pnp reads (workbook.py)."""
+    table = Table([], [])
+    return [["" if v is None else str(v) for v in cells] for _, cells in xlsx_rows(path, None, table)]
+
+
+def _read_table(rows: list[list[str]], shown: str):
+    if not rows or [c.strip().lower() for c in rows[0][:3]] != list(HEAD) or len(rows[0]) < 5:
+        raise InputError(f"{shown}: not a table pnp exported (its first row must be {', '.join(HEAD)}, the "
+                         "source language, then a column per language)")
+    source, langs = rows[0][3].strip(), [c.strip() for c in rows[0][4:]]
+    games = {r[0].strip() for r in rows[1:] if r and r[0].strip()}
+    if len(games) != 1:
+        raise InputError(f"{shown}: the game column must name one game (found {', '.join(sorted(games)) or 'none'})")
+    found: dict[str, dict[str, tuple[str, str]]] = {lang: {} for lang in langs if lang and lang != source}
+    for row in rows[1:]:
+        row = row + [""] * (len(rows[0]) - len(row))
+        key, text = row[1].strip(), row[3]
+        if not key:
+            continue
+        for lang, value in zip(langs, row[4:]):
+            if lang in found and value.strip():
+                found[lang][key] = (value, source_hash(text))
+    return games.pop(), found
+
+
+def import_file(game: Game, found: dict[str, dict[str, tuple[str, str]]], shown: str,
+                changed_only: bool = False) -> list[tuple[str, int]]:
+    """Write the translations of a file into the game's i18n files (`changed_only`: those
+    that differ from the game's); returns (file, texts) written.
+
+    :raises InputError: keys the game does not have, or languages it does not list."""
+    entries = catalogue(game)
+    langs = _others(game, None)
+    problems = [Problem(shown, f"the game has no edition in '{lang}' (languages: {', '.join(langs)})")
+                for lang in found if lang not in langs]
+    problems += [Problem(shown, f"'{shorten(key)}' is no text of {game.id} (an export of another version?)")
+                 for texts in found.values() for key in texts if key not in entries]
+    if problems:
+        raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} importing {shown}", problems)
+    written = []
+    for lang, texts in found.items():
+        if not texts:
+            continue
+        tr = read_translation(game, lang)
+        data = _plain(tr.data)
+        sources = dict(data.get("sources") or {})
+        if changed_only:
+            texts = {k: v for k, v in texts.items() if v[0] != tr.value(k)}
+            if not texts:
+                continue
+        for key, (value, made_from) in texts.items():
+            _put(data, key, value)
+            sources[key] = made_from
+        data["sources"] = sources
+        _write(game, lang, data, entries)
+        written.append((str(i18n_file(game, lang).relative_to(game.root)), len(texts)))
+    return written
+
+
+def accept(game: Game, asked=None) -> list[tuple[str, int]]:
+    """Record the current source of every translation of the languages asked (all by
+    default): they are up to date as they are. Only the file's sources: block is rewritten."""
+    entries = catalogue(game)
+    written = []
+    for lang in _others(game, asked):
+        tr = read_translation(game, lang)
+        if not tr.found:
+            continue
+        sources = {key: source_hash(e.text) for key, e in entries.items() if _text(tr.value(key)).strip()}
+        path = i18n_file(game, lang)
+        path.write_text(_without_sources(path.read_text(encoding="utf-8")) + _sources_block(sources), encoding="utf-8")
+        written.append((str(path.relative_to(game.root)), len(sources)))
+    return written
+
+
+def _plain(value):
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _put(data: dict, key: str, value: str) -> None:
+    section, _, rest = key.partition(".")
+    if section == "game":
+        data.setdefault("game", {})[rest] = value
+    elif section in ("decks", "cards"):
+        owner, _, name = rest.rpartition(".")
+        data.setdefault(section, {}).setdefault(owner, {})[name] = value
+    else:
+        node = data.setdefault("strings", {})
+        *groups, last = rest.split(".")
+        for g in groups:
+            node = node.setdefault(g, {})
+        node[last] = value
+
+
+def _write(game: Game, lang: str, data: dict, entries: dict[str, Entry]) -> None:
+    """The language's file in pnp's order (game, decks, cards, strings as the source has
+    them; then sources), comments not kept."""
+    order = {key: n for n, key in enumerate(entries)}
+    body = {k: data[k] for k in ("game", "decks", "cards", "strings") if data.get(k)}
+    if "cards" in body:
+        first = {card: min((order.get(f"cards.{card}.{f}", 1 << 30) for f in fields), default=1 << 30)
+                 for card, fields in body["cards"].items()}
+        body["cards"] = dict(sorted(body["cards"].items(), key=lambda kv: first[kv[0]]))
+    text = (f"# {game.title} in {lang}: written by pnp i18n import (the texts of every edition: pnp i18n export)\n"
+            + yaml.dump(body, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1000))
+    sources = {k: v for k, v in sorted((data.get("sources") or {}).items(), key=lambda kv: order.get(kv[0], 1 << 30))}
+    path = i18n_file(game, lang)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text + _sources_block(sources), encoding="utf-8")
+    tmp.replace(path)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Text of several lines as a literal block (|-), as a person writes it."""
+
+
+_Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
+
+
+def _sources_block(sources: Mapping[str, str]) -> str:
+    if not sources:
+        return ""
+    lines = ["sources:   # pnp's record of the source each text was translated from (pnp i18n accept)"]
+    lines += [f"  {yaml.safe_dump(key, width=1000).strip().removesuffix('...').strip()}: '{h}'"
+              for key, h in sources.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _without_sources(text: str) -> str:
+    """The file's text without its top-level sources: block."""
+    lines = text.splitlines(keepends=True)
+    out, skipping = [], False
+    for line in lines:
+        top = line[:1] not in (" ", "\t", "#", "\n", "\r", "")
+        if top:
+            skipping = line.startswith("sources:")
+        if not skipping:
+            out.append(line)
+    body = "".join(out)
+    return body if body.endswith("\n") or not body else body + "\n"
