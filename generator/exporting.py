@@ -1,8 +1,9 @@
 """`pnp export` and `pnp kit`, start to finish: load -> validate -> render -> export target -> write.
 
 In: the project root, game names and a target (png, tts, or a print-shop profile). Out:
-files under output/<game>/exports/<target>/ (written as one set by `files.write_exports`) and
-an `ExportResult` per game.
+files under output/<game>/exports/<target>/ (written as one set by `files.write_exports`;
+an edition in another language than the cards are written in: exports/<target>-<lang>/)
+and an `ExportResult` per game (and edition).
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .data.editions import languages_of
+from .data.i18ncheck import checked_editions
 from .data.load import load_game
 from .draw import fonts
 from .draw.glyphs import printed_text_problems
@@ -37,8 +40,10 @@ class ExportResult:
 def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: bool = True,
                 out_dir: Path | None = None, validate: bool = True, base_url: str | None = None,
                 stamp: str | None = None, image_dpi: float | None = None,
-                draft: bool = False) -> list[ExportResult]:
-    """Export the named games (all when none are named) for `target`.
+                draft: bool = False, languages=None) -> list[ExportResult]:
+    """Export the named games (all when none are named) for `target`, every edition of a
+    game of several languages (or those of `languages`) into a folder of its own
+    (exports/<target>-<language>/; the language the cards are written in: exports/<target>/).
 
     :param dpi: resolution of images (None: the target's own: 300, Tabletopia's 10 px a mm).
     :param base_url: tts: where the designer uploads the files (None: their file:// folder).
@@ -47,66 +52,87 @@ def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: b
     :param draft: pictures at draft resolution (the manifest says so).
     """
     from .draw.render import render_game
-    from .pipeline import _validate, resolve_games
+    from .pipeline import resolve_games
 
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)
     asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     results = []
     for game_id in resolve_games(root, names):
-        started = time.perf_counter()
-        game = load_game(root, game_id)
-        collect(f"in cards/{game_id}/", printed_text_problems(game))
-        if validate:
-            _validate(game, strict=False)
-        rendered = render_game(game, stamp=stamp_of(game, stamp), pictures=asked)
-        folder = out_dir / game_id / "exports" / target
-        files, summary = make_target(rendered, target, dpi, bleed, folder, base_url)
-        if rendered.draft:
-            summary = {**summary, "draft": "pictures at draft resolution (--draft): not for print"}
-        log.info("%s: writing the %s export", game_id, target)
-        try:
-            written = write_exports(out_dir, game_id, target, files, summary)
-        except OSError as exc:
-            raise OutputError(f"cannot write {game_id}'s {target} export to {out_dir}: "
-                              f"{exc.strerror or exc}") from None
-        results.append(ExportResult(game_id, target, written, time.perf_counter() - started,
-                                    list(summary.get("skipped", [])), list(summary.get("notes", [])),
-                                    list(rendered.warnings)))
+        for edition in _editions(root, game_id, validate, languages):
+            started = time.perf_counter()
+            rendered = render_game(edition, stamp=stamp_of(edition, stamp), pictures=asked)
+            name = target + (f"-{edition.edition}" if edition.edition else "")
+            folder = out_dir / game_id / "exports" / name
+            files, summary = make_target(rendered, target, dpi, bleed, folder, base_url)
+            if rendered.draft:
+                summary = {**summary, "draft": "pictures at draft resolution (--draft): not for print"}
+            summary = {**summary, **_language(edition)}
+            log.info("%s: writing the %s export", edition.stem, target)
+            try:
+                written = write_exports(out_dir, game_id, name, files, summary)
+            except OSError as exc:
+                raise OutputError(f"cannot write {edition.stem}'s {target} export to {out_dir}: "
+                                  f"{exc.strerror or exc}") from None
+            results.append(ExportResult(edition.stem, target, written, time.perf_counter() - started,
+                                        list(summary.get("skipped", [])), list(summary.get("notes", [])),
+                                        list(rendered.warnings)))
     return results
+
+
+def _editions(root: Path, game_id: str, validate: bool, languages) -> list:
+    """The editions of a game an export makes, its translations and (`validate`) its rules checked."""
+    from .pipeline import _validate
+
+    game = load_game(root, game_id)
+    collect(f"in cards/{game_id}/", printed_text_problems(game))
+    made, translated = checked_editions(game, languages)
+    collect(f"in the translations of {game_id}", translated)
+    if validate:
+        _validate(game, strict=False)
+    return made
+
+
+def _language(edition) -> dict:
+    return {"language": edition.language} if len(languages_of(edition.meta)) > 1 else {}
 
 
 def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back_offset=None,
             out_dir: Path | None = None, validate: bool = True, cutter: str | None = None,
-            stamp: str | None = None, image_dpi: float | None = None, draft: bool = False) -> ExportResult:
-    """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/."""
+            stamp: str | None = None, image_dpi: float | None = None, draft: bool = False,
+            languages=None) -> list[ExportResult]:
+    """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/, one
+    kit per edition of a game of several languages (exports/kit-<language>/)."""
     from .draw.render import render_game
-    from .exports.kit import kit_zip
+    from .exports.kit import kit_words, kit_zip
     from .layout.calibration import calibration_pdf
-    from .pipeline import _validate, game_papers, layout_game, print_mode_of, resolve_games
+    from .pipeline import game_papers, layout_game, print_mode_of, resolve_games
 
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)
-    started = time.perf_counter()
     (game_id,) = resolve_games(root, [game_id])
-    game = load_game(root, game_id)
-    collect(f"in cards/{game_id}/", printed_text_problems(game))
-    papers = game_papers(game, papers)
-    print_mode = print_mode_of(game, mode, back_offset, cutter)
-    game_stamp = stamp_of(game, stamp)
-    if validate:
-        _validate(game, strict=False)
-    rendered = render_game(game, stamp=game_stamp,
-                           pictures=Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures")))
-    artifacts = layout_game(game, rendered, papers, print_mode)
-    calibration = {p: calibration_pdf(p, print_mode) for p in papers} if print_mode.duplex else {}
-    kit = kit_zip(game, artifacts, print_mode, calibration)
-    log.info("%s: writing the kit", game_id)
-    try:
-        written = write_exports(out_dir, game_id, "kit", [kit], {"papers": list(papers)})
-    except OSError as exc:
-        raise OutputError(f"cannot write {game_id}'s kit to {out_dir}: {exc.strerror or exc}") from None
-    return ExportResult(game_id, "kit", written, time.perf_counter() - started, [], [], list(rendered.warnings))
+    results = []
+    for edition in _editions(root, game_id, validate, languages):
+        started = time.perf_counter()
+        papers_of_kit = game_papers(edition, papers)
+        print_mode = print_mode_of(edition, mode, back_offset, cutter)
+        rendered = render_game(edition, stamp=stamp_of(edition, stamp),
+                               pictures=Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures")))
+        artifacts = layout_game(edition, rendered, papers_of_kit, print_mode)
+        calibration = {p: calibration_pdf(p, print_mode) for p in papers_of_kit} if print_mode.duplex else {}
+        kit = kit_zip(edition, artifacts, print_mode, calibration)
+        name = "kit" + (f"-{edition.edition}" if edition.edition else "")
+        log.info("%s: writing the kit", edition.stem)
+        try:
+            written = write_exports(out_dir, game_id, name, [kit], {"papers": list(papers_of_kit),
+                                                                     **_language(edition)})
+        except OSError as exc:
+            raise OutputError(f"cannot write {edition.stem}'s kit to {out_dir}: {exc.strerror or exc}") from None
+        notes = [] if kit_words(edition.language)[1] else [
+            f"the kit's READ-ME is in English: pnp has no words for it in '{edition.language}'"]
+        results.append(ExportResult(edition.stem, "kit", written, time.perf_counter() - started, [], notes,
+                                    list(rendered.warnings)))
+    return results
 
 
 def make_target(rendered, target: str, dpi: int | None, bleed: bool, folder: Path, base_url: str | None = None):

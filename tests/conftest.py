@@ -177,7 +177,15 @@ def kit_of(root: Path, game: str, paper: str) -> dict[str, bytes]:
 
 
 def all_pdfs():
-    """(game, file name) of every PDF a full build writes, for parametrised tests."""
+    """(game, file name) of every PDF a full build writes, every edition of a game of several
+    languages included, for parametrised tests."""
+    import yaml
+
+    from generator.data.editions import languages_of
     from generator.data.load import list_games
-    return [(g, f"{g}-{kind}-{paper}.pdf") for g in list_games(REPO)
+
+    def stems(g):
+        langs = languages_of(yaml.safe_load((REPO / "cards" / g / "game.yaml").read_text(encoding="utf-8")))
+        return [g, *(f"{g}-{lang}" for lang in langs[1:])]
+    return [(g, f"{stem}-{kind}-{paper}.pdf") for g in list_games(REPO) for stem in stems(g)
             for kind in ("sheets", "rulebook") for paper in ("a4", "letter")]

@@ -66,7 +66,9 @@ def test_preview_serves_state_and_face_images(mini):
         base = f"http://127.0.0.1:{server.server_address[1]}"
         assert server.server_address[0] == "127.0.0.1"
         state = json.load(urllib.request.urlopen(base + "/state.json"))
-        component = state["games"][0]["decks"][0]["components"][0]
+        (edition,) = state["games"][0]["editions"]   # a game of one language: one edition
+        assert edition["lang"] == "en" and edition["direction"] == "ltr"
+        component = edition["decks"][0]["components"][0]
         assert component["id"] == "a" and component["back"] and component["fronts"]
         png = urllib.request.urlopen(base + component["fronts"][0]).read()
         assert png.startswith(b"\x89PNG")

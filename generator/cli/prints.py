@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .options import CUTTER, MODE, PAPER, OffsetType, _root, cli, picture_options, stamp_option
+from .options import CUTTER, MODE, PAPER, OffsetType, _root, cli, lang_option, picture_options, stamp_option
 
 TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=False)
 
@@ -29,8 +29,10 @@ TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=Fals
               help="Where to write (default: output/ in the project).")
 @click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")
 @picture_options
+@lang_option
 @click.pass_context
-def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir, no_validate, image_dpi, draft):
+def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir, no_validate, image_dpi, draft,
+               languages):
     """Export GAMES (default: every game) into output/<game>/exports/<target>/.
 
     \b
@@ -58,7 +60,8 @@ def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir,
             raise click.UsageError(f"--base-url {base_url!r}: an http:// or https:// URL of the folder the images "
                                    "will be uploaded to")
     for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
-                         base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft):
+                         base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft,
+                         languages=tuple(languages) or None):
         folder = r.files[-1].parent
         for w in r.drawing:
             click.echo(f"warning: {w}", err=True)
@@ -108,13 +111,18 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write (default: output/ in the project).")
 @picture_options
+@lang_option
 @click.pass_context
-def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, draft):
-    """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/)."""
+def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, draft, languages):
+    """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/;
+    one kit per edition of a game of several languages: exports/kit-<language>/)."""
     from ..exporting import run_kit
 
-    r = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir,
-                cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi, draft=draft)
-    for w in r.drawing:
-        click.echo(f"warning: {w}", err=True)
-    click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")
+    for r in run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir,
+                     cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi, draft=draft,
+                     languages=tuple(languages) or None):
+        for w in r.drawing:
+            click.echo(f"warning: {w}", err=True)
+        for note in r.notes:
+            click.echo(f"note: {r.game}: {note}", err=True)
+        click.echo(f"{r.game}: print-and-play kit {r.files[0]} ({r.seconds:.2f} s)")

@@ -11,7 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_TOKEN = re.compile(r"(\\[*:\\]|\*\*|\*|:[a-z][a-z0-9_-]*:|\s+)")
+# white space between words; a no-break space (U+00A0, U+202F, U+2007: French "mot :") binds
+# its neighbours into one word
+_SPACE = r"[^\S\u00a0\u202f\u2007]"
+_TOKEN = re.compile(rf"(\\[*:\\]|\*\*|\*|:[a-z][a-z0-9_-]*:|{_SPACE}+)")
+_BLANK = re.compile(rf"{_SPACE}+")
 
 
 class TextError(Exception):
@@ -50,9 +54,9 @@ def parse(text: str) -> list[list[list[Run]]]:
             after = parts[n + 1][:1] if n + 1 < len(parts) else ""
             if part in ("**", "*"):
                 on = bold if part == "**" else italic
-                if on and before and not before.isspace():
+                if on and before and not _BLANK.fullmatch(before):
                     on = False
-                elif not on and after and not after.isspace():
+                elif not on and after and not _BLANK.fullmatch(after):
                     on = True
                 else:
                     current.append(Run(part, bold, italic))
@@ -63,7 +67,7 @@ def parse(text: str) -> list[list[list[Run]]]:
                     italic = on
             elif part.startswith("\\"):
                 current.append(Run(part[1], bold, italic))
-            elif part.isspace():
+            elif _BLANK.fullmatch(part):
                 if current:
                     words.append(current)
                     current = []

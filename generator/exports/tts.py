@@ -77,7 +77,7 @@ def tts_decks(rendered, base_url: str, dpi: int = 300, shared: bool = False):
     if shared and files:
         images = [f.path for f in files if f.path.endswith(".png")]
         summary["notes"] = [f"upload {', '.join(images)} to {summary['base_url']}/ (each at exactly that URL), "
-                            f"then share {rendered.game.id}.json: it loads from Saves/Saved Objects"]
+                            f"then share {rendered.game.stem}.json: it loads from Saves/Saved Objects"]
     return files, summary
 
 
@@ -134,7 +134,7 @@ def _tts_decks(rendered, raster, base_url: str, dpi: int):
              "Note": "", "Rules": "", "XmlUI": "", "LuaScript": "", "LuaScriptState": "",
              "ObjectStates": objects, "TabStates": {}, "VersionNumber": ""}
     data = (json.dumps(saved, indent=2, ensure_ascii=False) + "\n").encode()
-    files.append(ExportFile(f"{rendered.game.id}.json", data, {"kind": "tts-saved-object",
+    files.append(ExportFile(f"{rendered.game.stem}.json", data, {"kind": "tts-saved-object",
                                                               "decks": [o["Nickname"] for o in objects]}))
     return files, {"dpi": dpi, "decks": len(objects), "sheets": sheet_no}
 

@@ -1,9 +1,10 @@
 """The live preview: a small web server on 127.0.0.1 that shows every face of the watched games.
 
 In: build outcomes from `watch.py` (`Preview.update`). Out: over HTTP, `/` (one page: a
-deck-by-deck grid of every component, fronts beside backs, a search box, the last build's
-problems naming file, line and card), `/state.json` (what the page draws, with a
-`version` that grows on every build) and `/face/<draw key>.png` (a face rasterised from
+deck-by-deck grid of every component, fronts beside backs, a search box, a language switch
+for games of several languages, the last build's problems naming file, line and card),
+`/state.json` (what the page draws, every edition of each game, with a `version` that
+grows on every build) and `/face/<draw key>.png` (a face rasterised from
 its drawn PDF page with pypdfium2, so the browser shows exactly what prints). The page
 polls `/state.json` and redraws when the version changes: live reload without a plugin.
 Only the standard library's http.server serves it, bound to 127.0.0.1.
@@ -24,6 +25,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from ..data.editions import direction_of, languages_of
+
 PNG_SCALE = 150 / 72   # 150 dpi: sharp on screen, quick to draw
 IDLE_SECONDS = 15.0    # a connection that sends nothing for this long is closed
 REQUEST_SECONDS = 60.0  # the longest one request may take, from waiting for it to the last byte sent
@@ -37,17 +40,23 @@ class Preview:
         self.version = 0
         self.games: dict[str, dict] = {}
         self.errors: dict[str, list[dict]] = {}
-        self.pages: dict[str, dict] = {}   # game -> {draw key: (faces PDF, page)} of its last good build
+        self.pages: dict[tuple, dict] = {}  # (game, language) -> {draw key: (faces PDF, page)}, last good build
         self.pngs: dict[str, bytes] = {}   # draw key -> PNG, for the faces of the last good builds
 
     def update(self, outcome) -> None:
         with self.lock:
-            if outcome.ok and outcome.result is not None and outcome.result.rendered is not None:
-                rendered = outcome.result.rendered
-                self.games[outcome.game] = _snapshot(rendered, outcome.seconds)
-                self.pages[outcome.game] = {
-                    dk: (rendered.faces_pdfs[rendered.page_of[key][0]], rendered.page_of[key][1])
-                    for key, dk in rendered.draw_keys.items() if key in rendered.page_of}
+            if outcome.ok and outcome.result is not None and outcome.result.editions:
+                # a build of one edition (a translation edited) leaves the others as they were shown
+                shown = {e["lang"]: e for e in (self.games.get(outcome.game) or {}).get("editions", [])}
+                for rendered in outcome.result.editions:
+                    shown[rendered.game.language] = _snapshot(rendered)
+                    self.pages[(outcome.game, rendered.game.language)] = {
+                        dk: (rendered.faces_pdfs[rendered.page_of[key][0]], rendered.page_of[key][1])
+                        for key, dk in rendered.draw_keys.items() if key in rendered.page_of}
+                order = languages_of(outcome.result.editions[0].game.meta)
+                editions = [shown[lang] for lang in order if lang in shown]
+                self.games[outcome.game] = {"id": outcome.game, "seconds": round(outcome.seconds, 3),
+                                            "languages": [e["lang"] for e in editions], "editions": editions}
                 current = set().union(*self.pages.values())
                 self.pngs = {k: v for k, v in self.pngs.items() if k in current}  # a long watch stays small
                 self.errors.pop(outcome.game, None)
@@ -75,8 +84,8 @@ class Preview:
         return data
 
 
-def _snapshot(rendered, seconds: float) -> dict:
-    """The game as the page lists it: decks, components, their face image addresses."""
+def _snapshot(rendered) -> dict:
+    """One edition of a game as the page lists it: decks, components, their face image addresses."""
     keys = rendered.draw_keys
 
     def url(key):
@@ -92,8 +101,8 @@ def _snapshot(rendered, seconds: float) -> dict:
             "fronts": [f for f in faces if f], "back": url(rc.back) if rc.back else None,
             "search": f"{rc.card.id} {rc.card.name} {words}".lower(),
             "source": f"{rc.card.source.file}:{rc.card.source.line or ''}"})
-    return {"id": rendered.game.id, "title": rendered.game.title, "seconds": round(seconds, 3),
-            "decks": list(decks.values())}
+    return {"lang": rendered.game.language, "direction": direction_of(rendered.game.language),
+            "title": rendered.game.title, "decks": list(decks.values())}
 
 
 def _rasterise(pdf: bytes, page: int) -> bytes:
@@ -199,18 +208,27 @@ h2{margin:1em 1em .2em} h3{margin:.8em 1em .3em;font-weight:600}
 .hidden{display:none}
 </style></head>
 <body><header><strong>pnp preview</strong><input id="search" type="search" placeholder="Search cards" autofocus>
+<select id="lang" class="hidden" title="Language of the editions shown"></select>
 <span id="status">connecting...</span></header>
 <div id="errors"></div><main id="games"></main>
 <script>
-let version = -1, state = null;
+let version = -1, state = null, lang = "";
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
 function draw(){
   const errs = state.errors.flatMap(e => e.problems.map(p => e.game + ": " + p.text));
   document.getElementById("errors").textContent = errs.length ? "Build failed (showing the last good build):\\n" + errs.join("\\n") : "";
+  const langs = [...new Set(state.games.flatMap(g => g.languages))];
+  const pick = document.getElementById("lang");
+  pick.classList.toggle("hidden", langs.length < 2);
+  if (pick.options.length !== langs.length || langs.some((l, i) => pick.options[i].value !== l))
+    pick.innerHTML = langs.map(l => `<option value="${esc(l)}">${esc(l)}</option>`).join("");
+  if (!langs.includes(lang)) lang = langs[0] || "";
+  pick.value = lang;
   let html = "";
   for (const g of state.games) {
-    html += `<h2>${esc(g.title)}</h2>`;
-    for (const d of g.decks) {
+    const e = g.editions.find(x => x.lang === lang) || g.editions[0];
+    html += `<section class="edition" lang="${esc(e.lang)}" dir="${esc(e.direction)}"><h2>${esc(e.title)}</h2>`;
+    for (const d of e.decks) {
       html += `<h3>${esc(d.name)}</h3><div class="deck">`;
       for (const c of d.components) {
         const imgs = c.fronts.map(u => `<img src="${u}" alt="${esc(c.name)} (front)" class="front">`).join("")
@@ -220,6 +238,7 @@ function draw(){
       }
       html += "</div>";
     }
+    html += "</section>";
   }
   document.getElementById("games").innerHTML = html;
   filter();
@@ -240,6 +259,7 @@ async function poll(){
   setTimeout(poll, 400);
 }
 document.getElementById("search").addEventListener("input", filter);
+document.getElementById("lang").addEventListener("change", e => { lang = e.target.value; draw(); });
 poll();
 </script></body></html>
 """

@@ -50,6 +50,33 @@ def affected_games(root: Path, paths, games: list[str]) -> dict[str, list[str]]:
     return hit
 
 
+def editions_touched(root: Path, game: str, paths) -> tuple[str, ...] | None:
+    """The editions a save touches when every path is one edition's own (its i18n/<lang>.yaml
+    or rulebook.<lang>.md, for a language other than the one the cards are written in): a
+    German text edited rebuilds the German edition alone. None: every edition."""
+    from ..data.editions import languages_of
+    from ..data.yamlsrc import read_yaml
+
+    try:
+        langs = languages_of(read_yaml(root / "cards" / game / "game.yaml", f"cards/{game}/game.yaml") or {})
+    except PnpError:
+        return None
+    touched = set()
+    for path in paths:
+        parts = Path(path).parts
+        name = parts[-1]
+        if parts[:2] == ("cards", game) and len(parts) == 4 and parts[2] == "i18n" and name.endswith(".yaml"):
+            lang = name[:-5]
+        elif parts[:2] == ("cards", game) and len(parts) == 3 and name.count(".") == 2 and name.endswith(".md"):
+            lang = name.split(".")[1]
+        else:
+            return None
+        if lang not in langs[1:]:
+            return None
+        touched.add(lang)
+    return tuple(lang for lang in langs if lang in touched) or None
+
+
 def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
     """Build one game; never raises for the designer's mistakes (they come back as problems)."""
     from ..pipeline import build
@@ -66,9 +93,10 @@ def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
 
 def watch(root: Path, games: list[str], report, stop: threading.Event | None = None, limits: Limits | None = None,
           **options) -> None:
-    """Build every game once, then again on each save that touches it, until `stop` is set
-    (or Ctrl-C). `options` go to pipeline.build (papers, out_dir, validate, strict); every
-    build runs within `limits`."""
+    """Build every game once, then again on each save that touches it (only the edition a
+    save touches, when it is one edition's own file), until `stop` is set (or Ctrl-C).
+    `options` go to pipeline.build (papers, out_dir, validate, strict); every build runs
+    within `limits`."""
     import watchfiles
 
     session = Session(remember=True, limits=limits)  # rebuilds re-render only the cards whose inputs changed
@@ -83,7 +111,8 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
             made = {p for change, p in changes if change == watchfiles.Change.added}
             paths = [p for _, p in changes if p not in made or Path(p).exists()]
             for game, touched in affected_games(root, paths, games).items():
-                report(build_one(root, game, touched, session=session, **options))
+                langs = editions_touched(root, game, touched)
+                report(build_one(root, game, touched, session=session, languages=langs, **options))
                 session.settle()  # what the build let go, handed back once it is reported
     finally:
         gc.unfreeze()
