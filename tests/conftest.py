@@ -106,20 +106,19 @@ def mini(tmp_path):
     return make
 
 
-def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
+def _built_once(tmp_path_factory, name: str, *args: str, marker: str = ".built", every_core: bool = True) -> Path:
     """`pnp ARGS --output FOLDER` on the repository's own games, run once for the whole
-    run: pytest-xdist's workers share FOLDER (a lock in the run's common temporary folder),
-    so the shipped games are not built once per core. Tests only read it."""
+    run: pytest-xdist's workers share FOLDER (a lock per `marker` in the run's common
+    temporary folder), so the shipped games are not built once per core. Tests only read it."""
     import fcntl
 
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out = shared / name
-    with open(shared / f"{name}.lock", "w") as lock:
+    with open(shared / f"{name}{marker}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
-        if not (out / ".built").exists():
-            shutil.rmtree(out, ignore_errors=True)
-            pinned = os.sched_getaffinity(0) if CPUS else None
+        if not (out / marker).exists():
+            pinned = os.sched_getaffinity(0) if CPUS and every_core else None
             if pinned is not None:   # every core: the other test workers mostly wait for this build
                 os.sched_setaffinity(0, CPUS)
             try:
@@ -128,13 +127,25 @@ def _built_once(tmp_path_factory, name: str, *args: str) -> Path:
                 if pinned is not None:
                     os.sched_setaffinity(0, pinned)
             assert result.exit_code == 0, result.output
-            (out / ".built").touch()
+            (out / marker).touch()
     return out
 
 
 def _shipped_build(tmp_path_factory) -> Path:
-    """The output folder of the run's one build of every shipped game (both papers)."""
-    return _built_once(tmp_path_factory, "all-out", "build")
+    """The output folder of the run's one build of every shipped game (both papers, every
+    edition). Each game is built once for the run under a lock of its own, and the test
+    workers take the games in opposite orders: two workers build two games at once, each on
+    its own core, instead of one waiting for the other."""
+    from generator.data.load import list_games
+
+    games = list_games(REPO)
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] not in ("", "0") and len(CPUS) > 1:
+        games = games[::-1]
+    out = None
+    for game in games:
+        out = _built_once(tmp_path_factory, "all-out", "build", game, marker=f".built-{game}", every_core=False)
+    assert out is not None
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -145,8 +156,9 @@ def drawn_faces(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def olympians_build(tmp_path_factory):
-    """One real build of Olympians (both papers) from the repository's own data."""
-    return _shipped_build(tmp_path_factory) / "olympians"
+    """One real build of Olympians (both papers, every edition) from the repository's own data."""
+    return _built_once(tmp_path_factory, "all-out", "build", "olympians", marker=".built-olympians",
+                       every_core=False) / "olympians"
 
 
 @pytest.fixture(scope="session")
@@ -160,7 +172,7 @@ def all_builds(tmp_path_factory):
 @pytest.fixture(scope="session")
 def olympians_dtc(tmp_path_factory):
     """Olympians exported once for DriveThruCards (PDF/X-1a): its exports/dtc/ folder."""
-    return _built_once(tmp_path_factory, "olympians-dtc", "export", "--profile", "dtc",
+    return _built_once(tmp_path_factory, "olympians-dtc", "export", "--profile", "dtc", "--lang", "en",
                        "olympians") / "olympians" / "exports" / "dtc"
 
 

@@ -18,19 +18,19 @@ def files_of(folder):
 
 def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     out = project / "output"
-    assert run(project, "build", "olympians", "--paper", "a4").exit_code == 0
+    assert run(project, "build", "olympians", "--paper", "a4", "--lang", "en").exit_code == 0
     entries = sorted((out / ".cache" / "faces").glob("*/*.pdf"))
     assert entries, "a build stores its drawn faces"
     before = (out / "olympians" / "olympians-sheets-a4.pdf").read_bytes()
     edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
-    warm = run(project, "build", "olympians", "--paper", "a4")
+    warm = run(project, "build", "olympians", "--paper", "a4", "--lang", "en")
     assert warm.exit_code == 0, warm.output
     assert (out / "olympians" / "olympians-sheets-a4.pdf").read_bytes() != before
     new = set((out / ".cache" / "faces").glob("*/*.pdf")) - set(entries)
     assert 1 <= len(new) <= 2, "one edited face redraws at most two bundles"
     # the cold build of the edited data, in a fresh output folder with no cache at all
     cold_out = tmp_path / "cold"
-    cold = run(project, "build", "olympians", "--paper", "a4", "--output", str(cold_out))
+    cold = run(project, "build", "olympians", "--paper", "a4", "--lang", "en", "--output", str(cold_out))
     assert cold.exit_code == 0, cold.output
     assert files_of(out / "olympians") == files_of(cold_out / "olympians")
 
@@ -230,15 +230,15 @@ def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(warm_project, 
     from generator.pipeline import build
 
     project = warm_project
-    build(project, ["olympians"], ("a4",), session=remembering)
+    build(project, ["olympians"], ("a4",), session=remembering, languages=("en",))
     edit(project / "cards" / "olympians" / "rulebook.md", "Every round follows the same five steps",
          "Every round follows the same five short steps")
-    build(project, ["olympians"], ("a4",), session=remembering)
+    build(project, ["olympians"], ("a4",), session=remembering, languages=("en",))
     assert len(remembering.segments) and len(remembering.rulebooks)  # the second build had these to reuse
     edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
-    warm = build(project, ["olympians"], ("a4",), session=remembering)[0]
+    warm = build(project, ["olympians"], ("a4",), session=remembering, languages=("en",))[0]
     assert warm.rendered.drawn == 1, "one edited card redraws one bundle"
-    build(project, ["olympians"], ("a4",), out_dir=tmp_path / "cold")  # a fresh session, nothing drawn yet
+    build(project, ["olympians"], ("a4",), out_dir=tmp_path / "cold", languages=("en",))  # a fresh session, nothing drawn yet
     assert files_of(project / "output" / "olympians") == files_of(tmp_path / "cold" / "olympians")
 
 

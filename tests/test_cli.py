@@ -50,11 +50,11 @@ def test_build_writes_only_inside_output(project):
      "card zeus: front (card.svg.j2): text does not fit"),
 ])
 def test_failed_build_leaves_previous_files_intact(project, old, new, needle):
-    assert run(project, "build", "olympians").exit_code == 0
+    assert run(project, "build", "olympians", "--lang", "en").exit_code == 0
     folder = project / "output" / "olympians"
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     edit(project / "cards/olympians/playing-cards.yaml", old, new)
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en")
     assert result.exit_code == 2 and needle in result.output
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
@@ -68,7 +68,7 @@ def test_builds_in_separate_processes_are_byte_identical(tmp_path):
         env.pop("PNP_FONTCONFIG_ACTIVE", None)
         env.pop("FONTCONFIG_FILE", None)
         pnp = os.path.join(os.path.dirname(sys.executable), "pnp")
-        subprocess.run([pnp, "--root", str(REPO), "build", "olympians", "--paper", "a4", "--output", str(out)],
+        subprocess.run([pnp, "--root", str(REPO), "build", "olympians", "--paper", "a4", "--lang", "en", "--output", str(out)],
                        check=True, env=env, capture_output=True)
         outs.append({p.name: p.read_bytes() for p in (out / "olympians").iterdir()})
     assert outs[0] == outs[1]
@@ -83,7 +83,7 @@ def test_build_gate_refuses_a_deck_that_breaks_its_rules(project):
     assert "favor total is 119, expected 120" in result.output
     assert "nothing was built" in result.output
     assert not (project / "output" / "olympians").exists()
-    result = run(project, "build", "olympians", "--no-validate", "--paper", "a4")
+    result = run(project, "build", "olympians", "--no-validate", "--paper", "a4", "--lang", "en")
     assert result.exit_code == 0
     assert "--no-validate" in result.output and "NOT checked" in result.output
     assert (project / "output" / "olympians" / "olympians-sheets-a4.pdf").exists()
@@ -104,8 +104,8 @@ def test_manifest_lists_every_file(olympians_build):
 
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_one_paper_keeps_the_other_listed(project):
-    assert run(project, "build", "olympians").exit_code == 0
-    assert run(project, "build", "olympians", "--paper", "letter").exit_code == 0
+    assert run(project, "build", "olympians", "--lang", "en").exit_code == 0
+    assert run(project, "build", "olympians", "--paper", "letter", "--lang", "en").exit_code == 0
     manifest = json.loads((project / "output/olympians/manifest.json").read_text())
     papers = {f["paper"] for f in manifest["files"] if f["kind"] == "sheets"}
     assert papers == {"a4", "letter"}
@@ -117,13 +117,13 @@ def test_list_shows_games_components_and_counts(project):
             shutil.rmtree(other)
     result = run(project, "list")
     assert result.exit_code == 0
-    assert "olympians: Olympians (36 components)" in result.output
+    assert "olympians: Olympians (36 components, editions: en, de, fr, ja, ar)" in result.output
     assert "playing-cards: Playing cards, 32 x 63 x 88 mm" in result.output
     (project / "cards" / "broken").mkdir()
     (project / "cards" / "broken" / "game.yaml").write_text("title: Broken\n")
     result = run(project, "list")
     assert result.exit_code == 2
-    assert "olympians: Olympians (36 components)" in result.output
+    assert "olympians: Olympians (36 components, editions: en, de, fr, ja, ar)" in result.output
     assert "broken: cannot be read" in result.output
 
 

@@ -322,3 +322,30 @@ def test_editions_rebuild_byte_for_byte_in_another_process(olympians_build, tmp_
 def test_directions():
     assert [direction_of(x) for x in ("ar", "he-IL", "fa", "az-Arab", "en", "ja", "ur", "de-AT")] == \
         ["rtl", "rtl", "rtl", "rtl", "ltr", "ltr", "rtl", "ltr"]
+
+
+def test_diff_and_changed_since_see_a_translation_change(mini):
+    from tests.test_diff import git
+
+    root = mini('- {id: a, name: Alpha, text: "First words."}\n- {id: b, name: Beta, text: "Other."}')
+    game = root / "cards/mini/game.yaml"
+    game.write_text(game.read_text() + "languages: [en, de]\n")
+    (root / "cards/mini/i18n").mkdir()
+    german = root / "cards/mini/i18n/de.yaml"
+    german.write_text("cards: {a: {name: Alpha, text: Erste Worte.}, b: {name: Beta, text: Anderes.}}\n"
+                      "decks: {things: {name: Dinge}}\ngame: {title: Klein}\n")
+    (root / ".gitignore").write_text("output/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "cards")
+    first = run(root, "build", "--paper", "a4")
+    assert first.exit_code == 0, first.output
+    edit(german, "Erste Worte.", "Neue Worte.")
+    result = run(root, "diff", "HEAD")
+    assert result.exit_code == 0, result.output
+    assert "mini: no component changed since HEAD" in result.output
+    assert "mini-de: 1 changed since HEAD: a" in result.output
+    assert (root / "output/diff/mini-de/a.png").is_file()
+    built = run(root, "build", "--paper", "a4", "--changed-since", "last")
+    assert built.exit_code == 0 and "1 component changed since the last build: a (de)" in built.output
+    assert (root / "output/mini/mini-de-changed-a4.pdf").is_file()

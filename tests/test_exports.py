@@ -265,7 +265,7 @@ def test_kit_of_a_real_game_includes_its_rulebook(tmp_path):
     import zipfile
 
     from tests.conftest import REPO
-    result = run(REPO, "kit", "olympians", "--paper", "a4", "--output", str(tmp_path))
+    result = run(REPO, "kit", "olympians", "--paper", "a4", "--lang", "en", "--output", str(tmp_path))
     assert result.exit_code == 0, result.output
     with zipfile.ZipFile(tmp_path / "olympians" / "exports" / "kit" / "olympians-print-and-play.zip") as zf:
         assert "olympians-rulebook-a4.pdf" in zf.namelist()

@@ -77,7 +77,7 @@ def test_outline_and_contents_match_the_headings(all_builds, game):
 def test_rulebook_prints_numbers_from_the_yaml(project):
     edit(project / "cards/olympians/tables.yaml", "min: 91,  max: 119", "min: 95,  max: 119")
     edit(project / "cards/olympians/tables.yaml", "min: 61,  max: 90,", "min: 61,  max: 94,")
-    result = run(project, "build", "olympians", "--paper", "a4")
+    result = run(project, "build", "olympians", "--paper", "a4", "--lang", "en")
     assert result.exit_code == 0, result.output
     text = text_of(project / "output/olympians/olympians-rulebook-a4.pdf")
     assert "95–119" in text and "61–94" in text

@@ -269,7 +269,7 @@ def test_strict_makes_warnings_fail(project):
     result = run(project, "validate", "olympians", "--no-render")
     assert result.exit_code == 0 and "warning: olympians/hero-threshold" in result.output
     assert run(project, "validate", "olympians", "--no-render", "--strict").exit_code == 1
-    assert run(project, "build", "olympians", "--strict").exit_code == 1
+    assert run(project, "build", "olympians", "--strict", "--lang", "en").exit_code == 1
 
 
 def test_json_report_round_trips(project):
@@ -408,8 +408,8 @@ def test_validate_render_catches_what_only_drawing_finds(project):
     edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
          "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")
     assert run(project, "validate", "olympians", "--no-render").exit_code == 0  # rules cannot see a text box
-    assert run(project, "validate", "olympians").exit_code == 2  # validate draws the cards by default
-    result = run(project, "validate", "olympians", "--render", "--format", "github")
+    assert run(project, "validate", "olympians", "--lang", "en").exit_code == 2  # validate draws the cards by default
+    result = run(project, "validate", "olympians", "--render", "--format", "github", "--lang", "en")
     assert result.exit_code == 2
     assert GITHUB.match(result.output.strip().splitlines()[0])
     assert "title=olympians/render::" in result.output and "text does not fit" in result.output

@@ -26,25 +26,25 @@ def _digests(folder: Path) -> dict[str, str]:
 def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
     out = project / "output" / "olympians"
     watching = Session(remember=True)
-    build(project, ["olympians"], ("a4",), session=watching)
+    build(project, ["olympians"], ("a4",), session=watching, languages=("en",))
     first = _digests(out)
     assert watching.memo.svgs and len(watching.segments) and len(watching.furniture)
     replays = []
     replay = PDFStream.replay
     PDFStream.replay = lambda self, written: replays.append(1) or replay(self, written)
     try:
-        build(project, ["olympians"], ("a4",), session=watching)
+        build(project, ["olympians"], ("a4",), session=watching, languages=("en",))
     finally:
         PDFStream.replay = replay
     assert replays, "the second build reused what the first wrote"
     again = _digests(out)
-    build(project, ["olympians"], ("a4",), session=Session())
+    build(project, ["olympians"], ("a4",), session=Session(), languages=("en",))
     assert again == _digests(out) == first
 
 
 def test_a_one_shot_session_keeps_nothing(project, tmp_path):
     once = Session()
-    build(project, ["olympians"], ("a4",), out_dir=tmp_path, session=once)
+    build(project, ["olympians"], ("a4",), out_dir=tmp_path, session=once, languages=("en",))
     assert not once.memo.svgs and not len(once.segments) and not len(once.furniture) and not len(once.rulebooks)
     assert once.workers is None  # the workers it forked are ended with the build
     assert once.stopwatch.rows(), "its stopwatch timed the build"

@@ -9,7 +9,7 @@ import urllib.request
 
 from generator.loop.preview import Preview, serve
 from generator.loop.watch import affected_games, watch
-from tests.conftest import edit
+from tests.conftest import MINI_FRONT, edit
 
 
 def test_changed_files_map_to_their_games(tmp_path):
@@ -142,6 +142,56 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         wait.until(lambda d: "deck.yaml" in d.execute_script(errors_text))
         errors = driver.execute_script(errors_text)
         assert "cards/mini/deck.yaml:" in errors and "card b" in errors
+    finally:
+        driver.quit()
+        stop.set()
+        thread.join(10)
+        server.shutdown()
+
+
+def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mini):
+    """A game of two languages: the page offers both; Arabic is shown right to left; editing the
+    Arabic translation rebuilds that edition alone, and the page shows it without a reload."""
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    front = MINI_FRONT.replace('<text x="6" y="12" font-family="Lato" font-size="4">{{ card.name }}</text>',
+                               '{{ textbox(card.name, 6, 8, 40, 6, size=4) }}')   # Pango sets Arabic
+    root = mini('- {id: a, name: Alpha, text: "First words."}', front=front)
+    game = root / "cards/mini/game.yaml"
+    game.write_text(game.read_text() + "languages: [en, ar]\n")
+    (root / "cards/mini/i18n").mkdir()
+    arabic = root / "cards/mini/i18n/ar.yaml"
+    arabic.write_text("game: {title: صغيرة}\ndecks: {things: {name: أشياء}}\n"
+                      "cards: {a: {name: ألفا, text: كلمات أولى}}\n", encoding="utf-8")
+    preview = Preview()
+    server = serve(preview, 0)
+    outcomes, stop, thread = _watching(root)
+
+    def report_next():
+        outcome = outcomes.get(timeout=60)
+        preview.update(outcome)
+        return outcome
+
+    driver = _browser()
+    try:
+        first = report_next()
+        assert first.ok and [r.game.language for r in first.result.editions] == ["en", "ar"]
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        wait = WebDriverWait(driver, 15)
+        name = 'const n = document.querySelector(".component[data-id=a] .name"); return n ? n.textContent : ""'
+        wait.until(lambda d: "Alpha" in d.execute_script(name))
+        Select(driver.find_element("id", "lang")).select_by_value("ar")
+        wait.until(lambda d: "ألفا" in d.execute_script(name))
+        assert driver.execute_script('return document.querySelector("section.edition").dir') == "rtl"
+        old_src = driver.execute_script(f"return {FRONT_A}.src")
+        time.sleep(0.3)
+        arabic.write_text(arabic.read_text(encoding="utf-8").replace("ألفا", "أ لفا"), encoding="utf-8")
+        again = report_next()
+        assert again.ok and [r.game.language for r in again.result.editions] == ["ar"]   # the Arabic one alone
+        wait.until(lambda d: "أ لفا" in d.execute_script(name))
+        assert driver.execute_script(f"return {FRONT_A}.src") != old_src
+        Select(driver.find_element("id", "lang")).select_by_value("en")   # the English edition is still shown
+        wait.until(lambda d: "Alpha" in d.execute_script(name))
     finally:
         driver.quit()
         stop.set()

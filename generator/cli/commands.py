@@ -185,7 +185,8 @@ def _problem_from(exc, game_id):
 @cli.command("list")
 @click.pass_context
 def list_cmd(ctx):
-    """List the games and their components with counts."""
+    """List the games and their components with counts (and a game's editions)."""
+    from ..data.editions import languages_of
     from ..data.load import list_games, load_game
 
     root = _root(ctx)
@@ -198,7 +199,9 @@ def list_cmd(ctx):
             click.echo(f"{game_id}: cannot be read ({exc.message}); run `pnp validate {game_id}`", err=True)
             continue
         total = sum(c.count for d in game.decks for c in d.cards)
-        click.echo(f"{game_id}: {game.title} ({total} components)")
+        langs = languages_of(game.meta)
+        editions = f", editions: {', '.join(langs)}" if len(langs) > 1 else ""
+        click.echo(f"{game_id}: {game.title} ({total} components{editions})")
         for d in game.decks:
             copies = sum(c.count for c in d.cards)
             click.echo(f"  {d.id}: {d.name}, {copies} x {_shape(d)} ({len(d.cards)} designs, {d.kind})")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import PAPER, _root, cli, picture_options, time_limit_option
+from .options import PAPER, _root, cli, lang_option, picture_options, time_limit_option
 
 
 def _watch_options(f):
@@ -92,8 +92,9 @@ def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, time_limit,
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="The output folder (default: output/ in the project); the report goes to its diff/.")
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
+@lang_option
 @click.pass_context
-def diff(ctx, ref, games, out_dir, fail_on_change):
+def diff(ctx, ref, games, out_dir, fail_on_change, languages):
     """List the components of GAMES (default: every game) whose faces differ from git REF.
 
     Writes output/diff/index.html and one before/after PNG per changed component (a CI
@@ -105,7 +106,7 @@ def diff(ctx, ref, games, out_dir, fail_on_change):
     from ..draw.facecache import FaceCache
     from ..errors import OutputError
     from ..exports.files import write_atomic
-    from ..loop.diffreport import diff_game, report_files
+    from ..loop.diffreport import diff_games, report_files
     from ..pipeline import resolve_games
 
     root = _root(ctx)
@@ -115,7 +116,8 @@ def diff(ctx, ref, games, out_dir, fail_on_change):
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     cache = FaceCache(out_dir / ".cache" / "faces")
-    diffs = [diff_game(root, g, ref, out_dir, cache) for g in resolve_games(root, games)]
+    diffs = [d for g in resolve_games(root, games)
+             for d in diff_games(root, g, ref, out_dir, cache, tuple(languages) or None)]
     folder = out_dir / "diff"
     try:
         shutil.rmtree(folder, ignore_errors=True)

@@ -26,14 +26,15 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import InputError, Problem
-from ..guard import is_file_inside, shorten
+from ..guard import OutsideProject, read_text_inside, shorten
 from .model import Deck, Game, Source
 from .schema import bundled, check
-from .yamlsrc import LineDict, line_of, read_yaml
+from .yamlsrc import LineDict, line_of, parse_yaml
 
 GAME_WORDS = ("title", "subtitle", "players", "playing_time", "ages", "description")
 RTL_LANGUAGES = {"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ks", "ps", "sd", "syr", "ug", "ur", "yi"}
@@ -143,17 +144,26 @@ def read_translation(game: Game, lang: str) -> Translation:
     :raises InputError: it cannot be read, or breaks the schema."""
     path = i18n_file(game, lang)
     shown = str(path.relative_to(game.root))
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return Translation(lang, shown)
-    if not is_file_inside(game.root, path):
-        from ..guard import missing_message
+    try:
+        text = read_text_inside(game.root, path, shown)
+    except OutsideProject as exc:
+        raise InputError(f"1 problem in {shown}", [Problem(shown, str(exc))]) from None
+    return Translation(lang, shown, _checked(text, shown), True)
 
-        raise InputError(f"1 problem in {shown}", [Problem(shown, missing_message(game.root, path, "translation"))])
-    data = read_yaml(path, shown) or {}
+
+@lru_cache(maxsize=16)
+def _checked(text: str, shown: str) -> Mapping:
+    """A translation file's data, checked against its schema (remembered by its text: `pnp
+    watch` and a run of validations read the same files again and again).
+
+    :raises InputError: the YAML or the schema's problems."""
+    data = parse_yaml(text, shown) or {}
     problems = check(data, bundled("translation"), shown)
     if problems:
         raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in {shown}", problems)
-    return Translation(lang, shown, data, True)
+    return data
 
 
 def read_source_strings(root: Path, cards_dir: Path, meta: Mapping, problems: list[Problem]) -> Mapping:
@@ -164,17 +174,15 @@ def read_source_strings(root: Path, cards_dir: Path, meta: Mapping, problems: li
     if not path.exists():
         return {}
     shown = str(path.relative_to(root))
-    if not is_file_inside(root, path):
-        from ..guard import missing_message
-
-        problems.append(Problem(shown, missing_message(root, path, "strings file")))
-        return {}
     try:
-        data = read_yaml(path, shown) or {}
+        data = _checked(read_text_inside(root, path, shown), shown)
+    except OutsideProject as exc:
+        problems.append(Problem(shown, str(exc)))
+        return {}
     except InputError as exc:
         problems.extend(exc.problems)
         return {}
-    found = check(data, bundled("translation"), shown)
+    found = []
     for key in ("game", "decks", "cards", "sources"):
         if key in data:
             found.append(Problem(shown, f"the cards are written in '{lang}': this file holds the strings templates "

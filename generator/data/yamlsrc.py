@@ -108,6 +108,11 @@ def read_yaml(path: Path, shown_as: str) -> Any:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or shorten(str(exc))
         raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {reason}")]) from None
+    return parse_yaml(text, shown_as)
+
+
+def parse_yaml(text: str, shown_as: str) -> Any:
+    """`read_yaml` of text already read."""
     try:
         data = yaml.load(text, Loader=streaming_loader(_Loader) if len(text) > STREAM_ABOVE else _Loader)
     except RecursionError:

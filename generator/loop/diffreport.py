@@ -1,7 +1,8 @@
 """`pnp diff REF`: which components print differently than at git REF, as pictures for review.
 
 In: the project folder, a git ref, the games, the output folder and an optional
-`FaceCache`. Out: a `GameDiff` per game (components changed, added, removed) and, for
+`FaceCache`. Out: a `GameDiff` per game and edition (components changed, added, removed;
+a game of several languages has one per language, named olympians-de...) and, for
 the report, one PNG per changed component (its faces at REF on the left, now on the
 right, fronts above the back) plus an HTML page listing them, as {relative path: bytes}
 for export to write under output/diff/. Only the faces of changed components are drawn.
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..changes import before as reference
 from ..changes import changed_ids, current, face_list
+from ..data.editions import chosen_languages, edition, languages_of, read_translation
 from ..data.load import load_game
 from ..draw.faces import draw_faces
 
@@ -34,12 +36,23 @@ class GameDiff:
         return bool(self.changed or self.added or self.removed)
 
 
-def diff_game(root, game_id: str, ref: str, out_dir, cache=None) -> GameDiff:
-    """Compare one game's faces now with those at `ref`, and draw the changed components."""
+def diff_games(root, game_id: str, ref: str, out_dir, cache=None, languages=None) -> list[GameDiff]:
+    """`diff_game` of every edition of a game (those of `languages`, else all)."""
     game = load_game(root, game_id)
+    source = languages_of(game.meta)[0]
+    return [diff_game(root, game_id, ref, out_dir, cache, "" if lang == source else lang)
+            for lang in chosen_languages(game, languages)]
+
+
+def diff_game(root, game_id: str, ref: str, out_dir, cache=None, lang: str = "") -> GameDiff:
+    """Compare one game's faces (`lang`: an edition's in another language than the cards are
+    written in) now with those at `ref`, and draw the changed components."""
+    game = load_game(root, game_id)
+    if lang:
+        game = edition(game, lang, read_translation(game, lang))
     now, after, _ = current(game)
-    old_game, before = reference(root, game_id, ref, out_dir)
-    result = GameDiff(game_id)
+    old_game, before = reference(root, game_id, ref, out_dir, lang)
+    result = GameDiff(game.stem)
     for cid in changed_ids(before, after):
         (result.changed if cid in before else result.added).append(cid)
     result.removed = [cid for cid in before if cid not in after]

@@ -236,7 +236,8 @@ class BookText:
             rows.append([page_number, title] if self.rtl else [title, page_number])
         widths = [width - 36, 36] if not self.rtl else [36, width - 36]
         table = Table(rows, colWidths=widths)
-        table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
+        table.setStyle(TableStyle([("FONT", (0, 0), (-1, -1), number.fontName, number.fontSize),   # not Helvetica
+                                   ("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 0), ("TOPPADDING", (0, 0), (-1, -1), 0),
                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
         return table
