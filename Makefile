@@ -65,6 +65,7 @@ validate: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_deck.py
 	$(PY) benchmarks/bench_art.py
+	$(PY) benchmarks/bench_editions.py
 
 clean:
 	rm -rf output/*/ output/.cache

@@ -140,10 +140,10 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
                               "and --strict makes warnings fail", warnings)
         session.release()  # the YAML parser's nodes
         artifacts, rendered_editions, changed = [], [], None
-        for ed in made:
+        for n, ed in enumerate(made):
             built, drawn_warnings, ed_changed, rendered = _build_edition(
                 ed, cache, papers_of_game, out_dir, guides, strict, print_mode, changed_since, progress,
-                render_game, session, asked, game_stamp)
+                render_game, session, asked, game_stamp, last=n == len(made) - 1)
             artifacts += built
             warnings += drawn_warnings   # pictures too small to print, external references
             rendered_editions.append(rendered)
@@ -162,9 +162,10 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
 
 
 def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, changed_since, progress, render_game,
-                   session: Session, asked: Asked, stamp):
+                   session: Session, asked: Asked, stamp, last: bool = True):
     """One edition of a game drawn and laid out: its artifacts, the warnings of its
-    drawing, and (with `changed_since`) the ids of its components that changed."""
+    drawing, and (with `changed_since`) the ids of its components that changed. The early
+    drawing workers are kept for the game's next edition (`last` False), else ended."""
     from .draw import drawpool
 
     name = f"{game.id} ({game.edition})" if game.edition else game.id
@@ -179,7 +180,8 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
                                pictures=asked)
     except PnpError as exc:
         raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
-    drawpool.end_drawing_workers(session)  # the early workers: idle from here on
+    if last:
+        drawpool.end_drawing_workers(session)  # the early workers: idle from here on
     if strict and rendered.warnings:
         raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
                           "while drawing, and --strict makes warnings fail", list(rendered.warnings))
