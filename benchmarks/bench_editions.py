@@ -16,7 +16,6 @@ import argparse
 import json
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
