@@ -349,3 +349,25 @@ def test_diff_and_changed_since_see_a_translation_change(mini):
     built = run(root, "build", "--paper", "a4", "--changed-since", "last")
     assert built.exit_code == 0 and "1 component changed since the last build: a (de)" in built.output
     assert (root / "output/mini/mini-de-changed-a4.pdf").is_file()
+
+
+def test_translations_from_a_pull_request_are_data(project):
+    """A translation file is read like every other: inside the project, within bounds, its
+    strings never code."""
+    import os
+
+    german = project / "cards/olympians/i18n/de.yaml"
+    german.unlink()
+    os.symlink("/etc/hostname", german)
+    result = run(project, "validate", "olympians", "--no-render")
+    assert result.exit_code == 2 and "cards/olympians/i18n/de.yaml" in result.output
+    assert "leads outside the project" in result.output and "Traceback" not in result.output
+    german.unlink()
+    german.write_text("strings: {dealing: {players: '{{ lipsum() }}{0.__class__}'}}\n" * 1, encoding="utf-8")
+    result = run(project, "build", "olympians", "--lang", "de", "--paper", "a4")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    french = project / "cards/olympians/i18n/fr.yaml"
+    edit(french, "players: Joueurs", "players: \"{{ ''.__class__.__mro__ }}\"")
+    result = run(project, "validate", "olympians", "--lang", "fr")
+    assert result.exit_code == 2
+    assert "cards/olympians/i18n/fr.yaml" in result.output and "must match the en text's" in result.output

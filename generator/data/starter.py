@@ -20,7 +20,7 @@ from .schema import SCHEMA_DIR
 
 SKELETON = Path(__file__).parents[1] / "assets" / "skeleton"
 SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own shared macros (and icons)
-SCHEMAS = ("game", "deck", "rules")
+SCHEMAS = ("game", "deck", "rules", "translation")
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
