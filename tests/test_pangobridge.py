@@ -83,3 +83,32 @@ def test_clusters_are_drawn_with_their_text():
     surface.finish()
     import pypdfium2 as pdfium
     assert pdfium.PdfDocument(out.getvalue())[0].get_textpage().get_text_range() == "office"
+
+
+def test_line_boxes_and_show_line_place_each_line_of_a_layout():
+    """The rulebook's Pango text (rulebook/pangobook.py) draws a piece of a paragraph line by
+    line: line_boxes must give each line's top, baseline and bottom in order, and show_line
+    draw the very line asked for (its text read back from the PDF)."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    e = engine()
+    layout = e.fonts.layout()
+    text = "first line\u2028second line\u2028third"
+    pb.pango.pango_layout_set_text(layout, text.encode(), -1)
+    pb.text_attributes(layout, 12 * pb.SCALE, "en")
+    pb.pango.pango_layout_context_changed(layout)
+    boxes = pb.line_boxes(layout)
+    assert len(boxes) == 3
+    tops, baselines, bottoms = [b[3] for b in boxes], [b[4] for b in boxes], [b[5] for b in boxes]
+    assert tops == sorted(tops) and all(t < b < d for t, b, d in zip(tops, baselines, bottoms))
+    assert bottoms[0] - tops[0] == 12 * pb.SCALE   # the line height asked for
+    out = io.BytesIO()
+    surface = cairocffi.PDFSurface(out, 200, 40)
+    ctx = cairocffi.Context(surface)
+    ctx.move_to(10, 20)
+    pb.show_line(ctx, layout, 1)
+    surface.finish()
+    page = pdfium.PdfDocument(out.getvalue())[0]
+    assert page.get_textpage().get_text_range().strip() == "second line"

@@ -6,6 +6,7 @@ import queue
 import threading
 import time
 import urllib.request
+from contextlib import contextmanager
 
 from generator.loop.preview import Preview, serve
 from generator.loop.watch import affected_games, watch
@@ -94,12 +95,9 @@ def _browser():
 FRONT_A = 'document.querySelector(".component[data-id=a] img.front")'
 
 
-def test_browser_shows_an_edit_without_a_reload(mini):
-    """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    root = mini('- {id: a, name: Alpha, text: "First words."}\n- {id: b, name: Beta, text: "Other."}')
+@contextmanager
+def _live(root):
+    """The watch on `root`, the preview it feeds and a browser: (driver, address, report_next)."""
     preview = Preview()
     server = serve(preview, 0)
     outcomes, stop, thread = _watching(root)
@@ -111,8 +109,23 @@ def test_browser_shows_an_edit_without_a_reload(mini):
 
     driver = _browser()
     try:
+        yield driver, f"http://127.0.0.1:{server.server_address[1]}/", report_next
+    finally:
+        driver.quit()
+        stop.set()
+        thread.join(10)
+        server.shutdown()
+
+
+def test_browser_shows_an_edit_without_a_reload(mini):
+    """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root = mini('- {id: a, name: Alpha, text: "First words."}\n- {id: b, name: Beta, text: "Other."}')
+    with _live(root) as (driver, address, report_next):
         assert report_next().ok
-        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        driver.get(address)
         wait = WebDriverWait(driver, 15)
         # the page redraws itself: every look at it is one script, never an element kept across redraws
         wait.until(lambda d: d.execute_script(f"return !!{FRONT_A}"))
@@ -142,11 +155,6 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         wait.until(lambda d: "deck.yaml" in d.execute_script(errors_text))
         errors = driver.execute_script(errors_text)
         assert "cards/mini/deck.yaml:" in errors and "card b" in errors
-    finally:
-        driver.quit()
-        stop.set()
-        thread.join(10)
-        server.shutdown()
 
 
 def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mini):
@@ -163,20 +171,10 @@ def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mi
     arabic = root / "cards/mini/i18n/ar.yaml"
     arabic.write_text("game: {title: صغيرة}\ndecks: {things: {name: أشياء}}\n"
                       "cards: {a: {name: ألفا, text: كلمات أولى}}\n", encoding="utf-8")
-    preview = Preview()
-    server = serve(preview, 0)
-    outcomes, stop, thread = _watching(root)
-
-    def report_next():
-        outcome = outcomes.get(timeout=60)
-        preview.update(outcome)
-        return outcome
-
-    driver = _browser()
-    try:
+    with _live(root) as (driver, address, report_next):
         first = report_next()
         assert first.ok and [r.game.language for r in first.result.editions] == ["en", "ar"]
-        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        driver.get(address)
         wait = WebDriverWait(driver, 15)
         name = 'const n = document.querySelector(".component[data-id=a] .name"); return n ? n.textContent : ""'
         wait.until(lambda d: "Alpha" in d.execute_script(name))
@@ -192,8 +190,4 @@ def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mi
         assert driver.execute_script(f"return {FRONT_A}.src") != old_src
         Select(driver.find_element("id", "lang")).select_by_value("en")   # the English edition is still shown
         wait.until(lambda d: "Alpha" in d.execute_script(name))
-    finally:
-        driver.quit()
-        stop.set()
-        thread.join(10)
-        server.shutdown()
+

@@ -272,6 +272,21 @@ def lines(layout) -> list[tuple[int, int, int]]:
         pango.pango_layout_iter_free(it)
 
 
+def text_attributes(layout, line_height: int, lang: str):
+    """The layout's attribute list (made when it has none), with a line height (Pango units)
+    and a language for its whole text: what every pnp layout sets."""
+    attrs = pango.pango_layout_get_attributes(layout)
+    if attrs == ffi.NULL:
+        attrs = pango.pango_attr_list_new()
+        pango.pango_layout_set_attributes(layout, attrs)
+        pango.pango_attr_list_unref(attrs)
+        attrs = pango.pango_layout_get_attributes(layout)
+    for attr in (pango.pango_attr_line_height_new_absolute(line_height),
+                 pango.pango_attr_language_new(pango.pango_language_from_string(lang.encode()))):
+        pango.pango_attr_list_insert_before(attrs, attr)   # the whole text
+    return attrs
+
+
 def line_boxes(layout) -> list[tuple[int, int, int, int, int, int]]:
     """(start byte, logical x, logical width, top, baseline, bottom) of each line, from the
     layout's top-left corner, in Pango units."""

@@ -148,15 +148,7 @@ class Engine:
         pango.pango_layout_set_alignment(layout, ALIGN[spec.align])
         pango.pango_layout_set_justify(layout, spec.align == "justify")
         pango.pango_layout_set_auto_dir(layout, True)
-        attrs = pango.pango_layout_get_attributes(layout)
-        if attrs == ffi.NULL:
-            attrs = pango.pango_attr_list_new()
-            pango.pango_layout_set_attributes(layout, attrs)
-            pango.pango_attr_list_unref(attrs)
-            attrs = pango.pango_layout_get_attributes(layout)
-        for attr in (pango.pango_attr_line_height_new_absolute(round(spec.leading * NOMINAL * pb.SCALE)),
-                     pango.pango_attr_language_new(pango.pango_language_from_string(spec.lang.encode()))):
-            pango.pango_attr_list_insert_before(attrs, attr)   # the whole text
+        attrs = pb.text_attributes(layout, round(spec.leading * NOMINAL * pb.SCALE), spec.lang)
         every = dict(spec.features).get("text")
         if every:
             pango.pango_attr_list_insert_before(attrs, pango.pango_attr_font_features_new(every.encode()))

@@ -111,7 +111,7 @@ class BookText:
         return found
 
     def _layout(self, markup: str, ts: TextStyle, width: float) -> Laid:
-        pango, ffi, scale = pb.pango, pb.ffi, pb.SCALE
+        pango, scale = pb.pango, pb.SCALE
         layout = self.engine.fonts.layout()
         desc = pango.pango_font_description_new()
         families = ",".join(dict.fromkeys((ts.family, *self.engine.fallback)))
@@ -132,15 +132,7 @@ class BookText:
         pango.pango_layout_set_justify(layout, ts.align == TA_JUSTIFY)
         if width > 0:
             pango.pango_layout_set_width(layout, round(width * scale))
-        attrs = pango.pango_layout_get_attributes(layout)
-        if attrs == ffi.NULL:
-            attrs = pango.pango_attr_list_new()
-            pango.pango_layout_set_attributes(layout, attrs)
-            pango.pango_attr_list_unref(attrs)
-            attrs = pango.pango_layout_get_attributes(layout)
-        for attr in (pango.pango_attr_line_height_new_absolute(round(ts.leading * scale)),
-                     pango.pango_attr_language_new(pango.pango_language_from_string(self.lang.encode()))):
-            pango.pango_attr_list_insert_before(attrs, attr)
+        pb.text_attributes(layout, round(ts.leading * scale), self.lang)
         pango.pango_layout_context_changed(layout)
         lines = [(start, x / scale, w / scale, top / scale, base / scale, bottom / scale)
                  for start, x, w, top, base, bottom in pb.line_boxes(layout)]
