@@ -54,7 +54,7 @@ def import_cmd(ctx, file):
     from ..data.i18nfiles import import_file, read_file
 
     root = _root(ctx)
-    game_id, found, changed_only = read_file(root, file)
+    game_id, found, changed_only = read_file(file)
     written = import_file(_game(root, game_id), found, str(file), changed_only)
     for path, n in written:
         click.echo(f"{path}: {n} text{'s' if n != 1 else ''} imported")

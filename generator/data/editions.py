@@ -11,19 +11,19 @@ for each other language, `cards/<game>/i18n/<lang>.yaml`:
     sources: {cards.zeus.text: 1a2b3c4d}           # written by pnp: the source each was made from
 
 The language the cards are written in may have an `i18n/<lang>.yaml` of its own: its
-`strings:` are the source of every edition's. Out: the `Catalogue` of every text an
-edition translates (key, source text, where it is written), each edition as a `Game`
-(its words translated, `t()`'s strings, `language` in its meta), and the findings of a
-language's translation: a text not translated and a key that names nothing (errors), a
-translation whose source has changed since it was made (a warning), and icons
-(`:favor:`), placeholders (`{cards}`) and Jinja expressions (`{{ x }}`) that differ from
-the source's (errors), each naming the file, line, card and field.
+`strings:` are the source of every edition's. Out: the `catalogue` of every text an
+edition translates (key, source text, where it is written), a language's `Translation`
+as read and checked against its schema, each edition as a `Game` (its words translated,
+`t()`'s strings, `language` in its meta, the source's names kept for the sheets' slug
+line), and `translator`, the `t()` of templates and rulebooks. What a translation gets
+wrong is found by i18ncheck.py; translators' files are i18nfiles.py's.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -59,6 +59,15 @@ def direction_of(lang: str) -> str:
     if any(p in RTL_SCRIPTS for p in parts[1:]):
         return "rtl"
     return "rtl" if parts[0] in RTL_LANGUAGES else "ltr"
+
+
+def markers(text: str) -> Counter:
+    """What a translation must keep of its source: icons, placeholders, Jinja expressions."""
+    found: Counter = Counter()
+    found.update(f":{m}:" for m in _ICON.findall(text))
+    found.update(f"{{{m}}}" for m in _PLACEHOLDER.findall(text))
+    found.update("{{ " + " ".join(m.split()) + " }}" for m in _JINJA.findall(text))
+    return found
 
 
 def source_hash(text: str) -> str:

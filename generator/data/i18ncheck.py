@@ -16,9 +16,6 @@ from collections.abc import Mapping
 from ..errors import InputError, Problem
 from ..guard import shorten
 from .editions import (
-    _ICON,
-    _JINJA,
-    _PLACEHOLDER,
     Entry,
     Translation,
     catalogue,
@@ -26,21 +23,13 @@ from .editions import (
     edition,
     flatten,
     languages_of,
+    markers,
     read_translation,
     source_hash,
 )
 from .model import Game
 from .schema import Validator
 from .yamlsrc import line_of, plain
-
-
-def markers(text: str) -> Counter:
-    """What a translation must keep of its source: icons, placeholders, Jinja expressions."""
-    found: Counter = Counter()
-    found.update(f":{m}:" for m in _ICON.findall(text))
-    found.update(f"{{{m}}}" for m in _PLACEHOLDER.findall(text))
-    found.update("{{ " + " ".join(m.split()) + " }}" for m in _JINJA.findall(text))
-    return found
 
 
 def check_translation(game: Game, translation: Translation, entries: dict[str, Entry] | None = None) -> list[Problem]:

@@ -154,7 +154,7 @@ def _fixed_times(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def read_file(root: Path, path: Path) -> tuple[str, dict[str, dict[str, tuple[str, str]]], bool]:
+def read_file(path: Path) -> tuple[str, dict[str, dict[str, tuple[str, str]]], bool]:
     """A translators' file: (game, {language: {key: (translation, source hash)}}, whether only
     the translations that differ from the game's are news: a table says nothing of which
     texts its translator looked at, so an unchanged cell keeps what the game recorded, while a

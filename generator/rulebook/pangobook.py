@@ -22,7 +22,7 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass
-from html import unescape
+from xml.sax.saxutils import escape, quoteattr
 
 import cairocffi as cairo
 from reportlab.lib.enums import TA_CENTER, TA_JUSTIFY, TA_RIGHT
@@ -67,13 +67,9 @@ def pango_markup(markup: str) -> str:
                 return "</span>"
             face = _FACE.search(attrs)
             family = _NAMED_FONTS.get(face.group(1), face.group(1)) if face else "Lato"
-            return f'<span font_family="{family}">'
+            return f"<span font_family={quoteattr(family)}>"
         return ""   # links and anything else: the words only
     return _TAG.sub(tag, markup.replace("&nbsp;", "\u00a0"))
-
-
-def plain(markup: str) -> str:
-    return unescape(_TAG.sub("", markup.replace("&nbsp;", "\u00a0").replace("<br/>", "\n")))
 
 
 @dataclass
@@ -145,8 +141,6 @@ class BookText:
 
     def missing(self, text: str, ts: TextStyle) -> list[str]:
         """Characters of `text` that no shipped font has."""
-        from xml.sax.saxutils import escape
-
         return sorted(set(pb.unknown_characters(self.laid(escape(text), ts, 0).layout)))
 
     def place(self, page: int, piece: tuple, box: tuple) -> None:
@@ -158,8 +152,6 @@ class BookText:
     def line(self, canvas, text: str, style: ParagraphStyle, x: float, baseline: float, anchor: str = "start"):
         """One line of text on the page being drawn (running heads), its baseline at `baseline`
         pt, starting at x (`anchor` start), ending at x (end) or centred on it."""
-        from xml.sax.saxutils import escape
-
         ts = self.style(style)
         markup = escape(text)
         laid = self.laid(markup, ts, 0)
@@ -185,7 +177,7 @@ class BookText:
                 self._draw(surface, piece, box)
             placements.append((page, key, box))
         surface.finish()
-        return out.getvalue(), [(page, key, box) for page, key, box in placements] if keys else []
+        return out.getvalue(), placements
 
     def _draw(self, surface, piece: tuple, box: tuple) -> None:
         markup, ts, width, first, last = piece
