@@ -371,3 +371,12 @@ def test_translations_from_a_pull_request_are_data(project):
     result = run(project, "validate", "olympians", "--lang", "fr")
     assert result.exit_code == 2
     assert "cards/olympians/i18n/fr.yaml" in result.output and "must match the en text's" in result.output
+
+
+def test_an_edition_without_its_rulebook_is_an_error(warm_project):
+    (warm_project / "cards/olympians/rulebook.fr.md").unlink()
+    result = run(warm_project, "build", "olympians", "--lang", "fr", "--paper", "a4")
+    assert result.exit_code == 2
+    assert "cards/olympians/rulebook.fr.md: not translated: the fr edition needs its own rulebook beside " \
+           "rulebook.md" in result.output
+    assert run(warm_project, "build", "olympians", "--lang", "de", "--paper", "a4").exit_code == 0
