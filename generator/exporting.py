@@ -52,14 +52,14 @@ def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: b
     :param draft: pictures at draft resolution (the manifest says so).
     """
     from .draw.render import render_game
-    from .pipeline import resolve_games
+    from .pipeline import editions_asked, resolve_games
 
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)
     asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     results = []
-    for game_id in resolve_games(root, names):
-        for edition in _editions(root, game_id, validate, languages):
+    for game_id, langs in editions_asked(root, resolve_games(root, names), names, languages).items():
+        for edition in _editions(root, game_id, validate, langs):
             started = time.perf_counter()
             rendered = render_game(edition, stamp=stamp_of(edition, stamp), pictures=asked)
             name = target + (f"-{edition.edition}" if edition.edition else "")

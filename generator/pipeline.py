@@ -56,6 +56,31 @@ def resolve_games(root: Path, names: tuple[str, ...] | list[str]) -> list[str]:
     return list(names) or known
 
 
+def editions_asked(root: Path, games: list[str], named, asked) -> dict[str, tuple[str, ...] | None]:
+    """The editions to make of each game for `--lang` (`asked`; None: every edition). A game
+    named on the command line must have each language asked for (or an error says so); of
+    the games not named (pnp build --lang de: every game), those without any are left out,
+    and no game having one is an error."""
+    from .data.yamlsrc import read_yaml
+
+    if not asked:
+        return {g: None for g in games}
+    out: dict[str, tuple[str, ...] | None] = {}
+    for g in games:
+        langs = languages_of(read_yaml(root / "cards" / g / "game.yaml", f"cards/{g}/game.yaml") or {})
+        mine = tuple(lang for lang in asked if lang in langs)
+        if named and len(mine) < len(asked):
+            unknown = [lang for lang in asked if lang not in langs]
+            raise InputError(f"{g} has no edition in {', '.join(map(repr, unknown))} (game.yaml languages: "
+                             f"{', '.join(langs)})")
+        if mine:
+            out[g] = mine
+    if not out:
+        raise InputError(f"no game has an edition in {', '.join(map(repr, asked))} (a game's editions: game.yaml "
+                         "languages:)")
+    return out
+
+
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
@@ -91,7 +116,8 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     session.stopwatch.reset()
     progress = progress or SILENT
     out_dir = out_dir or root / "output"
-    games = resolve_games(root, names)
+    asked = editions_asked(root, resolve_games(root, names), names, languages)
+    games = list(asked)
     cache = FaceCache(out_dir / ".cache" / "faces")
     try:
         fonts.activate(out_dir / ".cache")
@@ -101,10 +127,10 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     from .draw.drawpool import drawing_workers
     from .draw.render import render_game
 
-    asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
+    pictures = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     with drawing_workers(session):
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game, session, asked, stamp, cutter, languages)
+                               changed_since, progress, render_game, session, pictures, stamp, cutter, asked)
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
     PictureStore(out_dir / ".cache" / "pictures").prune()
     return results
@@ -112,7 +138,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
 
 def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
                  progress, render_game, session: Session, asked: Asked, stamp=None, cutter=None,
-                 languages=None) -> list[BuildResult]:
+                 languages: dict | None = None) -> list[BuildResult]:
     from .draw.stamp import stamp_of
 
     results = []
@@ -123,7 +149,7 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
             with session.stage("load"):
                 game = load_game(root, game_id, session)
                 collect(f"in cards/{game_id}/", printed_text_problems(game))
-                made, translated = checked_editions(game, languages)
+                made, translated = checked_editions(game, (languages or {}).get(game_id))
                 collect(f"in the translations of {game_id}", translated)
             papers_of_game = game_papers(game, papers)
             print_mode = print_mode_of(game, mode, back_offset, cutter)
@@ -202,11 +228,19 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
         except PnpError as exc:
             raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
     if not guides:
+        from .rulebook import rulebook_warnings
+
+        words = rulebook_warnings(game)
+        if strict and words:
+            raise RulesFailed("the rulebook's words are not in its language, and --strict makes warnings fail", words)
+        drawn = [*rendered.warnings, *words]
         try:
             write_atomic(changes.record_path(out_dir, game.stem), changes.record(rendered))
         except OSError as exc:
             raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
-    return artifacts, list(rendered.warnings), changed, rendered
+    else:
+        drawn = list(rendered.warnings)
+    return artifacts, drawn, changed, rendered
 
 
 def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,

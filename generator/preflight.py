@@ -65,6 +65,7 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
                             Problem(p.file, f"{p.message} ({paper.upper()})", line=p.line, card=p.card,
                                     field=p.field) for p in exc.problems)
     problems.extend(_rulebook_problems(game, rendered, (papers or settings.get("papers") or PAPERS)[0], session))
+    warnings.extend(_rulebook_warnings(game))
     return _dedupe(problems), _dedupe(warnings)
 
 
@@ -97,6 +98,15 @@ def _rulebook_problems(game, rendered, paper, session: Session) -> list[Problem]
     except InputError as exc:
         return exc.problems or [Problem(game.source.file, exc.message)]
     return []
+
+
+def _rulebook_warnings(game) -> list[Problem]:
+    from .rulebook import rulebook_warnings
+
+    try:
+        return rulebook_warnings(game)
+    except InputError:   # the rulebook file named in game.yaml is missing: a problem said already
+        return []
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -176,7 +176,8 @@ def test_templates_see_lang_direction_and_strings(mini):
     from generator.draw.render import render_svgs
 
     made, problems = checked_editions(load_game(root, "mini"))
-    assert problems == []
+    assert [p for p in problems if p.severity == "error"] == []
+    assert [p.field for p in problems] == ["sources"]   # written by hand: no record of their source yet
     svgs = {ed.language: render_svgs(ed) for ed in made}
     assert "<desc>en ltr Hello Alpha</desc>" in next(iter(svgs["en"].svgs.values()))
     assert "<desc>ar rtl مرحبا ألفا</desc>" in next(iter(svgs["ar"].svgs.values()))
@@ -204,8 +205,10 @@ def test_bad_edition_settings_are_clear_errors(mini):
     result = run(root, "validate", "--no-render")
     assert result.exit_code == 2 and "keep one of them" in result.output
     game.write_text(game.read_text().replace("language: en\n", ""))
-    result = run(root, "build", "--lang", "fr")
+    result = run(root, "build", "mini", "--lang", "fr")
     assert result.exit_code == 2 and "mini has no edition in 'fr' (game.yaml languages: en, de)" in result.output
+    result = run(root, "build", "--lang", "fr")   # every game: none has one
+    assert result.exit_code == 2 and "no game has an edition in 'fr'" in result.output
     result = run(root, "build")
     assert result.exit_code == 2 and "lists 'de' among its languages, but there is no translation file" \
         in result.output
@@ -380,3 +383,128 @@ def test_an_edition_without_its_rulebook_is_an_error(warm_project):
     assert "cards/olympians/rulebook.fr.md: not translated: the fr edition needs its own rulebook beside " \
            "rulebook.md" in result.output
     assert run(warm_project, "build", "olympians", "--lang", "de", "--paper", "a4").exit_code == 0
+
+
+def test_a_game_of_one_language_pnp_has_no_rulebook_words_for_still_builds(mini):
+    root = mini("- {id: a, name: Alpha, text: ok}")
+    game = root / "cards/mini/game.yaml"
+    game.write_text(game.read_text() + "language: sv\n")
+    (root / "cards/mini/rulebook.md").write_text("# Regler\n\nSpela kort.\n")
+    result = run(root, "build", "--paper", "a4")
+    assert result.exit_code == 0, result.output
+    assert "pnp has no rulebook words in 'sv': the rulebook prints contents" in result.output
+    assert "Contents" in text_of(root / "output/mini/mini-rulebook-a4.pdf")   # in English, as it always was
+    (root / "cards/mini/i18n").mkdir()
+    (root / "cards/mini/i18n/sv.yaml").write_text(
+        'strings: {rulebook: {contents: Innehåll, rules_of_play: Spelregler, players: "{players} spelare", '
+        'ages: "{ages} år", rules: "{title}: regler", size: "{w} × {h} mm", dice: "{die}", flavour: x}}\n',
+        encoding="utf-8")
+    result = run(root, "build", "--paper", "a4")
+    assert result.exit_code == 2 and "the rulebook has no word 'flavour'" in result.output
+    edit(root / "cards/mini/i18n/sv.yaml", ", flavour: x", "")
+    edit(root / "cards/mini/i18n/sv.yaml", '"{players} spelare"', '"{player} spelare"')
+    result = run(root, "build", "--paper", "a4")
+    assert result.exit_code == 2 and "{player} is not filled in here (this word takes: {players})" in result.output
+    edit(root / "cards/mini/i18n/sv.yaml", '"{player} spelare"', '"{players} spelare"')
+    result = run(root, "build", "--paper", "a4")
+    assert result.exit_code == 0 and "warning" not in result.output
+    assert "Innehåll" in text_of(root / "output/mini/mini-rulebook-a4.pdf")
+
+
+def test_watching_one_edition_while_the_translations_catch_up(project):
+    """A card whose English text just got an icon its translations lack: every edition's
+    build refuses it, but `pnp watch --lang en` keeps showing the English one."""
+    import queue
+    import threading
+
+    from generator.loop.watch import watch
+
+    edit(project / "cards/olympians/playing-cards.yaml", "No card outranks the king of the mountain.",
+         "No card outranks the king of the mountain :favor:.")
+    assert run(project, "validate", "olympians", "--no-render").exit_code == 2   # 4 editions lack it
+    outcomes, stop = queue.Queue(), threading.Event()
+    thread = threading.Thread(target=watch, args=(project, ["olympians"], outcomes.put, stop),
+                              kwargs={"papers": ("a4",), "languages": ("en",)}, daemon=True)
+    thread.start()
+    try:
+        first = outcomes.get(timeout=120)
+        assert first.ok, first.problems
+        assert [r.game.language for r in first.result.editions] == ["en"]
+    finally:
+        stop.set()
+        thread.join(20)
+
+
+def test_an_edition_that_changes_what_the_rules_read_is_warned(project):
+    edit(project / "cards/olympians/i18n/de.yaml", "    name: Zeus\n", "    name: Zeus\n    favor: 9\n")
+    result = run(project, "validate", "olympians", "--no-render")
+    assert result.exit_code == 0
+    assert re.search(r"cards/olympians/i18n/de.yaml:\d+: warning: olympians/translations: favor: the de edition "
+                     r"makes it 9, the cards 3: the game's rules read this field", result.output), result.output
+
+
+def test_key_like_fields_are_not_translated_by_default():
+    from generator.data.editions import translated_fields
+
+    meteor = load_game(REPO, "meteor")
+    assert translated_fields(meteor.deck("powers")) == ("name", "text")   # not `icon: talk`
+
+
+def test_a_changed_rulebook_makes_its_translations_stale(project):
+    edit(project / "cards/olympians/rulebook.md", "# Strategy Tips", "# Strategy Tips and Tricks")
+    result = run(project, "validate", "olympians", "--no-render")
+    assert result.exit_code == 0
+    for lang in ("de", "fr", "ja", "ar"):
+        assert f"cards/olympians/rulebook.{lang}.md:1: warning: olympians/translations: stale: rulebook.md " \
+               "changed since this was translated" in result.output
+    assert "rulebook stale (incomplete)" in run(project, "i18n", "status", "olympians").output
+    assert run(project, "i18n", "accept", "olympians", "--lang", "fr").exit_code == 0
+    assert "olympians fr: 121 of 121 texts translated, 0 missing, 0 stale; rulebook up to date (complete)" \
+        in run(project, "i18n", "status", "olympians").output
+    (project / "cards/olympians/rulebook.ja.md").unlink()
+    result = run(project, "validate", "olympians", "--no-render")
+    assert result.exit_code == 2 and "cards/olympians/rulebook.ja.md: error: olympians/translations: not " \
+                                      "translated: the ja edition needs its own rulebook" in result.output
+
+
+def test_imports_read_tables_as_excel_writes_them_and_skip_what_is_gone(project):
+    import os
+
+    assert run(project, "i18n", "export", "olympians", "--format", "csv", "--lang", "fr").exit_code == 0
+    rows = list(csv.reader(io.StringIO((project / "output/olympians/i18n/olympians-translations-fr.csv")
+                                       .read_bytes().decode("utf-8-sig"))))
+    row = next(r for r in rows if r[1] == "strings.victory.hero")
+    row[4] = "Héroïne"
+    rows.append(["olympians", "cards.no-such-card.name", "", "Gone", "Parti"])
+    edited = project / "edited.csv"   # as French Excel saves "CSV (séparateur: point-virgule)"
+    with open(edited, "w", encoding="cp1252", newline="") as fh:
+        csv.writer(fh, delimiter=";").writerows(r for r in rows if all(c.encode("cp1252", "ignore").decode(
+            "cp1252") == c for c in r))
+    shared = project / "cards/olympians/shared-fr.yaml"   # the French file kept elsewhere and linked
+    os.replace(project / "cards/olympians/i18n/fr.yaml", shared)
+    os.symlink("../shared-fr.yaml", project / "cards/olympians/i18n/fr.yaml")
+    result = run(project, "i18n", "import", str(edited))
+    assert result.exit_code == 0, result.output
+    assert "1 text" in result.output and "of the file olympians no longer has, left out: " \
+                                          "cards.no-such-card.name" in result.output
+    assert "read as Windows-1252" in result.output
+    assert (project / "cards/olympians/i18n/fr.yaml").is_symlink() and "Héroïne" in shared.read_text(encoding="utf-8")
+
+
+def test_a_title_too_long_to_print_is_refused(project):
+    edit(project / "cards/olympians/i18n/de.yaml", "  title: Olympier", "  title: " + "Olympier" * 1000)
+    result = run(project, "validate", "olympians", "--no-render")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "cards/olympians/i18n/de.yaml" in result.output
+
+
+def test_a_row_of_cards_reads_from_the_right_in_an_arabic_rulebook(olympians_build):
+    manifest = json.loads((olympians_build / "manifest.json").read_text())
+
+    def row(name):   # the figure of the three gods: Zeus, the richest god, Hestia
+        placed = next(f for f in manifest["files"] if f["path"] == name)["placements"]
+        gods = [p for p in placed if p["id"] in ("zeus", "hades", "hestia")]
+        page = [p for p in gods if p["page"] == gods[-1]["page"]]
+        return [p["id"] for p in sorted(page, key=lambda p: p["x_mm"])]
+    assert row("olympians-rulebook-a4.pdf") == ["zeus", "hades", "hestia"]
+    assert row("olympians-ar-rulebook-a4.pdf") == ["hestia", "hades", "zeus"]

@@ -108,20 +108,21 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, time_li
     from ..data.i18ncheck import checked_editions
     from ..data.load import load_game
     from ..errors import RenderError
-    from ..pipeline import resolve_games
+    from ..pipeline import editions_asked, resolve_games
     from ..rules import RulesReport, check_game
     from ..rules.report import from_problem, render
 
     root = _root(ctx)
     reports, unreadable = [], False
-    for game_id in resolve_games(root, games):
+    asked = editions_asked(root, resolve_games(root, games), games, tuple(languages) or None)
+    for game_id in asked:
         try:
             game = load_game(root, game_id)
             if fmt == "text":
                 for note in game.notes:
                     click.echo(f"note: {note}", err=True)
             report = check_game(game, strict=strict)
-            made, translated = checked_editions(game, tuple(languages) or None)
+            made, translated = checked_editions(game, asked[game_id])
             report = _with(report, translated, "translations")
             if draw:
                 session = session_for(time_limit)

@@ -54,12 +54,22 @@ def import_cmd(ctx, file):
     from ..data.i18nfiles import import_file, read_file
 
     root = _root(ctx)
-    game_id, found, changed_only = read_file(file)
-    written = import_file(_game(root, game_id), found, str(file), changed_only)
+    imported = read_file(file)
+    written = import_file(_game(root, imported.game), imported, str(file))
+    for note in imported.notes:
+        click.echo(f"note: {file}: {note}", err=True)
     for path, n in written:
         click.echo(f"{path}: {n} text{'s' if n != 1 else ''} imported")
     if not written:
         click.echo(f"{file}: no translation differs from the game's: nothing to import")
+        return
+    from ..data.editions import read_translation
+    from ..data.i18ncheck import check_translation
+
+    game = _game(root, imported.game)   # as it is now
+    for lang in imported.texts:
+        for problem in check_translation(game, read_translation(game, lang)):
+            click.echo(f"{problem.severity}: {problem}", err=True)   # pnp validate will say it again
 
 
 @i18n.command("status")
@@ -80,9 +90,13 @@ def status_cmd(ctx, games):
             continue
         for p in status(game):
             shown += 1
-            state = "complete" if p.translated == p.total else "incomplete"
+            if p.unreadable:
+                click.echo(f"{game_id} {p.lang}: cannot be read: {p.unreadable}")
+                continue
+            extra = (f", {p.unrecorded} with no recorded source" if p.unrecorded else "") + \
+                (f"; rulebook {p.rulebook}" if p.rulebook else "")
             click.echo(f"{game_id} {p.lang}: {p.translated} of {p.total} texts translated, {p.missing} missing, "
-                       f"{p.stale} stale ({state})")
+                       f"{p.stale} stale{extra} ({'complete' if p.complete else 'incomplete'})")
     if not shown:
         click.echo("no game lists languages: in its game.yaml")
 
@@ -98,4 +112,5 @@ def accept_cmd(ctx, game, languages):
 
     root = _root(ctx)
     for path, n in accept(_game(root, game), tuple(languages) or None):
-        click.echo(f"{path}: {n} text{'s' if n != 1 else ''} recorded as translated from the current source")
+        what = "its source" if path.endswith(".md") else f"the sources of {n} text{'s' if n != 1 else ''}"
+        click.echo(f"{path}: recorded {what}, as they are now")

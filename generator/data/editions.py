@@ -42,6 +42,7 @@ RTL_SCRIPTS = {"adlm", "arab", "hebr", "nkoo", "rohg", "syrc", "thaa"}
 _ICON = re.compile(r":([A-Za-z0-9_-]+):")
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 _JINJA = re.compile(r"\{\{(.*?)\}\}", re.S)
+_KEY_LIKE = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
 def languages_of(meta: Mapping) -> tuple[str, ...]:
@@ -109,7 +110,11 @@ class Translation:
         return lookup(self.data.get("strings") or {}, rest)
 
     def line(self, key: str) -> int | None:
+        """The line of a key's translation, or of the nearest mapping it would be written in
+        (None when the file has not even its section)."""
         section, _, rest = key.partition(".")
+        if section not in self.data:
+            return None
         if section in ("decks", "cards"):
             owner, _, name = rest.rpartition(".")
             path: tuple = (section, owner, name)
@@ -175,6 +180,23 @@ def _checked(text: str, shown: str) -> Mapping:
     return data
 
 
+RULEBOOK_SOURCE = re.compile(r"\{#-?\s*pnp-source:\s*([0-9a-f]{8})\s*-?#\}")
+
+
+def rulebook_paths(game: Game, lang: str) -> tuple[Path, Path]:
+    """(the rulebook the cards' language has, an edition's own beside it): rulebook.md and
+    rulebook.<lang>.md, or game.yaml's `rulebook:` name with the language before its suffix."""
+    path = game.cards_dir / str(game.meta.get("rulebook") or "rulebook.md")
+    return path, path.with_name(f"{path.stem}.{lang}{path.suffix}")
+
+
+def recorded_rulebook_source(text: str) -> str | None:
+    """The hash of the rulebook an edition's rulebook was translated from, as its first line
+    records it ({#- pnp-source: 1a2b3c4d -#}, written by pnp i18n accept), or None."""
+    found = RULEBOOK_SOURCE.search(text[:300])
+    return found.group(1) if found else None
+
+
 def read_source_strings(root: Path, cards_dir: Path, meta: Mapping, problems: list[Problem]) -> Mapping:
     """The `strings:` of the language the cards are written in (i18n/<lang>.yaml; {} when
     there is none); its problems go to `problems`."""
@@ -203,14 +225,19 @@ def read_source_strings(root: Path, cards_dir: Path, meta: Mapping, problems: li
 
 def translated_fields(deck: Deck) -> tuple[str, ...]:
     """The card fields an edition translates: the deck's `translate:`, else name and every
-    field of type string without enum, const or pattern."""
+    field of type string without enum, const or pattern, but for a field every card gives a
+    key-like word (lowercase, no space: an icon's name, an id)."""
     listed = deck.raw.get("translate")
     if listed is not None:
         return tuple(str(f) for f in listed)
     fields = deck.raw.get("fields") or {}
+
+    def words(name: str) -> bool:
+        values = [str(c.fields[name]) for c in deck.cards if isinstance(c.fields.get(name), str)]
+        return not values or not all(_KEY_LIKE.fullmatch(v) for v in values)
     return ("name", *(name for name, schema in fields.items()
                       if isinstance(schema, Mapping) and schema.get("type") == "string"
-                      and not {"enum", "const", "pattern"} & set(schema)))
+                      and not {"enum", "const", "pattern"} & set(schema) and words(name)))
 
 
 def catalogue(game: Game) -> dict[str, Entry]:

@@ -10,11 +10,12 @@ marks a message fuzzy); a string the source does not have (a warning).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 
 from ..errors import InputError, Problem
-from ..guard import shorten
+from ..guard import OutsideProject, read_text_inside, shorten
 from .editions import (
     Entry,
     Translation,
@@ -25,7 +26,10 @@ from .editions import (
     languages_of,
     markers,
     read_translation,
+    recorded_rulebook_source,
+    rulebook_paths,
     source_hash,
+    translated_fields,
 )
 from .model import Game
 from .schema import Validator
@@ -60,9 +64,42 @@ def check_translation(game: Game, translation: Translation, entries: dict[str, E
             problems.append(Problem(file, f"stale: the {source_lang} text changed since this was translated "
                                           f"(now {shorten(entry.text)!r}, {entry.file}:{entry.line})",
                                     line, entry.card, shown, severity="warning"))
+    unrecorded = [k for k in entries if isinstance(translation.value(k), str) and translation.value(k).strip()
+                  and k not in translation.sources]
+    if unrecorded:
+        problems.append(Problem(file, f"{len(unrecorded)} translation{'s' if len(unrecorded) > 1 else ''} record no "
+                                      f"source text (first: {unrecorded[0]}), so a change of the {source_lang} text "
+                                      f"cannot be noticed: pnp i18n accept {game.id} --lang {translation.lang} records "
+                                      "the sources once the translations are checked", field="sources",
+                                severity="warning"))
     problems.extend(_unknown_keys(game, translation, entries))
     problems.extend(_override_problems(game, translation))
+    problems.extend(rulebook_problems(game, translation.lang))
     return problems
+
+
+def rulebook_problems(game: Game, lang: str) -> list[Problem]:
+    """An edition's rulebook: missing beside the game's (an error), or translated from a
+    rulebook.md that has changed since, or with no record of which (warnings)."""
+    source, own = rulebook_paths(game, lang)
+    if not source.exists():
+        return []
+    shown, source_lang = str(own.relative_to(game.root)), languages_of(game.meta)[0]
+    if not own.exists():
+        return [Problem(shown, f"not translated: the {lang} edition needs its own rulebook beside {source.name}")]
+    try:
+        recorded = recorded_rulebook_source(read_text_inside(game.root, own, shown))
+        now = source_hash(read_text_inside(game.root, source))
+    except OutsideProject as exc:
+        return [Problem(shown, str(exc))]
+    if recorded is None:
+        return [Problem(shown, f"it records no source, so a change of {source.name} cannot be noticed: pnp i18n "
+                               f"accept {game.id} --lang {lang} records it once the translation is checked",
+                        severity="warning")]
+    if recorded != now:
+        return [Problem(shown, f"stale: {source.name} changed since this was translated ({source_lang})",
+                        line=1, severity="warning")]
+    return []
 
 
 def _parent(key: str) -> str:
@@ -121,14 +158,18 @@ def _unknown_keys(game: Game, translation: Translation, entries: dict[str, Entry
 
 def _override_problems(game: Game, translation: Translation) -> list[Problem]:
     """Card fields an edition sets that its deck does not declare, or with values the
-    field's schema refuses."""
+    field's schema refuses (errors); a field the game's rules read, set to another value than
+    the card's (a warning: the rules run on the cards as written, so the edition could play
+    differently without a word)."""
     problems = []
-    cards = {c.id: d for d in game.decks for c in d.cards}
+    cards = {c.id: (d, c) for d in game.decks for c in d.cards}
+    ruled = _rules_text(game)
     for card_id, fields in (translation.data.get("cards") or {}).items():
-        deck = cards.get(card_id)
-        if deck is None or not isinstance(fields, Mapping):
+        deck, card = cards.get(card_id, (None, None))
+        if deck is None or card is None or not isinstance(fields, Mapping):
             continue
         declared = deck.raw.get("fields") or {}
+        translated = set(translated_fields(deck))
         for name, value in fields.items():
             line = line_of(translation.data, ("cards", card_id, name))
             if name in ("id", "count", "front", "back"):
@@ -143,7 +184,23 @@ def _override_problems(game: Game, translation: Translation) -> list[Problem]:
                 if errors:
                     problems.append(Problem(translation.file, f"{shorten(errors[0].message, 120)}", line=line,
                                             card=card_id, field=name))
+                elif (name not in translated and plain(value) != plain(card.fields.get(name))
+                      and re.search(rf"\b{re.escape(str(name))}\b", ruled)):
+                    problems.append(Problem(
+                        translation.file, f"the {translation.lang} edition makes it {shorten(repr(plain(value)))}, the "
+                                          f"cards {shorten(repr(plain(card.fields.get(name))))}: the game's rules read "
+                                          "this field and check the cards as written, not this edition",
+                        line=line, card=card_id, field=name, severity="warning"))
     return problems
+
+
+def _rules_text(game: Game) -> str:
+    """The text of the game's rules file ('' when there is none or it cannot be read)."""
+    path = game.cards_dir / str(game.meta.get("rules") or "rules.yaml")
+    try:
+        return read_text_inside(game.root, path) if path.exists() else ""
+    except OutsideProject:
+        return ""   # the load said so already
 
 
 def checked_editions(game: Game, asked=None) -> tuple[list[Game], list[Problem]]:
@@ -151,8 +208,14 @@ def checked_editions(game: Game, asked=None) -> tuple[list[Game], list[Problem]]
     problems of their translations (errors and warnings; errors are not raised here)."""
     langs = chosen_languages(game, asked)
     source = languages_of(game.meta)[0]
+    folder = game.cards_dir / "i18n"
+    listed = {lang.lower() for lang in languages_of(game.meta)}
+    strays = sorted(p for p in folder.glob("*.yaml") if p.stem.lower() not in listed) if folder.is_dir() else []
     entries = catalogue(game) if len(languages_of(game.meta)) > 1 else {}
-    made, problems = [], []
+    made: list[Game] = []
+    problems = [Problem(str(p.relative_to(game.root)), f"'{p.stem}' is not one of the game's languages (game.yaml "
+                                                       f"languages: {', '.join(languages_of(game.meta))}): the file "
+                                                       "is not read", severity="warning") for p in strays]
     for lang in langs:
         if lang == source:
             made.append(edition(game, lang))

@@ -16,7 +16,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,13 +24,25 @@ from typing import Any
 import yaml
 
 from ..errors import InputError, Problem
-from ..guard import shorten
-from .editions import Entry, Translation, catalogue, i18n_file, languages_of, read_translation, source_hash
+from ..guard import OutsideProject, inside, shorten
+from .editions import (
+    RULEBOOK_SOURCE,
+    Entry,
+    Translation,
+    catalogue,
+    i18n_file,
+    languages_of,
+    read_translation,
+    recorded_rulebook_source,
+    rulebook_paths,
+    source_hash,
+)
 from .model import Game
-from .sheetbase import SheetError, Table, check_size
-from .workbook import xlsx_rows
+from .sheetbase import SheetError, check_size
+from .tablefile import read_table
 
-FORMATS = ("po", "csv", "xlsx")
+FORMATS = ("po", "csv", "xlsx")            # what pnp writes
+READS = ("po", "csv", "tsv", "txt", "xlsx", "xlsm", "ods")   # what it reads back
 HEAD = ("game", "key", "where")
 STALE = "0" * 8     # the source hash of a translation known to be made from another source
 
@@ -39,9 +51,17 @@ STALE = "0" * 8     # the source hash of a translation known to be made from ano
 class Progress:
     lang: str
     total: int
-    translated: int
+    translated: int      # translated, and made from the source as it is (or with no record)
     missing: int
     stale: int
+    unrecorded: int = 0  # of the translated: no record of the source they were made from
+    rulebook: str = ""   # the edition's rulebook: "", "up to date", "missing", "stale", "unrecorded"
+    unreadable: str = ""  # why the language's file cannot be read ("" when it can)
+
+    @property
+    def complete(self) -> bool:
+        return (self.translated == self.total and not self.unreadable
+                and self.rulebook in ("", "up to date", "unrecorded"))
 
 
 def _others(game: Game, asked: tuple[str, ...] | None) -> list[str]:
@@ -62,20 +82,41 @@ def _where(entry: Entry) -> str:
 
 
 def status(game: Game, asked=None) -> list[Progress]:
-    """Per language: texts translated (and not stale), missing, stale."""
+    """Per language: texts translated (and not stale), missing, stale, with no record of
+    their source; and the state of its rulebook. A file that cannot be read says why."""
     entries = catalogue(game)
     out = []
     for lang in _others(game, asked):
-        tr = read_translation(game, lang)
-        missing = stale = 0
+        try:
+            tr = read_translation(game, lang)
+        except InputError as exc:
+            reason = str(exc.problems[0]) if exc.problems else exc.message
+            out.append(Progress(lang, len(entries), 0, len(entries), 0, unreadable=reason))
+            continue
+        missing = stale = unrecorded = 0
         for key, entry in entries.items():
             value = tr.value(key)
             if not isinstance(value, str) or not value.strip():
                 missing += 1
-            elif tr.sources.get(key, source_hash(entry.text)) != source_hash(entry.text):
+            elif key not in tr.sources:
+                unrecorded += 1
+            elif tr.sources[key] != source_hash(entry.text):
                 stale += 1
-        out.append(Progress(lang, len(entries), len(entries) - missing - stale, missing, stale))
+        out.append(Progress(lang, len(entries), len(entries) - missing - stale, missing, stale, unrecorded,
+                            _rulebook_state(game, lang)))
     return out
+
+
+def _rulebook_state(game: Game, lang: str) -> str:
+    source, own = rulebook_paths(game, lang)
+    if not source.exists():
+        return ""
+    if not own.exists():
+        return "missing"
+    recorded = recorded_rulebook_source(own.read_text(encoding="utf-8", errors="replace"))
+    if recorded is None:
+        return "unrecorded"
+    return "up to date" if recorded == source_hash(source.read_text(encoding="utf-8", errors="replace")) else "stale"
 
 
 def export(game: Game, fmt: str, asked=None) -> dict[str, bytes]:
@@ -154,32 +195,50 @@ def _fixed_times(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def read_file(path: Path) -> tuple[str, dict[str, dict[str, tuple[str, str]]], bool]:
-    """A translators' file: (game, {language: {key: (translation, source hash)}}, whether only
-    the translations that differ from the game's are news: a table says nothing of which
-    texts its translator looked at, so an unchanged cell keeps what the game recorded, while a
-    PO entry says it (fuzzy, or not)).
+@dataclass
+class Imported:
+    """What a translators' file holds, as `read_file` read it."""
+
+    game: str
+    texts: dict[str, dict[str, tuple[str, str]]]   # language -> key -> (translation, hash of its source)
+    changed_only: bool     # a table says nothing of which texts its translator looked at: only the
+                           # cells that differ from the game's are news (a PO entry says it: fuzzy, or not)
+    notes: list[str] = field(default_factory=list)   # what the reader had to guess or could not read
+
+
+def read_file(path: Path) -> Imported:
+    """A translators' file pnp exported and a translator filled in: PO, or a table (CSV or
+    TSV in any encoding and separator Excel and LibreOffice write, XLSX, ODS: read as any
+    spreadsheet pnp reads, tablefile.py).
 
     :raises InputError: a file pnp cannot read as one of its own exports, naming it."""
     shown = str(path)
     fmt = path.suffix.lower().lstrip(".")
-    if fmt not in FORMATS:
-        raise InputError(f"{shown}: pnp reads translations from .po, .csv and .xlsx files")
+    if fmt not in READS:
+        raise InputError(f"{shown}: pnp reads translations from .po, .csv, .tsv, .xlsx and .ods files")
     try:
         check_size(path)   # a regular file of a size pnp reads
-        if fmt == "xlsx":
-            return (*_read_table(_rows_xlsx(path), shown), True)
-        data = path.read_bytes()
-        return (*_read_po(data, shown), False) if fmt == "po" else (*_read_table(_rows_csv(data), shown), True)
+        if fmt == "po":
+            return _read_po(path.read_bytes(), shown)
+        table = read_table(path)
     except InputError:
         raise
     except SheetError as exc:
         raise InputError(f"{shown}: {exc}") from None
     except Exception as exc:  # the readers' own errors: not a file of this kind
         raise InputError(f"{shown} cannot be read as {fmt.upper()}: {shorten(str(exc), 120)}") from None
+    rows = [[_cell(c) for c in table.header], *([_cell(c) for c in cells] for _, cells in table.rows)]
+    imported = _read_table(rows, shown)
+    imported.notes += table.notes + [f"row {row}: a formula whose value was never saved is read as empty ({formula})"
+                                     for row, _, formula in table.unsaved[:5]]
+    return imported
 
 
-def _read_po(data: bytes, shown: str):
+def _cell(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _read_po(data: bytes, shown: str) -> Imported:
     import polib
 
     po = polib.pofile(data.decode("utf-8"))
@@ -192,21 +251,10 @@ def _read_po(data: bytes, shown: str):
             continue
         stale = "fuzzy" in e.flags
         found[e.msgctxt or ""] = (e.msgstr, STALE if stale else source_hash(e.msgid))
-    return game, {lang: found}
+    return Imported(game, {lang: found}, False)
 
 
-def _rows_csv(data: bytes) -> list[list[str]]:
-    text = data.decode("utf-8-sig")
-    return [row for row in csv.reader(io.StringIO(text))]
-
-
-def _rows_xlsx(path: Path) -> list[list[str]]:
-    """The first sheet's rows, read within the limits of any spreadsheet pnp reads (workbook.py)."""
-    table = Table([], [])
-    return [["" if v is None else str(v) for v in cells] for _, cells in xlsx_rows(path, None, table)]
-
-
-def _read_table(rows: list[list[str]], shown: str):
+def _read_table(rows: list[list[str]], shown: str) -> Imported:
     if not rows or [c.strip().lower() for c in rows[0][:3]] != list(HEAD) or len(rows[0]) < 5:
         raise InputError(f"{shown}: not a table pnp exported (its first row must be {', '.join(HEAD)}, the "
                          "source language, then a column per language)")
@@ -223,34 +271,36 @@ def _read_table(rows: list[list[str]], shown: str):
         for lang, value in zip(langs, row[4:]):
             if lang in found and value.strip():
                 found[lang][key] = (value, source_hash(text))
-    return games.pop(), found
+    return Imported(games.pop(), found, True)
 
 
-def import_file(game: Game, found: dict[str, dict[str, tuple[str, str]]], shown: str,
-                changed_only: bool = False) -> list[tuple[str, int]]:
-    """Write the translations of a file into the game's i18n files (`changed_only`: those
-    that differ from the game's); returns (file, texts) written.
+def import_file(game: Game, imported: Imported, shown: str) -> list[tuple[str, int]]:
+    """Write the translations of a file into the game's i18n files (a table's, those that
+    differ from the game's); returns (file, texts) written. A text the game no longer has
+    (a card removed since the export) is left out, and said in `imported.notes`.
 
-    :raises InputError: keys the game does not have, or languages it does not list."""
+    :raises InputError: a language the game does not list."""
     entries = catalogue(game)
     langs = _others(game, None)
-    problems = [Problem(shown, f"the game has no edition in '{lang}' (languages: {', '.join(langs)})")
-                for lang in found if lang not in langs]
-    problems += [Problem(shown, f"'{shorten(key)}' is no text of {game.id} (an export of another version?)")
-                 for texts in found.values() for key in texts if key not in entries]
-    if problems:
-        raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} importing {shown}", problems)
+    unknown = [lang for lang in imported.texts if lang not in langs]
+    if unknown:
+        raise InputError(f"1 problem importing {shown}", [Problem(
+            shown, f"the game has no edition in '{unknown[0]}' (languages: {', '.join(langs)})")])
+    gone = sorted({key for texts in imported.texts.values() for key in texts if key not in entries})
+    if gone:
+        imported.notes.append(f"{len(gone)} text{'s' if len(gone) > 1 else ''} of the file {game.id} no longer has, "
+                              f"left out: {', '.join(shorten(k, 40) for k in gone[:5])}" +
+                              (", ..." if len(gone) > 5 else ""))
     written = []
-    for lang, texts in found.items():
+    for lang, texts in imported.texts.items():
+        tr = read_translation(game, lang)
+        texts = {k: v for k, v in texts.items() if k in entries}
+        if imported.changed_only:
+            texts = {k: v for k, v in texts.items() if v[0] != tr.value(k)}
         if not texts:
             continue
-        tr = read_translation(game, lang)
         data = _plain(tr.data)
         sources = dict(data.get("sources") or {})
-        if changed_only:
-            texts = {k: v for k, v in texts.items() if v[0] != tr.value(k)}
-            if not texts:
-                continue
         for key, (value, made_from) in texts.items():
             _put(data, key, value)
             sources[key] = made_from
@@ -262,18 +312,36 @@ def import_file(game: Game, found: dict[str, dict[str, tuple[str, str]]], shown:
 
 def accept(game: Game, asked=None) -> list[tuple[str, int]]:
     """Record the current source of every translation of the languages asked (all by
-    default): they are up to date as they are. Only the file's sources: block is rewritten."""
+    default), and of their rulebooks: they are up to date as they are. Only the file's
+    sources: block is rewritten, and the rulebook's first line."""
     entries = catalogue(game)
     written = []
     for lang in _others(game, asked):
         tr = read_translation(game, lang)
-        if not tr.found:
-            continue
-        sources = {key: source_hash(e.text) for key, e in entries.items() if _text(tr.value(key)).strip()}
-        path = i18n_file(game, lang)
-        path.write_text(_without_sources(path.read_text(encoding="utf-8")) + _sources_block(sources), encoding="utf-8")
-        written.append((str(path.relative_to(game.root)), len(sources)))
+        if tr.found:
+            sources = {key: source_hash(e.text) for key, e in entries.items() if _text(tr.value(key)).strip()}
+            path = _real(game, i18n_file(game, lang))
+            path.write_text(_without_sources(path.read_text(encoding="utf-8")) + _sources_block(sources),
+                            encoding="utf-8")
+            written.append((str(i18n_file(game, lang).relative_to(game.root)), len(sources)))
+        source, own = rulebook_paths(game, lang)
+        if source.exists() and own.exists():
+            text = RULEBOOK_SOURCE.sub("", own.read_text(encoding="utf-8"), count=1).lstrip("\n")
+            mark = "{#- pnp-source: " + source_hash(source.read_text(encoding="utf-8")) + " -#}\n"
+            _real(game, own).write_text(mark + text, encoding="utf-8")
+            written.append((str(own.relative_to(game.root)), 1))
     return written
+
+
+def _real(game: Game, path: Path) -> Path:
+    """The file a path names, through a link that stays inside the project (a translation
+    kept elsewhere in it and linked): written there, not replaced by a file of its own."""
+    if not path.is_symlink():
+        return path
+    try:
+        return inside(game.root, path, str(path.relative_to(game.root)))
+    except OutsideProject as exc:
+        raise InputError(str(exc)) from None
 
 
 def _plain(value):
@@ -311,7 +379,7 @@ def _write(game: Game, lang: str, data: dict, entries: dict[str, Entry]) -> None
     text = (f"# {game.title} in {lang}: written by pnp i18n import (the texts of every edition: pnp i18n export)\n"
             + yaml.dump(body, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1000))
     sources = {k: v for k, v in sorted((data.get("sources") or {}).items(), key=lambda kv: order.get(kv[0], 1 << 30))}
-    path = i18n_file(game, lang)
+    path = _real(game, i18n_file(game, lang))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text + _sources_block(sources), encoding="utf-8")

@@ -66,6 +66,11 @@ def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
         raise InputError(missing_message(root, game_file, rel(game_file)))
     meta = read_yaml(game_file, rel(game_file))
     problems = check(meta, bundled("game"), rel(game_file))
+    listed = [str(x).lower() for x in meta.get("languages") or []] if isinstance(meta, dict) else []
+    if len(set(listed)) < len(listed):
+        problems.append(Problem(rel(game_file), "a language is listed twice (languages are told apart without regard "
+                                "to case: de and DE would share a file name)", line=line_of(meta, ("languages",)),
+                                field="languages"))
     if isinstance(meta, dict) and "language" in meta and "languages" in meta:
         problems.append(Problem(rel(game_file), "language: is the one language of a game, languages: lists a game's "
                                 "editions (the first is the language its cards are written in): keep one of them",

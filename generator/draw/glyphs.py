@@ -89,6 +89,9 @@ def check_glyphs(tree, fonts: FontSet) -> list[str]:
             else:
                 for ch in face.missing(text):
                     msg = missing_message(ch, face)
+                    if any(not f.missing(ch) for f in fonts.faces):   # a text box would find it
+                        msg += " (an SVG <text> uses its one font: set this text with textbox(), which " \
+                               "falls back through the fonts pnp ships)"
                     if msg not in seen:
                         seen.add(msg)
                         messages.append(msg)

@@ -92,17 +92,18 @@ def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
 
 
 def watch(root: Path, games: list[str], report, stop: threading.Event | None = None, limits: Limits | None = None,
-          **options) -> None:
+          languages: tuple[str, ...] | None = None, **options) -> None:
     """Build every game once, then again on each save that touches it (only the edition a
     save touches, when it is one edition's own file), until `stop` is set (or Ctrl-C).
     `options` go to pipeline.build (papers, out_dir, validate, strict); every build runs
-    within `limits`."""
+    within `limits`. `languages`: only these editions of games of several languages (the
+    English one, while the translations catch up with a card just added)."""
     import watchfiles
 
     session = Session(remember=True, limits=limits)  # rebuilds re-render only the cards whose inputs changed
     try:
         for game in games:
-            report(build_one(root, game, session=session, **options))
+            report(build_one(root, game, session=session, languages=languages, **options))
             session.settle()
         folders = [str(root / "cards"), str(root / "templates")]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
@@ -111,7 +112,11 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
             made = {p for change, p in changes if change == watchfiles.Change.added}
             paths = [p for _, p in changes if p not in made or Path(p).exists()]
             for game, touched in affected_games(root, paths, games).items():
-                langs = editions_touched(root, game, touched)
+                langs = editions_touched(root, game, touched) or languages
+                if langs and languages:   # the watch's own editions only
+                    langs = tuple(lang for lang in langs if lang in languages)
+                    if not langs:
+                        continue   # a translation the watch does not build was saved
                 report(build_one(root, game, touched, session=session, languages=langs, **options))
                 session.settle()  # what the build let go, handed back once it is reported
     finally:

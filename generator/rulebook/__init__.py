@@ -29,9 +29,22 @@ from .pangobook import whole
 from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
 from .styles import styles
 from .words import fill
+from .words import problems as problems_of_words
 from .words import words as rulebook_words
 
 SINGLE_MM, ROW_MM, COMPONENT_MM, BOARD_MM = 50.0, 44.0, 30.0, 120.0
+
+
+def words_file(game) -> str:
+    """Where a game's (or edition's) own rulebook words are written."""
+    return f"cards/{game.id}/i18n/{game.language}.yaml"
+
+
+def rulebook_warnings(game) -> list[Problem]:
+    """The warnings of a game's rulebook that do not stop it: words pnp has not in its language."""
+    if rulebook_file(game) is None:
+        return []
+    return [p for p in problems_of_words(game, words_file(game)) if p.severity == "warning"]
 
 
 @dataclass(frozen=True)
@@ -51,13 +64,14 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
     if path is None:
         return None
     words = rulebook_words(game)
+    word_problems = [p for p in problems_of_words(game, words_file(game)) if p.severity == "error"]
     session = session or Session()
     memo = session.memo
     parsed = parse_blocks(render_markdown(game, path, session), memo)
     source = read_text_inside(game.root, path, str(path.relative_to(game.root)))  # read as render_markdown did
     shown = str(path.relative_to(game.root))
     decks = {d.id for d in game.decks}
-    problems = [Problem(shown, f"'components:' takes decks to leave out, as -{i.lstrip('-')}; "
+    problems = word_problems + [Problem(shown, f"'components:' takes decks to leave out, as -{i.lstrip('-')}; "
                                f"'{i}' is {'no deck' if i.lstrip('-') not in decks else 'not one'}",
                         line=_source_line(source, i))
                 for b in parsed if b.kind == "figure" and b.figure[0] == "components"

@@ -49,9 +49,10 @@ class Figure(Flowable):
     """A row of card faces (trim size scaled to `width` each), recorded for later placement
     through `record(page, face, box)` (the rulebook's `record_figure`)."""
 
-    def __init__(self, faces, width_mm: float, record, gap_mm: float = 4.0):
+    def __init__(self, faces, width_mm: float, record, gap_mm: float = 4.0, rtl: bool = False):
         super().__init__()
         self.faces = faces  # (face key, card id, trim_w, trim_h, bleed, corner)
+        self.rtl = rtl      # a book that runs right to left shows a row's first card on the right
         self.record = record
         self.card_w = width_mm * mm
         self.gap = gap_mm * mm
@@ -72,7 +73,8 @@ class Figure(Flowable):
 
     def draw(self):
         x = (self.width - self.total_w) / 2
-        for face, h in zip(self.faces, self.heights):
+        order = list(zip(self.faces, self.heights))
+        for face, h in (reversed(order) if self.rtl else order):
             ax, ay = self.canv.absolutePosition(x, self.height - h)
             self.record(self.canv.getPageNumber(), face, (ax, ay, self.card_w, h))
             x += self.card_w + self.gap
@@ -215,7 +217,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     text = BookText(lang, rtl) if needs_pango(rtl, book_text(game, blocks, words)) else None
     doc = Rulebook(buf, game, paper, words, text, stamp)
     st = doc.st
-    story = _title(game, st, cover_faces, doc.record_figure, doc.para, words)
+    story = _title(game, st, cover_faces, doc.record_figure, doc.para, words, rtl)
     toc = Contents(text, levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
     toc.tableStyle = TableStyle([("FONT", (0, 0), (-1, -1), st["toc2"].fontName, 9),
                                  ("VALIGN", (0, 0), (-1, -1), "TOP"),
@@ -250,7 +252,7 @@ def book_text(game, blocks, words: dict) -> str:
     return "".join(parts)
 
 
-def _title(game, st, cover_faces, record, para, words):
+def _title(game, st, cover_faces, record, para, words, rtl: bool = False):
     meta = game.meta
     facts = " · ".join(x for x in (
         fill(words["players"], players=meta["players"]) if meta.get("players") else "",
@@ -262,7 +264,7 @@ def _title(game, st, cover_faces, record, para, words):
         story.append(para(escape(facts), st["facts"]))
     story.append(Spacer(1, 16 * mm))
     if cover_faces:
-        story.append(Figure(cover_faces, 44, record))
+        story.append(Figure(cover_faces, 44, record, rtl=rtl))
     story += [Spacer(1, 14 * mm), para(escape(words["rules_of_play"]), st["subtitle"]), NextPageTemplate("body"),
               PageBreak()]
     return story
@@ -314,7 +316,7 @@ def _flowables(blocks, st, figure_faces, width, record, text=None):
             story.append(Spacer(1, 6))
         elif b.kind == "figure":
             faces, card_mm = figure_faces[n]
-            parts = [Figure(faces, card_mm, record)]
+            parts = [Figure(faces, card_mm, record, rtl=text is not None and text.rtl)]
             if b.text:
                 parts.append(para(b.text, st["caption"], text))
             story.append(Group(parts))

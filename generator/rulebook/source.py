@@ -16,7 +16,7 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markdown_it import MarkdownIt
 
-from ..data.editions import direction_of, translator
+from ..data.editions import direction_of, rulebook_paths, translator
 from ..data.yamlsrc import line_of
 from ..draw.jinja_errors import plain_message, template_line
 from ..draw.templates import render, text_environment
@@ -50,7 +50,7 @@ def rulebook_file(game):
             line=line_of(game.meta, ("rulebook",)), field="rulebook")])
     if not found or not game.edition:
         return path if found else None
-    own = path.with_name(f"{path.stem}.{game.edition}{path.suffix}")
+    own = rulebook_paths(game, game.edition)[1]
     if not is_file_inside(game.root, own):
         shown = str(own.relative_to(game.root))
         raise InputError("1 problem in the rulebook", [Problem(

@@ -3,7 +3,8 @@
 In: a game (or an edition) and its language. Out: the words pnp prints around the game's
 text: pnp's own for the languages it knows (assets/i18n/rulebook.yaml), each of which a
 game may give itself in its strings (`strings: {rulebook: {contents: ...}}`, in any
-language's i18n file). A language pnp does not know needs the game's own.
+language's i18n file); in a language pnp does not know, those the game does not give are
+English, and `problems` says so (a warning), with what the game gives that is wrong.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import InputError, Problem
+from ..data.yamlsrc import line_of
+from ..errors import Problem
 
 KEYS = ("contents", "rules_of_play", "players", "ages", "rules", "size", "dice")
 SHIPPED = Path(__file__).parents[1] / "assets" / "i18n" / "rulebook.yaml"
@@ -26,20 +28,47 @@ def shipped_words() -> dict:
 
 
 def words(game) -> dict[str, str]:
-    """The rulebook's words for `game`'s language.
-
-    :raises InputError: for a language pnp does not know, naming the words the game must give."""
+    """The rulebook's words for `game`'s language: the game's own, else pnp's, else (a
+    language pnp does not know, which `problems` warns of) English."""
     own = game.strings.get("rulebook") or {}
-    lang = game.language
-    known = shipped_words().get(lang) or shipped_words().get(lang.split("-")[0].lower()) or {}
-    found = {k: own.get(k) or known.get(k) for k in KEYS}
-    missing = [k for k, v in found.items() if not v]
+    known = _known(game.language)
+    english = shipped_words()["en"]
+    return {k: str(own.get(k) or known.get(k) or english[k]) for k in KEYS}
+
+
+def _known(lang: str) -> dict:
+    return shipped_words().get(lang) or shipped_words().get(lang.split("-")[0].lower()) or {}
+
+
+# what each word may hold: the values pnp fills in
+PLACEHOLDERS = {"players": {"players"}, "ages": {"ages"}, "rules": {"title"}, "size": {"w", "h"},
+                "dice": {"die", "edge"}}
+
+
+def problems(game, file: str) -> list[Problem]:
+    """What is wrong with the rulebook's words of a game (or edition) whose rulebook exists:
+    words the game gives that the book has no use for, or with {names} pnp does not fill in
+    (errors); a language pnp knows no words of, whose book then prints them in English (a
+    warning naming what to give). `file`: where the game's own words are written."""
+    own = game.strings.get("rulebook") or {}
+    found = []
+    for key, value in own.items():
+        line = line_of(game.strings, ("rulebook", key))
+        if key not in KEYS:
+            found.append(Problem(file, f"the rulebook has no word '{key}' (its words: {', '.join(KEYS)})", line=line,
+                                 field=f"strings.rulebook.{key}"))
+            continue
+        extra = set(_PLACEHOLDER.findall(str(value))) - PLACEHOLDERS.get(key, set())
+        if extra:
+            allowed = ", ".join(f"{{{n}}}" for n in sorted(PLACEHOLDERS.get(key, ()))) or "none"
+            found.append(Problem(file, f"{{{sorted(extra)[0]}}} is not filled in here (this word takes: {allowed})",
+                                 line=line, field=f"strings.rulebook.{key}"))
+    missing = [k for k in KEYS if not own.get(k) and not _known(game.language).get(k)]
     if missing:
-        where = f"cards/{game.id}/i18n/{lang}.yaml"
-        raise InputError("1 problem in the rulebook", [Problem(
-            where, f"pnp does not know the rulebook's own words in '{lang}': give them in strings: rulebook: "
-                   f"({', '.join(missing)}; e.g. contents: the title of the contents page)", field="strings.rulebook")])
-    return {k: str(v) for k, v in found.items()}
+        found.append(Problem(file, f"pnp has no rulebook words in '{game.language}': the rulebook prints "
+                                   f"{', '.join(missing)} in English; give them in strings: rulebook: (e.g. contents: "
+                                   "the title of the contents page)", field="strings.rulebook", severity="warning"))
+    return found
 
 
 def fill(text: str, **values) -> str:
