@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .data.editions import languages_of
+from .data.editions import language_entry
 from .data.i18ncheck import checked_editions
 from .data.load import load_game
 from .draw import fonts
@@ -62,12 +62,12 @@ def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: b
         for edition in _editions(root, game_id, validate, langs):
             started = time.perf_counter()
             rendered = render_game(edition, stamp=stamp_of(edition, stamp), pictures=asked)
-            name = target + (f"-{edition.edition}" if edition.edition else "")
+            name = _target(target, edition)
             folder = out_dir / game_id / "exports" / name
             files, summary = make_target(rendered, target, dpi, bleed, folder, base_url)
             if rendered.draft:
                 summary = {**summary, "draft": "pictures at draft resolution (--draft): not for print"}
-            summary = {**summary, **_language(edition)}
+            summary = {**summary, **language_entry(edition)}
             log.info("%s: writing the %s export", edition.stem, target)
             try:
                 written = write_exports(out_dir, game_id, name, files, summary)
@@ -93,8 +93,9 @@ def _editions(root: Path, game_id: str, validate: bool, languages) -> list:
     return made
 
 
-def _language(edition) -> dict:
-    return {"language": edition.language} if len(languages_of(edition.meta)) > 1 else {}
+def _target(target: str, edition) -> str:
+    """The folder under exports/ of a target for an edition (png; the German edition's png-de)."""
+    return target + (f"-{edition.edition}" if edition.edition else "")
 
 
 def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back_offset=None,
@@ -121,11 +122,11 @@ def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back
         artifacts = layout_game(edition, rendered, papers_of_kit, print_mode)
         calibration = {p: calibration_pdf(p, print_mode) for p in papers_of_kit} if print_mode.duplex else {}
         kit = kit_zip(edition, artifacts, print_mode, calibration)
-        name = "kit" + (f"-{edition.edition}" if edition.edition else "")
+        name = _target("kit", edition)
         log.info("%s: writing the kit", edition.stem)
         try:
             written = write_exports(out_dir, game_id, name, [kit], {"papers": list(papers_of_kit),
-                                                                     **_language(edition)})
+                                                                     **language_entry(edition)})
         except OSError as exc:
             raise OutputError(f"cannot write {edition.stem}'s kit to {out_dir}: {exc.strerror or exc}") from None
         notes = [] if kit_words(edition.language)[1] else [

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import changes
-from .data.editions import in_edition, languages_of
+from .data.editions import in_edition, language_entry, languages_of
 from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
 from .draw import fonts
@@ -267,12 +267,12 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
         artifacts.append(Artifact(
             path=f"{game.stem}-{kind}-{paper}.pdf", data=sheets.pdf, kind=kind, paper=paper,
             pages=sheets.pages, components=list(sheets.components),
-            placements=sheets.placements, extra={**extra, **_draft(rendered), **_language(game)}))
+            placements=sheets.placements, extra={**extra, **_draft(rendered), **language_entry(game)}))
         if not guides:
             fronts = sum(1 for p in sheets.plans if p.side == "front")
             cut_extra = {"cutter": print_mode.cutter, "registration": [m.manifest() for m in marks]} \
                 if print_mode.cutter else {}
-            cut_extra.update(_language(game))
+            cut_extra.update(language_entry(game))
             artifacts.append(Artifact(
                 path=f"{game.stem}-cut-{paper}.svg", data=cut_svg(sheets.plans, game.sheet_title), kind="cut",
                 paper=paper, pages=fronts, extra=cut_extra))
@@ -330,7 +330,7 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Se
     sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session, spool=spool)
     return Artifact(path=f"{rendered.game.stem}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
                     pages=sheets.pages, components=list(sheets.components), placements=sheets.placements,
-                    extra={**_draft(rendered), **_language(rendered.game)})
+                    extra={**_draft(rendered), **language_entry(rendered.game)})
 
 
 def _rulebooks(game, rendered, paper, session: Session):
@@ -344,13 +344,7 @@ def _rulebooks(game, rendered, paper, session: Session):
         return []
     return [Artifact(path=f"{game.stem}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,
                      pages=book.pages, components=list(book.components), placements=list(book.placements),
-                     extra={**_draft(rendered), **_language(game)})]
-
-
-def _language(game) -> dict:
-    """The manifest's `language` of a file of a game of several languages (game.yaml
-    `languages:`); a game of one language's files go without, as they always have."""
-    return {"language": game.language} if len(languages_of(game.meta)) > 1 else {}
+                     extra={**_draft(rendered), **language_entry(game)})]
 
 
 def _draft(rendered) -> dict:

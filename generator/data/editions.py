@@ -53,6 +53,12 @@ def languages_of(meta: Mapping) -> tuple[str, ...]:
     return (str(meta.get("language") or "en"),)
 
 
+def language_entry(game: Game) -> dict:
+    """The `language` a manifest names a file of a game of several languages by; a game of
+    one language's files go without, as they always have."""
+    return {"language": game.language} if len(languages_of(game.meta)) > 1 else {}
+
+
 def direction_of(lang: str) -> str:
     """`rtl` for a language written right to left (Arabic, Hebrew, Persian, Urdu... or a
     tag naming such a script, e.g. az-Arab), else `ltr`."""
