@@ -3,14 +3,16 @@ rendered in CMYK (Ghostscript, read back page by page), black text on one plate,
 preflight refusing a file over the limit; the limit is the profile's unless game.yaml says."""
 from __future__ import annotations
 
+import io
 import itertools
 import json
+import random
 
 import pikepdf
 import pytest
 from PIL import Image
 
-from generator.exports.cmyk import Cmyk, limit_ink
+from generator.exports.cmyk import Cmyk, limit_ink, most_ink
 from generator.exports.pdfx_check import ink_problems, page_inks, pdfx_problems
 from generator.exports.profiles import PROFILES
 from tests.conftest import run
@@ -63,6 +65,30 @@ def test_vector_colours_and_pixels_of_a_limited_transform_stay_under_it():
     exact = plain.image(image).tobytes()
     kept = [i for i in range(0, len(exact), 4) if sum(exact[i:i + 4]) <= 612]
     assert kept and all(pixels[i:i + 4] == exact[i:i + 4] for i in kept)
+
+
+def test_a_cmyk_jpeg_keeps_to_the_limit_as_it_decodes():
+    """A JPEG's quantisation rings near hard edges: a picture whose pixels were limited to
+    240 % decodes a few percent over it unless its pixels near the limit go lower."""
+    rng = random.Random(7)
+    w, h = 160, 120
+    dark = Image.new("RGB", (w, h))   # a dark, grainy checkerboard: edges and rich darks
+    dark.putdata([((200 if (x // 8 + y // 8) % 2 == 0 else 30) + rng.randrange(-25, 25), rng.randrange(40),
+                   rng.randrange(60)) for y in range(h) for x in range(w)])
+    limited = Cmyk(max_ink=LIMIT)
+    assert most_ink(limited.image(dark)) <= LIMIT
+    naive = io.BytesIO()
+    limited.image(dark).save(naive, "JPEG", quality=92, subsampling=0)
+    assert most_ink(Image.open(naive)) > LIMIT, "the plain JPEG of these pixels passes the limit"
+    data = limited.jpeg(dark)
+    decoded = Image.open(io.BytesIO(data))
+    assert decoded.format == "JPEG" and decoded.mode == "CMYK" and decoded.size == (w, h)
+    assert most_ink(decoded) <= LIMIT - 1
+    assert limited.jpeg(dark) == data
+    light = Image.new("RGB", (w, h), (200, 180, 150))   # far under the limit: made once, as it is
+    plain = io.BytesIO()
+    limited.image(light).save(plain, "JPEG", quality=92, subsampling=0)
+    assert limited.jpeg(light) == plain.getvalue()
 
 
 def test_the_profiles_table_gives_drivethrucards_240_and_rgb_shops_none():

@@ -20,6 +20,8 @@ one by one, to the byte; pixels over the limit are taken instead from a 33 x 33 
 of limited colours (a device link, applied by Pillow's Color3DLUT with trilinear
 interpolation: a mix of colours under the limit is under it too), made 2/255 below the
 limit for the rounding of four channels; the other pixels keep their exact conversion.
+A CMYK JPEG is checked as it decodes: quantisation adds a few percent of ink near edges, so
+where it passes the limit the pixels are limited lower and the JPEG made again.
 """
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ from ..errors import OutputError
 CMYK_PROFILE = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
 SAMPLES = 256   # entries of a converted shading's colour table
 LUT_SIZE = 33   # points per axis of the table pixels are converted through under an ink limit
+JPEG_HEADROOM = 4   # percent of ink a CMYK JPEG's pixels are limited lower by, each time its decoded pixels pass
+JPEG_SLACK = 1      # percent a decoded JPEG keeps under the limit: another decoder may round otherwise
 
 Quad = tuple[float, float, float, float]   # a CMYK colour, each ink 0..1
 
@@ -64,7 +68,7 @@ class Cmyk:
             flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
         self.cache: dict[tuple[int, ...], Quad] = {}   # RGB bytes -> CMYK 0..1
         self.max_ink = max_ink
-        self._lut: ImageFilter.Color3DLUT | None = None
+        self._luts: dict[float, ImageFilter.Color3DLUT] = {}   # limit -> its device link
 
     def colour(self, rgb) -> Quad:
         """One RGB colour (three numbers 0..1) as CMYK (four numbers 0..1)."""
@@ -81,21 +85,40 @@ class Cmyk:
             self.cache[key] = value
         return [self.cache[k] for k in keys]
 
-    def image(self, image: Image.Image) -> Image.Image:
+    def image(self, image: Image.Image, headroom: float = 0) -> Image.Image:
         """An RGB image as CMYK through the same transform (no K-only black: in pixels, a black
-        next to its own anti-aliased edge must not switch plates)."""
+        next to its own anti-aliased edge must not switch plates), its ink limited to
+        `max_ink` less `headroom` (percent)."""
         image = image.convert("RGB")
         exact = self._plain(image)
         if self.max_ink is None:
             return exact
         # only the pixels over the limit take the device link's colours: the others stay exact
+        limit = self.max_ink - headroom
         c, m, y, k = (band.convert("I") for band in exact.split())
-        budget = math.floor(self.max_ink / 100 * 255)
+        budget = math.floor(limit / 100 * 255)
         over = ImageMath.lambda_eval(lambda v: (v["c"] + v["m"] + v["y"] + v["k"] > budget) * 255,
                                      c=c, m=m, y=y, k=k).convert("L")
         if over.getextrema()[1] == 0:
             return exact
-        return Image.composite(image.filter(self._limited_table(self.max_ink)), exact, over)
+        return Image.composite(image.filter(self._limited_table(limit)), exact, over)
+
+    def jpeg(self, image: Image.Image, quality: int = 92) -> bytes:
+        """An RGB image as a CMYK JPEG (4:4:4, Adobe's inverted CMYK as Pillow writes it)
+        whose decoded pixels keep to `max_ink`: a JPEG's quantisation moves pixels by a few
+        percent of ink, so pixels near the limit are limited lower, JPEG_HEADROOM at a time,
+        until the decoded file is within it."""
+        headroom = 0.0
+        while True:
+            out = io.BytesIO()
+            self.image(image, headroom).save(out, "JPEG", quality=quality, subsampling=0)
+            data = out.getvalue()
+            if self.max_ink is None or headroom >= self.max_ink / 2:
+                return data
+            with Image.open(io.BytesIO(data)) as decoded:
+                if most_ink(decoded) <= self.max_ink - JPEG_SLACK:
+                    return data
+            headroom += JPEG_HEADROOM
 
     def _plain(self, image: Image.Image) -> Image.Image:
         out = Image.new("CMYK", image.size)
@@ -105,7 +128,7 @@ class Cmyk:
 
     def _limited_table(self, max_ink: float) -> ImageFilter.Color3DLUT:
         """The device link: a LUT_SIZE^3 grid of sRGB colours, converted and ink-limited to `max_ink`."""
-        if self._lut is None:
+        if max_ink not in self._luts:
             n = LUT_SIZE
             steps = [round(i * 255 / (n - 1)) for i in range(n)]
             grid = [(r, g, b) for b in steps for g in steps for r in steps]   # red changes first
@@ -115,8 +138,8 @@ class Cmyk:
             budget = math.floor(max_ink / 100 * 255) - 2   # four channels may each round up
             table = [tuple(v / 255 for v in limit_ink(_quad(data, i), budget))
                      for i in range(0, len(data), 4)]
-            self._lut = ImageFilter.Color3DLUT(n, table, channels=4, target_mode="CMYK")
-        return self._lut
+            self._luts[max_ink] = ImageFilter.Color3DLUT(n, table, channels=4, target_mode="CMYK")
+        return self._luts[max_ink]
 
     def _convert(self, keys) -> list[Quad]:
         if not keys:
@@ -161,6 +184,13 @@ class Cmyk:
         if "/Background" in shading:
             out.Background = pikepdf.Array(self.colour([float(v) for v in shading.Background]))
         return pdf.make_indirect(out)
+
+
+def most_ink(image: Image.Image) -> float:
+    """The highest total ink (C+M+Y+K, percent) of a CMYK image's pixels."""
+    c, m, y, k = (band.convert("I") for band in image.split())
+    total = ImageMath.lambda_eval(lambda v: v["c"] + v["m"] + v["y"] + v["k"], c=c, m=m, y=y, k=k)
+    return total.getextrema()[1] / 255 * 100
 
 
 def limit_ink(cmyk: tuple[int, int, int, int], budget: int) -> tuple[int, int, int, int]:

@@ -28,7 +28,9 @@ from pathlib import Path
 
 import pikepdf
 from pikepdf import Name
-from PIL import Image, ImageMath
+from PIL import Image
+
+from .cmyk import most_ink
 
 INK_DPI = 100          # resolution the pages are rendered at to measure their ink
 GS_SECONDS = 300       # the most Ghostscript may take for one file
@@ -106,7 +108,7 @@ def page_inks(data: bytes, scratch: Path | None = None, dpi: int = INK_DPI) -> l
     if done.returncode != 0:
         raise OutputError("Ghostscript could not render the file in CMYK: "
                           + done.stderr.decode(errors="replace").strip()[:300])
-    return [_most_ink(image) for image in _pam_pages(done.stdout)]
+    return [most_ink(image) for image in _pam_pages(done.stdout)]
 
 
 def ink_problems(data: bytes, max_ink: float, scratch: Path | None = None) -> list[str]:
@@ -126,12 +128,6 @@ def _pam_pages(stream: bytes):
             raise ValueError(f"a page of {depth} channels, not CMYK")
         yield Image.frombytes("CMYK", (w, h), stream[end:end + w * h * 4])
         at = end + w * h * 4
-
-
-def _most_ink(image: Image.Image) -> float:
-    c, m, y, k = (band.convert("I") for band in image.split())
-    total = ImageMath.lambda_eval(lambda v: v["c"] + v["m"] + v["y"] + v["k"], c=c, m=m, y=y, k=k)
-    return total.getextrema()[1] / 255 * 100
 
 
 def _dictionaries(obj, top=True):

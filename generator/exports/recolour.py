@@ -224,14 +224,12 @@ class Recolour:
             pil = pikepdf.PdfImage(image).as_pil_image()
         except Exception as exc:  # an encoding pikepdf cannot decode (JBIG2, 16-bit, ...)
             raise ValueError(f"an RGB image pnp cannot read ({exc})") from None
-        cmyk = self.cmyk.image(pil)
         if image.get("/Filter") == Name.DCTDecode:  # a JPEG stays a JPEG (raw CMYK would be 4 bytes a pixel)
-            out = io.BytesIO()
-            cmyk.save(out, "JPEG", quality=92, subsampling=0)   # Pillow writes Adobe's inverted CMYK
-            image.write(out.getvalue(), filter=Name.DCTDecode)
+            image.write(self.cmyk.jpeg(pil), filter=Name.DCTDecode)   # Adobe's inverted CMYK
             image.ColorSpace, image.BitsPerComponent = Name.DeviceCMYK, 8
             image.Decode = pikepdf.Array([1, 0] * 4)
             return
+        cmyk = self.cmyk.image(pil)
         # lossless: the four channels through PNG's row filters and zlib (as RGBA), the IDAT as a
         # Flate stream with PNG predictors: half the size of plain Flate for a picture
         out = io.BytesIO()
