@@ -18,7 +18,8 @@ The rules:
   data whose IDAT becomes the PDF's image stream as it is, plus the alpha as a second
   PNG when some pixel is not opaque. An 8-bit grey or RGB PNG without transparency,
   interlacing or a foreign profile that needs no resampling passes through as it is.
-- `--draft`: pictures at `draft_dpi` (100), JPEG quality 80, PNG compressed fast.
+- `--draft`: pictures at `draft_dpi` (100), JPEG quality 80, PNG compressed fast, large
+  reductions averaged in blocks first.
 Output depends only on the bytes and the policy (and Pillow's version): the same picture
 gives the same bytes in every process.
 """
@@ -75,7 +76,7 @@ class Policy:
     def digest(self) -> str:
         """What decides the prepared bytes (part of the draw key of a face with pictures)."""
         return (f"pictures {PREP_VERSION} dpi {self.target_dpi:g} q {self.jpeg_quality} ss {self.subsampling} "
-                f"png {self.png_level} slack {self.slack:g}")
+                f"png {self.png_level} slack {self.slack:g}" + (" gap 2" if self.draft else ""))
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ def prepare(data: bytes, head: Header, size: tuple[int, int] | None, policy: Pol
             return Prepared.make("jpeg", data, head.upright, "passthrough")
         im = _decoded(data, head, size, notes)
         if size is not None and im.size != size:
-            im = im.resize(size, Image.Resampling.LANCZOS)
+            im = _resampled(im, size, policy)
         how = "resampled" if plain and size else "converted+resampled" if size else "converted"
         return Prepared.make("jpeg", _jpeg(im, policy), im.size, how, notes=notes)
     if (size is None and head.format == "PNG" and head.mode in ("RGB", "L") and head.bits == 8 and srgb
@@ -257,7 +258,7 @@ def prepare(data: bytes, head: Header, size: tuple[int, int] | None, policy: Pol
         return Prepared.make("png", data, head.upright, "passthrough")
     im = _decoded(data, head, size, notes)
     if size is not None and im.size != size:
-        im = im.resize(size, Image.Resampling.LANCZOS)   # RGBA and LA are resampled premultiplied
+        im = _resampled(im, size, policy)   # RGBA and LA are resampled premultiplied
     alpha = b""
     if im.mode in ("RGBA", "LA"):
         channel = im.getchannel("A")
@@ -266,6 +267,12 @@ def prepare(data: bytes, head: Header, size: tuple[int, int] | None, policy: Pol
         im = im.convert(im.mode[:-1])
     return Prepared.make("png", _png(im, policy.png_level), im.size, "resampled" if size else "converted",
                          alpha, notes)
+
+
+def _resampled(im: Image.Image, size: tuple[int, int], policy: Policy) -> Image.Image:
+    """LANCZOS over every source pixel; a draft first averages blocks of pixels when it
+    shrinks the picture 4 times or more (Pillow's reducing_gap: about half the time)."""
+    return im.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0 if policy.draft else None)
 
 
 def _png_plain(data: bytes) -> bool:
