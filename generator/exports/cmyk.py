@@ -85,33 +85,28 @@ class Cmyk:
             self.cache[key] = value
         return [self.cache[k] for k in keys]
 
-    def image(self, image: Image.Image, headroom: float = 0) -> Image.Image:
+    def image(self, image: Image.Image) -> Image.Image:
         """An RGB image as CMYK through the same transform (no K-only black: in pixels, a black
-        next to its own anti-aliased edge must not switch plates), its ink limited to
-        `max_ink` less `headroom` (percent)."""
+        next to its own anti-aliased edge must not switch plates), its ink limited to `max_ink`."""
         image = image.convert("RGB")
         exact = self._plain(image)
         if self.max_ink is None:
             return exact
-        # only the pixels over the limit take the device link's colours: the others stay exact
-        limit = self.max_ink - headroom
-        c, m, y, k = (band.convert("I") for band in exact.split())
-        budget = math.floor(limit / 100 * 255)
-        over = ImageMath.lambda_eval(lambda v: (v["c"] + v["m"] + v["y"] + v["k"] > budget) * 255,
-                                     c=c, m=m, y=y, k=k).convert("L")
-        if over.getextrema()[1] == 0:
-            return exact
-        return Image.composite(image.filter(self._limited_table(limit)), exact, over)
+        return self._limited(image, exact, _total(exact), self.max_ink)
 
     def jpeg(self, image: Image.Image, quality: int = 92) -> bytes:
         """An RGB image as a CMYK JPEG (4:4:4, Adobe's inverted CMYK as Pillow writes it)
         whose decoded pixels keep to `max_ink`: a JPEG's quantisation moves pixels by a few
         percent of ink, so pixels near the limit are limited lower, JPEG_HEADROOM at a time,
         until the decoded file is within it."""
+        image = image.convert("RGB")
+        exact = self._plain(image)
+        total = _total(exact) if self.max_ink is not None else None
         headroom = 0.0
         while True:
+            pixels = exact if self.max_ink is None else self._limited(image, exact, total, self.max_ink - headroom)
             out = io.BytesIO()
-            self.image(image, headroom).save(out, "JPEG", quality=quality, subsampling=0)
+            pixels.save(out, "JPEG", quality=quality, subsampling=0)
             data = out.getvalue()
             if self.max_ink is None or headroom >= self.max_ink / 2:
                 return data
@@ -119,6 +114,15 @@ class Cmyk:
                 if most_ink(decoded) <= self.max_ink - JPEG_SLACK:
                     return data
             headroom += JPEG_HEADROOM
+
+    def _limited(self, image: Image.Image, exact: Image.Image, total: Image.Image, limit: float) -> Image.Image:
+        """`exact` (the conversion of `image`, whose total ink is `total`) with the pixels over
+        `limit` percent taken from the device link: the others stay exact."""
+        budget = math.floor(limit / 100 * 255)
+        over = ImageMath.lambda_eval(lambda v: (v["t"] > budget) * 255, t=total).convert("L")
+        if over.getextrema()[1] == 0:
+            return exact
+        return Image.composite(image.filter(self._limited_table(limit)), exact, over)
 
     def _plain(self, image: Image.Image) -> Image.Image:
         out = Image.new("CMYK", image.size)
@@ -188,9 +192,13 @@ class Cmyk:
 
 def most_ink(image: Image.Image) -> float:
     """The highest total ink (C+M+Y+K, percent) of a CMYK image's pixels."""
+    return _total(image).getextrema()[1] / 255 * 100
+
+
+def _total(image: Image.Image) -> Image.Image:
+    """C+M+Y+K of each pixel of a CMYK image (mode I, 0..1020)."""
     c, m, y, k = (band.convert("I") for band in image.split())
-    total = ImageMath.lambda_eval(lambda v: v["c"] + v["m"] + v["y"] + v["k"], c=c, m=m, y=y, k=k)
-    return total.getextrema()[1] / 255 * 100
+    return ImageMath.lambda_eval(lambda v: v["c"] + v["m"] + v["y"] + v["k"], c=c, m=m, y=y, k=k)
 
 
 def limit_ink(cmyk: tuple[int, int, int, int], budget: int) -> tuple[int, int, int, int]:
