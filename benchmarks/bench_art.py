@@ -18,6 +18,8 @@ Printed, each build cold in a fresh process (no face cache) unless said:
   with as many distinct pictures (target: at most 200 MB for the largest process);
 - `--draft`: the same deck with pictures at 100 dpi; and the deck with its art already at
   300 dpi for the window (674 x 505 px: passed through, nothing resampled);
+- the floor of a first build: the CPU of only decoding the deck's pictures once each, which
+  no build that resamples them can avoid, against the deck without pictures;
 - the edit loop: in one process (as `pnp watch` runs), the deck built once, then one card's
   text edited and the game rebuilt to updated A4 sheets, median of 5 edits (target: within
   0.3 s), and how many pictures were prepared (decoded) during the edits (target: none);
@@ -214,6 +216,18 @@ def export_dtc(root: Path) -> tuple[int, int, float]:
     return pdf.stat().st_size, images_in(pdf), cpu + time.process_time() - started
 
 
+def decoding(root: Path) -> float:
+    """CPU seconds of only decoding every picture the deck uses, once each (Pillow, this
+    process): what no build that resamples the art can do without, the first time it sees it."""
+    from PIL import Image
+
+    started = time.process_time()
+    for path in sorted((root / "templates" / "art" / "art").iterdir()):
+        with Image.open(path) as im:
+            im.load()
+    return time.process_time() - started
+
+
 def _row(what: str, r: dict, cards: int, art: int | None = None) -> None:
     ratio = f"{r['pdf'] / art:>6.2f}" if art else f"{'':>6}"
     print(f"{what:>34} {r['drawing']:>8.2f} {1000 * r['drawing'] / cards:>8.1f} {r['cpu']:>7.2f} {r['wall']:>7.2f} "
@@ -258,6 +272,10 @@ def main() -> None:
               f"time the art is seen, {warm['drawing'] / base['drawing']:.1f}x once it is prepared, "
               f"{at300['drawing'] / base['drawing']:.1f}x for art at 300 dpi the first time (target <= 4); "
               f"whole build {cold['cpu'] / base['cpu']:.1f}x and {warm['cpu'] / base['cpu']:.1f}x")
+        floor = decoding(pictured)
+        print(f"decoding the art alone, once: {floor:.2f} s CPU = {floor / base['drawing']:.1f}x the drawing without "
+              f"pictures; so the first build of art to resample is at least {(warm['drawing'] + floor) / base['drawing']:.1f}x "
+              f"(drawing with prepared pictures + decoding), whatever resamples and encodes it")
         tiny = [w for w in cold["warnings"] if f"card c{TINY}:" in w]
         print(f"warnings: {len(cold['warnings'])} ({tiny[0][:150] if tiny else 'NONE for the tiny picture'})")
         if not args.no_edit:
