@@ -29,6 +29,7 @@ import hashlib
 import io
 import math
 from pathlib import Path
+from typing import cast
 
 import pikepdf
 from pikepdf import Name
@@ -101,14 +102,13 @@ class Cmyk:
         until the decoded file is within it."""
         image = image.convert("RGB")
         exact = self._plain(image)
-        total = _total(exact) if self.max_ink is not None else None
+        if self.max_ink is None:
+            return _jpeg(exact, quality)
+        total = _total(exact)
         headroom = 0.0
         while True:
-            pixels = exact if self.max_ink is None else self._limited(image, exact, total, self.max_ink - headroom)
-            out = io.BytesIO()
-            pixels.save(out, "JPEG", quality=quality, subsampling=0)
-            data = out.getvalue()
-            if self.max_ink is None or headroom >= self.max_ink / 2:
+            data = _jpeg(self._limited(image, exact, total, self.max_ink - headroom), quality)
+            if headroom >= self.max_ink / 2:
                 return data
             with Image.open(io.BytesIO(data)) as decoded:
                 if most_ink(decoded) <= self.max_ink - JPEG_SLACK:
@@ -192,7 +192,13 @@ class Cmyk:
 
 def most_ink(image: Image.Image) -> float:
     """The highest total ink (C+M+Y+K, percent) of a CMYK image's pixels."""
-    return _total(image).getextrema()[1] / 255 * 100
+    return cast(tuple[int, int], _total(image).getextrema())[1] / 255 * 100
+
+
+def _jpeg(image: Image.Image, quality: int) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=quality, subsampling=0)
+    return out.getvalue()
 
 
 def _total(image: Image.Image) -> Image.Image:
