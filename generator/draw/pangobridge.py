@@ -258,18 +258,7 @@ def line_breaks(layout) -> list[bool]:
 
 def lines(layout) -> list[tuple[int, int, int]]:
     """(start byte, logical x, logical width) of each line, in Pango units."""
-    it = pango.pango_layout_get_iter(layout)
-    ink, logical = ffi.new("PangoRectangle *"), ffi.new("PangoRectangle *")
-    out = []
-    try:
-        while True:
-            line = ffi.cast("PnpLayoutLine *", pango.pango_layout_iter_get_line_readonly(it))
-            pango.pango_layout_iter_get_line_extents(it, ink, logical)
-            out.append((line.start_index, logical.x, logical.width))
-            if not pango.pango_layout_iter_next_line(it):
-                return out
-    finally:
-        pango.pango_layout_iter_free(it)
+    return [(start, x, width) for start, x, width, *_ in line_boxes(layout)]
 
 
 def text_attributes(layout, line_height: int, lang: str):
