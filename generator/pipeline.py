@@ -162,8 +162,7 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
                     warnings = _validate(game, strict) + warnings
             advance()
         if strict and warnings:
-            raise RulesFailed(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} in the translations, "
-                              "and --strict makes warnings fail", warnings)
+            _strict_stop(warnings, "in the translations")
         session.release()  # the YAML parser's nodes
         artifacts, rendered_editions, changed = [], [], None
         for n, ed in enumerate(made):
@@ -209,8 +208,7 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
     if last:
         drawpool.end_drawing_workers(session)  # the early workers: idle from here on
     if strict and rendered.warnings:
-        raise RulesFailed(f"{len(rendered.warnings)} warning{'s' if len(rendered.warnings) != 1 else ''} "
-                          "while drawing, and --strict makes warnings fail", list(rendered.warnings))
+        _strict_stop(rendered.warnings, "while drawing")
     session.release()  # the SVG text
     changed = None
     if reference is not None:
@@ -232,7 +230,7 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
 
         words = rulebook_warnings(game)
         if strict and words:
-            raise RulesFailed("the rulebook's words are not in its language, and --strict makes warnings fail", words)
+            _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
         drawn = [*rendered.warnings, *words]
         try:
             write_atomic(changes.record_path(out_dir, game.stem), changes.record(rendered))
@@ -309,6 +307,12 @@ def _print_mode(settings: dict, mode: str | None, back_offset, cutter: str | Non
         raise InputError(f"a cutting machine ({machine}) cuts a flat sheet it can read the marks of; gutter-fold "
                          "sheets are folded and glued first: choose another print mode")
     return PrintMode(chosen, (float(offset[0]), float(offset[1])), machine)
+
+
+def _strict_stop(warnings, where: str):
+    """--strict: the warnings found `where` stop the build."""
+    n = len(warnings)
+    raise RulesFailed(f"{n} warning{'s' if n != 1 else ''} {where}, and --strict makes warnings fail", list(warnings))
 
 
 def _validate(game, strict):
