@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .data.editions import language_entry
-from .data.i18ncheck import checked_editions
-from .data.load import load_game
 from .draw import fonts
-from .draw.glyphs import printed_text_problems
 from .draw.pictures import Asked
 from .draw.stamp import stamp_of
-from .errors import OutputError, collect
+from .errors import OutputError
 from .exports.files import write_exports
 
 TARGETS = ("png", "tts", "tabletopia", "faces", "tgc", "mpc", "dtc")
@@ -82,12 +79,9 @@ def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: b
 
 def _editions(root: Path, game_id: str, validate: bool, languages) -> list:
     """The editions of a game an export makes, its translations and (`validate`) its rules checked."""
-    from .pipeline import _validate
+    from .pipeline import _validate, load_editions
 
-    game = load_game(root, game_id)
-    collect(f"in cards/{game_id}/", printed_text_problems(game))
-    made, translated = checked_editions(game, languages)
-    collect(f"in the translations of {game_id}", translated)
+    game, made, _ = load_editions(root, game_id, languages)
     if validate:
         _validate(game, strict=False)
     return made

@@ -81,6 +81,20 @@ def editions_asked(root: Path, games: list[str], named, asked) -> dict[str, tupl
     return out
 
 
+def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None = None,
+                  session: Session | None = None) -> tuple:
+    """The game and the editions of it to make (`languages`; None: all), its printed text
+    and translations checked: (game, editions, the translations' warnings).
+
+    :raises InputError: a character the fonts lack, a text not translated, ...
+    """
+    game = load_game(root, game_id, session)
+    collect(f"in cards/{game_id}/", printed_text_problems(game))
+    made, translated = checked_editions(game, languages)
+    collect(f"in the translations of {game_id}", translated)
+    return game, made, [p for p in translated if p.severity == "warning"]
+
+
 def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
           validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
           back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
@@ -147,15 +161,11 @@ def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, 
         with progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
             log.info("%s: step 1/5 load", game_id)
             with session.stage("load"):
-                game = load_game(root, game_id, session)
-                collect(f"in cards/{game_id}/", printed_text_problems(game))
-                made, translated = checked_editions(game, (languages or {}).get(game_id))
-                collect(f"in the translations of {game_id}", translated)
+                game, made, warnings = load_editions(root, game_id, (languages or {}).get(game_id), session)
             papers_of_game = game_papers(game, papers)
             print_mode = print_mode_of(game, mode, back_offset, cutter)
             game_stamp = stamp_of(game, stamp)
             advance()
-            warnings = [p for p in translated if p.severity == "warning"]
             if validate:
                 log.info("%s: step 2/5 validate", game_id)
                 with session.stage("rules"):
