@@ -29,6 +29,8 @@ MAX_FILE_BYTES = 16 * 2**20   # a YAML, JSON, Markdown or template file (16 MiB)
 MAX_IMAGE_BYTES = 64 * 2**20  # a picture a face draws (64 MiB)
 MAX_IMAGE_PIXELS = 100_000_000   # pixels of a picture a face draws (100 megapixels)
 FACE_SECONDS = 10.0           # to render one face's template, and again to draw it (--time-limit)
+TOTAL_SECONDS = 1800.0        # a whole command: validate, build, export (--total-time-limit)
+MEMORY_BYTES = 2 * 2**30      # the address space of each pnp process (--memory-limit)
 SHOWN = 80                    # characters of a value shown in a message
 MESSAGE_CHARS = 1000          # characters of a whole message, whatever it quotes
 
@@ -188,6 +190,8 @@ class Limits:
     project it builds: a pull request cannot raise them."""
 
     face_seconds: float = FACE_SECONDS   # to render one face's template, and again to draw it
+    total_seconds: float = TOTAL_SECONDS  # the whole command, every face and stage together
+    memory_bytes: int = MEMORY_BYTES      # each process's address space (an rlimit)
 
     def deadline(self, what: str) -> Deadline:
         return Deadline(self.face_seconds, what)

@@ -17,10 +17,10 @@ from .options import (
     cli,
     find_root,
     lang_option,
+    limits_options,
     picture_options,
     session_for,
     stamp_option,
-    time_limit_option,
 )
 
 
@@ -49,16 +49,16 @@ from .options import (
 @stamp_option
 @picture_options
 @lang_option
-@time_limit_option
+@limits_options
 @click.pass_context
 def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
-          cutter, stamp, image_dpi, draft, languages, time_limit):
+          cutter, stamp, image_dpi, draft, languages, limits):
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
 
     root = _root(ctx)
-    session = session_for(time_limit)
+    session = session_for(limits)
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
@@ -95,9 +95,9 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
                    "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
 @picture_options
 @lang_option
-@time_limit_option
+@limits_options
 @click.pass_context
-def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, time_limit):
+def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, limits):
     """Check GAMES (default: every game): schemas, rules, translations, and everything `pnp
     build` would refuse, in every edition of a game of several languages.
 
@@ -125,7 +125,7 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, time_li
             made, translated = checked_editions(game, asked[game_id])
             report = _with(report, translated, "translations")
             if draw:
-                session = session_for(time_limit)
+                session = session_for(limits)
                 for edition in made:   # the rules ran once, on the cards as written
                     report = _with_drawing(root, edition, report, session, image_dpi, draft)
                 unreadable = unreadable or report.broken

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import PAPER, _root, cli, lang_option, picture_options, time_limit_option
+from .options import PAPER, _root, cli, lang_option, limits_options, picture_options
 
 
 def _watch_options(f):
@@ -22,7 +22,7 @@ def _watch_options(f):
                      help="Preview port on 127.0.0.1 (0: any free port)."),
         picture_options,
         lang_option,
-        time_limit_option,
+        limits_options,
     ]):
         f = option(f)
     return f
@@ -32,24 +32,24 @@ def _watch_options(f):
 @_watch_options
 @click.option("--serve", is_flag=True, help="Also serve a live preview on http://127.0.0.1:PORT/.")
 @click.pass_context
-def watch(ctx, games, paper, out_dir, no_validate, port, serve, image_dpi, draft, languages, time_limit):
+def watch(ctx, games, paper, out_dir, no_validate, port, serve, image_dpi, draft, languages, limits):
     """Rebuild GAMES (default: every game) each time one of their files is saved.
 
     Prints what changed and how long the build took; a build that fails prints its
     problems, keeps the last good output, and the watch goes on. Ctrl-C stops.
     """
-    _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, time_limit, image_dpi, draft, languages)
+    _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, limits, image_dpi, draft, languages)
 
 
 @cli.command()
 @_watch_options
 @click.pass_context
-def serve(ctx, games, paper, out_dir, no_validate, port, image_dpi, draft, languages, time_limit):
+def serve(ctx, games, paper, out_dir, no_validate, port, image_dpi, draft, languages, limits):
     """Watch GAMES and show every face live in the browser (same as `pnp watch --serve`)."""
-    _run_watch(ctx, games, paper, out_dir, no_validate, port, True, time_limit, image_dpi, draft, languages)
+    _run_watch(ctx, games, paper, out_dir, no_validate, port, True, limits, image_dpi, draft, languages)
 
 
-def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, time_limit, image_dpi=None, draft=False,
+def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, limits, image_dpi=None, draft=False,
                languages=()):
     from ..loop.watch import watch as run_watch
     from ..pipeline import resolve_games
@@ -82,10 +82,8 @@ def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, time_limit,
                 click.echo(f"  {p}", err=True)
 
     click.echo(f"watching {', '.join(names)} (cards/ and templates/); Ctrl-C stops")
-    from ..guard import Limits
-
     run_watch(root, names, report, papers=tuple(p.lower() for p in paper) or None, out_dir=out_dir,
-              validate=not no_validate, limits=Limits(face_seconds=time_limit), image_dpi=image_dpi, draft=draft,
+              validate=not no_validate, limits=limits, image_dpi=image_dpi, draft=draft,
               languages=tuple(languages) or None)
 
 

@@ -3,6 +3,7 @@ options, and the `--root` / `--verbose` flags. Commands register on `cli` from t
 beside this one."""
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 
@@ -57,14 +58,54 @@ def stamp_option(command):
                              "Default: the game's print: stamp; --stamp '' for none.")(command)
 
 
-def time_limit_option(command):
-    """`--time-limit SECONDS`: the most one face's template (and then its drawing) may take."""
-    from ..guard import FACE_SECONDS
+def limits_options(command):
+    """`--time-limit`, `--total-time-limit` and `--memory-limit`: the bounds of a command,
+    chosen by whoever runs it (never by the project), passed to the command as one
+    `limits` (guard.Limits)."""
+    from ..guard import FACE_SECONDS, MEMORY_BYTES, TOTAL_SECONDS, Limits
 
-    return click.option("--time-limit", "time_limit", type=click.FloatRange(0.1, 3600), default=FACE_SECONDS,
-                        show_default=True, metavar="SECONDS",
-                        help="The most one face's template, and then its drawing, may take; longer is an "
-                             "error naming the card.")(command)
+    @functools.wraps(command)
+    def with_limits(*args, time_limit, total_time_limit, memory_limit, **kwargs):
+        limits = Limits(face_seconds=time_limit, total_seconds=total_time_limit, memory_bytes=memory_limit)
+        return command(*args, limits=limits, **kwargs)
+
+    options = [
+        click.option("--time-limit", "time_limit", type=click.FloatRange(0.1, 3600), default=FACE_SECONDS,
+                     show_default=True, metavar="SECONDS",
+                     help="The most one face's template, and then its drawing, may take; longer is an "
+                          "error naming the card."),
+        click.option("--total-time-limit", "total_time_limit", type=click.FloatRange(1, 86400),
+                     default=TOTAL_SECONDS, show_default=True, metavar="SECONDS",
+                     help="The most the whole command may take, every face and stage together."),
+        click.option("--memory-limit", "memory_limit", type=SIZE, default=MEMORY_BYTES, metavar="SIZE",
+                     help="The most memory each pnp process may take (e.g. 2G, 1500M). Default: 2G."),
+    ]
+    for option in reversed(options):
+        with_limits = option(with_limits)
+    return with_limits
+
+
+class SizeType(click.ParamType):
+    """A size in bytes: 2G, 1500M, 512K or a number of bytes."""
+
+    name = "size"
+    UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().upper().removesuffix("IB").removesuffix("B")
+        number, unit = (text[:-1], text[-1]) if text[-1:] in "KMG" else (text, "")
+        try:
+            size = int(float(number) * self.UNITS[unit])
+        except (ValueError, OverflowError):
+            self.fail(f"{value!r} is not a size (e.g. 2G, 1500M)", param, ctx)
+        if size < 256 * 2**20:
+            self.fail(f"{value!r}: pnp needs at least 256M", param, ctx)
+        return size
+
+
+SIZE = SizeType()
 
 
 def picture_options(command):
@@ -84,12 +125,11 @@ def lang_option(command):
                              "Repeatable. Default: every edition.")(command)
 
 
-def session_for(time_limit: float, remember: bool = False):
+def session_for(limits, remember: bool = False):
     """The session of one command: its limits from the command line, never from the project."""
-    from ..guard import Limits
     from ..session import Session
 
-    return Session(remember=remember, limits=Limits(face_seconds=time_limit))
+    return Session(remember=remember, limits=limits)
 
 
 def find_root(start: Path) -> Path:
