@@ -10,16 +10,13 @@ each naming the card and the template.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 from jinja2.sandbox import SecurityError
-from markupsafe import Markup
 
-from ..data.editions import direction_of, translator
 from ..data.model import Card, Deck, Game
 from ..data.yamlsrc import plain
 from ..errors import Problem, RenderError, collect
@@ -32,9 +29,10 @@ from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
 from .faces import draw_faces
 from .fonts import font_files, for_game, game_font_problems, shipped
+from .helpers import FACE, Inputs, cache_words, face_environment, template_data
 from .jinja_errors import plain_message, template_line
 from .pictures import Asked, Policy, policy_for
-from .templates import CardTextError, TemplateLimit, TemplateOutside, face_environment, render
+from .templates import CardTextError, TemplateLimit, TemplateOutside, render
 from .textfit import Icon, TextError, TextSetter, read_icon
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -138,7 +136,6 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     whose inputs are those of a face it rendered before."""
     session = session or Session()
     memo = session.memo
-    env = make_env(game, session)
     icons, problems = load_icons(game)
     shown_fonts = f"templates/{game.id}/fonts"
     unusable = game_font_problems(game.root, game.templates_dir / "fonts")
@@ -149,18 +146,19 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                         game.meta.get("language", "en"))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
-    env.globals.update(textbox=_textbox(setter, session), icon=_icon(icons), t=translator(game.strings, game.language),
-                       lang=game.language, direction=direction_of(game.language))
-    game_context = game.context()
+    env = make_env(game, session, Inputs(session.limits.deadline("rendering the face"), setter=setter, icons=icons,
+                                         strings=game.strings, language=game.language, stage=session.stage))
+    game_context = template_data(FACE, game=game.context())["game"]
     svgs = SVGTexts()
     facts = Facts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
     own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
+    words = cache_words(FACE, game.language, plain(game.strings))   # what the helpers read of the edition
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       SALT + _fonts_digest() + own_fonts + _words(game)) if memo.on else None
+                       SALT + _fonts_digest() + own_fonts + words) if memo.on else None
     for deck in game.decks:
-        deck_context = deck.context()
+        deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context) if scope is not None else None   # (memo.on)
         for card in deck.cards:
             keys: list[str | None] = []
@@ -206,11 +204,6 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                     facts.merged())
 
 
-def _words(game: Game) -> str:
-    """What a face may print besides its card: the edition's language and its strings."""
-    return game.language + json.dumps(plain(game.strings), sort_keys=True, ensure_ascii=False)
-
-
 _EXTERNAL = [
     (re.compile(r"<!DOCTYPE[^>]*\b(SYSTEM|PUBLIC)\b", re.I), "an external DTD (<!DOCTYPE ... SYSTEM>)"),
     (re.compile(r"<\?xml-stylesheet\b", re.I), "an <?xml-stylesheet?> link"),
@@ -242,14 +235,12 @@ def external_references(svg: str) -> list[str]:
     return found
 
 
-def make_env(game: Game, session: Session | None = None):
-    """The sandboxed Jinja environment for a game's faces (templates.face_environment):
-    the game's template folders, then the shared ones; the session's limits and store of
-    compiled templates."""
-    session = session or Session()
+def make_env(game: Game, session: Session, inputs: Inputs):
+    """The sandboxed Jinja environment for a game's faces (helpers.face_environment):
+    the game's template folders, then the shared ones; the session's store of compiled
+    templates; the helpers' `inputs`."""
     folders = [game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED]
-    deadline = session.limits.deadline("rendering the face")
-    return face_environment(game.root, folders, deadline, session.templates, trusted=(PNP_SHARED,))
+    return face_environment(game.root, folders, inputs, session.templates, trusted=(PNP_SHARED,))
 
 
 def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
@@ -265,29 +256,15 @@ def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
     return icons, problems
 
 
-def _textbox(setter: TextSetter, session: Session):
-    def textbox(text, x, y, w, h, **style):
-        with session.stage("text fitting"):
-            return setter.svg(text, x=x, y=y, w=w, h=h, **style)
-    return textbox
-
-
-def _icon(icons: dict[str, Icon]):
-    def icon(name, x, y, size, width=None):
-        if name not in icons:
-            raise TextError(f"unknown icon '{name}' (icons: {', '.join(sorted(icons)) or 'none'})")
-        return Markup(icons[name].svg(x, y, size, width))
-    return icon
-
-
 def _render_face(env, game, game_context, deck_context, card, side, template, problems, extra=None) -> str | None:
+    card_context = template_data(FACE, card=card.context())["card"]
     where = f"templates/{game.id}/{template}"
 
     def in_template(exc):  # (file, line) of the template code that failed
         file, line = template_line(exc, lambda f: f.endswith((".j2", ".svg", ".jinja")))
         return _template_path(game, file, where), line
     try:
-        return render(env.get_template(template), env.deadline, card=card.context(), deck=deck_context,
+        return render(env.get_template(template), env.deadline, card=card_context, deck=deck_context,
                       game=game_context, side=side, **(extra or {}))
     except jinja2.TemplateSyntaxError as exc:
         problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.message}",

@@ -12,10 +12,12 @@ they can do is fail with a message naming the file and line.
 """
 from __future__ import annotations
 
+import functools
 import operator
 import os
 import re
 import stat
+import types
 from itertools import islice
 from pathlib import Path
 
@@ -23,7 +25,6 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..guard import Deadline, OutsideProject, inside, read_text_inside
-from .jinja_errors import plain_message
 
 MAX_OUTPUT = 8 * 2**20      # characters a face's SVG, a card's text or a rulebook may come to
 MAX_ITEMS = 1_000_000       # characters or items one string or list a template makes may have
@@ -47,9 +48,6 @@ class Sandbox(ImmutableSandboxedEnvironment):
     def __init__(self, deadline: Deadline | None = None, **options):
         super().__init__(**options)
         self.deadline = deadline or Deadline(None)
-        self.globals.pop("lipsum", None)  # filler text: nothing a face or a rulebook needs
-        self.globals["range"] = _bounded_range
-        self.filters["keyed"] = keyed
         for name in ("center", "indent", "format", "replace", "wordwrap", "truncate"):
             self.filters[name] = _bounded_filter(self.filters[name], name)
 
@@ -84,6 +82,13 @@ class Sandbox(ImmutableSandboxedEnvironment):
             raise TemplateLimit(f"the format {_show(s)} asks for a width of a million or more")
         return super().format_string(s, args, kwargs, format_func)
 
+    def is_safe_attribute(self, obj, attr, value):
+        """jinja2's rules, and nothing at all of a function, a class or a module: templates
+        call pnp's helpers, they never look inside them."""
+        if isinstance(obj, _CLOSED):
+            return False
+        return super().is_safe_attribute(obj, attr, value)
+
     def getattr(self, obj, attribute):
         if attribute in ("format", "format_map") and isinstance(obj, str) and _WIDE.search(obj):
             raise TemplateLimit(f"the format {_show(obj)} asks for a width of a million or more")
@@ -91,25 +96,9 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
 
 _NUMBERS = frozenset({int, float, bool})
+_CLOSED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
+           functools.partial)
 _BINOPS = {"*": operator.mul, "**": operator.pow, "%": operator.mod}
-
-
-def keyed(items, key: str, value: str | None = None) -> dict:
-    """`cards | keyed('id')`: a mapping from each item's `key` to the item (or to its
-    `value`), for the lookups templates would otherwise build by changing a dict, which
-    the sandbox does not allow."""
-    def get(item, name):
-        return item[name] if isinstance(item, dict) else getattr(item, name)
-    return {get(item, key): get(item, value) if value else item for item in items}
-
-
-def _bounded_range(*args):
-    """range(), counting to at most MAX_RANGE numbers."""
-    numbers = range(*args)
-    if len(numbers) > MAX_RANGE:
-        raise TemplateLimit(f"range({', '.join(f'{a:,}' for a in args)}) would count {len(numbers):,} numbers; "
-                            f"templates count to at most {MAX_RANGE:,}")
-    return numbers
 
 
 def _bounded_filter(real, name: str):
@@ -145,10 +134,10 @@ def render(template: jinja2.Template, deadline: Deadline, **context) -> str:
     :raises guard.TimeLimit: the template ran past its deadline.
     """
     with deadline.running():
-        return _joined(template.generate(**context))
+        return joined(template.generate(**context))
 
 
-def _joined(chunks) -> str:
+def joined(chunks) -> str:
     """The chunks a template writes, joined, stopped once they pass MAX_OUTPUT characters
     (taken a few hundred at a time, so the bound costs nothing per chunk)."""
     out: list[str] = []
@@ -232,41 +221,8 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self.store[bucket.key] = bucket.bytecode_to_string()
 
 
-def face_environment(root: Path, folders, deadline: Deadline, compiled: dict[str, bytes] | None = None,
-                     trusted=()) -> Sandbox:
-    """Jinja for SVG faces: sandboxed, autoescaped (a card named 'Salt & Pepper' works),
-    strict about names, templates read from `folders` inside `root` (`trusted` folders are
-    pnp's own shared macros, read though they lie outside the project); compiled templates
-    kept in `compiled` (a session's store) when given. Card text expanded by `fill()`
-    runs in a sandbox of its own, under the same deadline."""
-    env = Sandbox(deadline, loader=ProjectLoader(root, folders, trusted),
-                  bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
-                  autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                  keep_trailing_newline=True)
-    env.filters["fmt"] = _fmt
-    text_env = Sandbox(deadline, undefined=jinja2.StrictUndefined, autoescape=False)
-
-    @jinja2.pass_context
-    def fill(ctx, text):
-        """Expand Jinja inside card text (e.g. numbers from the game's data tables)."""
-        g = ctx["game"]
-        try:
-            template = text_env.from_string(str(text))
-            return _joined(template.generate(game=g, data=g["data"], card=ctx.get("card")))
-        except jinja2.TemplateError as exc:
-            raise CardTextError(f"Jinja in the card's text: {plain_message(exc)}") from None
-
-    env.globals["fill"] = fill
-    return env
-
-
-def text_environment(deadline: Deadline) -> Sandbox:
-    """Jinja for Markdown (the rulebook): sandboxed, not escaped, strict about names."""
-    return Sandbox(deadline, undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
-
-
-def _fmt(value, spec: str = "g") -> str:
-    """`{{ x | fmt('.1f') }}`: Python's format(), with widths bounded."""
-    if _WIDE.search(str(spec)):
+def bounded_format(value, spec: str) -> str:
+    """Python's format(value, spec), refusing a width or precision of a million or more."""
+    if _WIDE.search(spec):
         raise TemplateLimit(f"the format {_show(spec)} asks for a width of a million or more")
     return format(value, spec)

@@ -8,6 +8,7 @@ and the line. Parsing is markdown-it-py's (CommonMark plus tables).
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
@@ -16,10 +17,11 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markdown_it import MarkdownIt
 
-from ..data.editions import direction_of, rulebook_paths, translator
-from ..data.yamlsrc import line_of
+from ..data.editions import rulebook_paths
+from ..data.yamlsrc import line_of, plain
+from ..draw.helpers import RULEBOOK, Inputs, rulebook_environment, template_data
 from ..draw.jinja_errors import plain_message, template_line
-from ..draw.templates import render, text_environment
+from ..draw.templates import render
 from ..errors import InputError, Problem
 from ..guard import OutsideProject, TimeLimit, is_file_inside, missing_message, read_text_inside
 from ..rendermemo import RenderMemo
@@ -59,6 +61,10 @@ def rulebook_file(game):
     return own
 
 
+def _strings_key(game) -> str:
+    return json.dumps(plain(game.strings), sort_keys=True, ensure_ascii=False, default=str)
+
+
 def render_markdown(game, path, session: Session | None = None) -> str:
     """The Markdown after Jinja (sandboxed, bounded: draw/templates.py), with the game's
     data in scope; its compiled template remembered by a remembering session while `pnp
@@ -69,11 +75,11 @@ def render_markdown(game, path, session: Session | None = None) -> str:
     deadline = session.limits.deadline("the rulebook's Jinja")
     try:
         text = read_text_inside(game.root, path, shown)
-        template = session.memo.derived(("rulebook template", text),
-                                        lambda: text_environment(deadline).from_string(text), few=True)
-        return render(template, template.environment.deadline, game=ctx, data=ctx["data"], decks=ctx["decks"],
-                      t=translator(game.strings, game.language), lang=game.language,
-                      direction=direction_of(game.language))
+        inputs = Inputs(deadline, strings=game.strings, language=game.language)
+        template = session.memo.derived(("rulebook template", text, game.language, _strings_key(game)),
+                                        lambda: rulebook_environment(inputs).from_string(text), few=True)
+        return render(template, template.environment.deadline,
+                      **template_data(RULEBOOK, game=ctx, data=ctx["data"], decks=ctx["decks"]))
     except OutsideProject as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, str(exc))]) from None
     except jinja2.TemplateSyntaxError as exc:

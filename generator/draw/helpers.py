@@ -1,0 +1,316 @@
+"""Everything a template can reach: one table, and the only place Jinja environments are made.
+
+In: where a template runs (`PLACES`: a face, Jinja inside card text, the rulebook) and what
+one build gives its helpers (`Inputs`: the text setter, the icons, the edition's strings).
+Out: the `HELPERS` table — every global, filter and test of every Jinja environment of
+pnp, with where it is visible and which inputs besides its arguments it reads (they are
+part of the face cache key: `reads`) — the data names a template is given (`DATA`), and
+the environments made from them (`face_environment`, `rulebook_environment`).
+
+By construction: an environment holds exactly what the table declares for its place
+(jinja2's own globals, filters and tests included: those not declared are removed); each
+of pnp's helpers takes and returns plain data (str, numbers, booleans, None, lists, tuples
+and dicts of those: `plain`), refusing a function, a module, a class or any other object
+before it runs; and any lookup a helper makes goes through the sandbox's `getitem` /
+`getattr`. A helper written without the sandbox in mind cannot hand a template a way out.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SecurityError
+from markupsafe import Markup
+
+from ..data.editions import direction_of, translator
+from ..guard import Deadline, shorten
+from .jinja_errors import plain_message
+from .templates import (
+    MAX_RANGE,
+    CardTextError,
+    CompiledTemplates,
+    ProjectLoader,
+    Sandbox,
+    TemplateLimit,
+    bounded_format,
+    joined,
+)
+from .textfit import TextError
+
+PLACES = ("face", "card text", "rulebook")
+FACE, CARD_TEXT, RULEBOOK = PLACES
+EVERYWHERE = frozenset(PLACES)
+
+# what a helper may read besides its arguments; each is part of the face cache key (render.py)
+READS = {
+    "fonts": "the fonts pnp ships and the game's own (their digest)",
+    "icons": "the icon files of the template folders (their digests)",
+    "language": "the edition's language",
+    "strings": "the edition's strings (i18n/<language>.yaml strings:)",
+}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What one build gives the helpers of its environments (None where a place has none)."""
+
+    deadline: Deadline
+    setter: Any = None                   # textfit.TextSetter: textbox()
+    icons: Mapping | None = None         # name -> textfit.Icon: icon()
+    strings: Mapping = field(default_factory=dict)   # t()
+    language: str = "en"
+    stage: Callable | None = None        # session.stage, so text fitting is timed apart
+
+
+@dataclass(frozen=True)
+class Helper:
+    """One name a template can use: a global, a filter or a test."""
+
+    name: str
+    kind: str                           # "global", "filter" or "test"
+    places: frozenset
+    doc: str
+    make: Callable[[Inputs, jinja2.Environment], Any] | None = None   # pnp's own (None: jinja2's, kept)
+    reads: frozenset = frozenset()      # keys of READS
+
+
+# ---------------------------------------------------------------------------------------------
+# pnp's own helpers: plain data in, plain data out, lookups through the sandbox
+
+PLAIN_TYPES = (str, int, float, bool, type(None), Markup, range)
+
+
+def plain(value, what: str = "a value") -> None:
+    """Refuse anything but plain data: str, numbers, booleans, None, and lists, tuples and
+    dicts of those (walked all the way down). An undefined value fails as Jinja says it.
+
+    :raises SecurityError: naming what is not plain data.
+    """
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, PLAIN_TYPES):
+            continue
+        if isinstance(item, jinja2.Undefined):
+            item._fail_with_undefined_error()
+        if type(item) in (list, tuple, dict) or isinstance(item, tuple) and type(item).__module__ == "jinja2.filters":
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            stack.extend(item.keys() if isinstance(item, dict) else ())
+            stack.extend(item.values() if isinstance(item, dict) else item)
+            continue
+        raise SecurityError(f"{what} holds {_kind(item)}: templates pass helpers plain data only "
+                            "(text, numbers, lists and mappings)")
+
+
+def _kind(item) -> str:
+    if callable(item):
+        return f"a callable ({shorten(getattr(item, '__name__', type(item).__name__), 40)})"
+    return f"an object of type {shorten(type(item).__name__, 40)}"
+
+
+def _plain_helper(name: str, real: Callable) -> Callable:
+    """`real`, refusing arguments and results that are not plain data."""
+    passes = getattr(real, "jinja_pass_arg", None)
+
+    def checked(*args, **kwargs):
+        given = args[1:] if passes else args
+        for n, value in enumerate(given, start=1):
+            if not isinstance(value, PLAIN_TYPES):
+                plain(value, f"{name}()'s argument {n}")
+        for key, value in kwargs.items():
+            if not isinstance(value, PLAIN_TYPES):
+                plain(value, f"{name}()'s argument {key}=")
+        result = real(*args, **kwargs)
+        if not isinstance(result, PLAIN_TYPES):
+            plain(result, f"what {name}() gives")
+        return result
+
+    checked.__name__ = name
+    if passes:
+        checked.jinja_pass_arg = passes  # type: ignore[attr-defined]
+    return checked
+
+
+def bounded_range(*args):
+    """range(), counting to at most MAX_RANGE numbers."""
+    numbers = range(*args)
+    if len(numbers) > MAX_RANGE:
+        raise TemplateLimit(f"range({', '.join(f'{a:,}' for a in args)}) would count {len(numbers):,} numbers; "
+                            f"templates count to at most {MAX_RANGE:,}")
+    return list(numbers)
+
+
+@jinja2.pass_environment
+def keyed(env, items, key, value=None) -> dict:
+    """`cards | keyed('id')`: a mapping from each item's `key` to the item (or to its
+    `value`), for the lookups templates would otherwise build by changing a dict, which
+    the sandbox does not allow. Each lookup is the sandbox's own (`env.getitem`)."""
+    out = {}
+    for item in items:
+        found = env.getitem(item, key)
+        out[found] = env.getitem(item, value) if value is not None else item
+    return out
+
+
+def fmt(value, spec="g") -> str:
+    """`{{ x | fmt('.1f') }}`: Python's format(), with widths bounded."""
+    return bounded_format(value, str(spec))
+
+
+def _fill(inputs: Inputs, env) -> Callable:
+    text_env = environment(CARD_TEXT, inputs)
+
+    @jinja2.pass_context
+    def fill(ctx, text):
+        """Expand Jinja inside card text (e.g. numbers from the game's data tables)."""
+        g = ctx["game"]
+        try:
+            template = text_env.from_string(str(text))
+            return joined(template.generate(game=g, data=g["data"], card=ctx.get("card")))
+        except jinja2.TemplateError as exc:
+            raise CardTextError(f"Jinja in the card's text: {plain_message(exc)}") from None
+    return fill
+
+
+def _textbox(inputs: Inputs, env) -> Callable:
+    setter, stage = inputs.setter, inputs.stage
+
+    def textbox(text, x, y, w, h, **style):
+        """Text wrapped and shrunk to its box (textfit.py)."""
+        if stage is None:
+            return setter.svg(text, x=x, y=y, w=w, h=h, **style)
+        with stage("text fitting"):
+            return setter.svg(text, x=x, y=y, w=w, h=h, **style)
+    return textbox
+
+
+def _icon(inputs: Inputs, env) -> Callable:
+    icons = inputs.icons or {}
+
+    def icon(name, x, y, size, width=None):
+        """An icon of the template folders, placed in a box."""
+        if name not in icons:
+            raise TextError(f"unknown icon '{shorten(str(name), 60)}' (icons: {', '.join(sorted(icons)) or 'none'})")
+        return Markup(icons[name].svg(x, y, size, width))
+    return icon
+
+
+def _own(name, kind, places, doc, make, reads=()) -> Helper:
+    return Helper(name, kind, frozenset(places), doc, make, frozenset(reads))
+
+
+def _jinja(kind: str, names: str, doc: str = "jinja2's own", places=EVERYWHERE) -> list[Helper]:
+    return [Helper(n, kind, frozenset(places), doc) for n in names.split()]
+
+
+HELPERS: tuple[Helper, ...] = (
+    _own("range", "global", EVERYWHERE, "range(), counting to at most 100,000 numbers",
+         lambda i, env: _plain_helper("range", bounded_range)),
+    _own("keyed", "filter", EVERYWHERE, "a mapping from each item's key to the item (or a value of it)",
+         lambda i, env: _plain_helper("keyed", keyed)),
+    _own("fmt", "filter", EVERYWHERE, "Python's format() with a spec, widths bounded",
+         lambda i, env: _plain_helper("fmt", fmt)),
+    _own("fill", "global", (FACE,), "Jinja inside card text expanded, with game, data and card",
+         lambda i, env: _plain_helper("fill", _fill(i, env))),
+    _own("textbox", "global", (FACE,), "text wrapped and shrunk to a box, from the fonts' real metrics",
+         lambda i, env: _plain_helper("textbox", _textbox(i, env)), reads=("fonts", "icons", "language")),
+    _own("icon", "global", (FACE,), "an icon of the template folders in a box",
+         lambda i, env: _plain_helper("icon", _icon(i, env)), reads=("icons",)),
+    _own("t", "global", (FACE, RULEBOOK), "the edition's string, its {placeholders} filled",
+         lambda i, env: _plain_helper("t", translator(i.strings, i.language)), reads=("strings", "language")),
+    _own("lang", "global", (FACE, RULEBOOK), "the edition's language (en, de, ar...)",
+         lambda i, env: i.language, reads=("language",)),
+    _own("direction", "global", (FACE, RULEBOOK), "ltr or rtl: how the edition's language is written",
+         lambda i, env: direction_of(i.language), reads=("language",)),
+    *_jinja("global", "dict cycler joiner namespace"),
+    *_jinja("filter", "abs attr batch capitalize center count d default dictsort e escape filesizeformat "
+                      "first float forceescape format groupby indent int items join last length list lower "
+                      "map max min reject rejectattr replace reverse round safe select selectattr slice sort "
+                      "string striptags sum title tojson trim truncate unique upper urlencode urlize wordcount "
+                      "wordwrap xmlattr"),
+    *_jinja("test", "boolean callable defined divisibleby eq equalto escaped even false filter float ge "
+                    "greaterthan gt in integer iterable le lessthan lower lt mapping ne none number odd "
+                    "sameas sequence string test true undefined upper"),
+)
+# jinja2's own left out: lipsum (filler text), random (a face would change from build to build),
+# pprint (Python's repr of anything)
+
+# the names a template is given as data, where: plain data (dicts, lists, text, numbers), checked
+DATA = {
+    FACE: ("card", "deck", "game", "side", "face", "face_number"),
+    CARD_TEXT: ("game", "data", "card"),
+    RULEBOOK: ("game", "data", "decks"),
+}
+
+
+def declared(place: str) -> dict[tuple[str, str], Helper]:
+    """(kind, name) -> Helper: what an environment of `place` holds."""
+    return {(h.kind, h.name): h for h in HELPERS if place in h.places}
+
+
+def reads(place: str) -> frozenset:
+    """Every input the helpers of `place` read besides their arguments (keys of READS)."""
+    return frozenset().union(*(h.reads for h in HELPERS if place in h.places))
+
+
+def environment(place: str, inputs: Inputs, **options) -> Sandbox:
+    """A sandbox holding exactly what HELPERS declares for `place`."""
+    env = Sandbox(inputs.deadline, **options)
+    wanted = declared(place)
+    for kind, table in (("global", env.globals), ("filter", env.filters), ("test", env.tests)):
+        for name in [n for n in table if (kind, n) not in wanted]:
+            del table[name]
+    for (kind, name), helper in wanted.items():
+        table = {"global": env.globals, "filter": env.filters, "test": env.tests}[kind]
+        if helper.make is not None:
+            table[name] = helper.make(inputs, env)
+        elif name not in table:
+            raise LookupError(f"jinja2 has no {kind} named {name}: HELPERS is out of date")
+    return env
+
+
+def face_environment(root: Path, folders, inputs: Inputs, compiled: dict[str, bytes] | None = None,
+                     trusted=()) -> Sandbox:
+    """Jinja for SVG faces: sandboxed, autoescaped (a card named 'Salt & Pepper' works),
+    strict about names, templates read from `folders` inside `root` (`trusted` folders are
+    pnp's own shared macros, read though they lie outside the project); compiled templates
+    kept in `compiled` (a session's store) when given. Card text expanded by `fill()`
+    runs in a sandbox of its own (the place "card text"), under the same deadline."""
+    return environment(FACE, inputs, loader=ProjectLoader(root, folders, trusted),
+                       bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
+                       autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                       keep_trailing_newline=True)
+
+
+def rulebook_environment(inputs: Inputs) -> Sandbox:
+    """Jinja for Markdown (the rulebook): sandboxed, not escaped, strict about names."""
+    return environment(RULEBOOK, inputs, undefined=jinja2.StrictUndefined, autoescape=False,
+                       keep_trailing_newline=True)
+
+
+def template_data(place: str, **values) -> dict:
+    """The data a template of `place` is given: only the names DATA declares, each plain.
+
+    :raises SecurityError: a name not declared, or a value that is not plain data (pnp's own
+        mistake, never the project's: the data comes from pnp's loaders).
+    """
+    for name, value in values.items():
+        if name not in DATA[place]:
+            raise SecurityError(f"'{name}' is not declared as data of a {place} template (helpers.DATA)")
+        plain(value, f"the template's {name}")
+    return values
+
+
+def cache_words(place: str, language: str, strings: Mapping) -> str:
+    """The part of the face cache key that the helpers of `place` read from the edition."""
+    found = reads(place)
+    words = language if "language" in found else ""
+    if "strings" in found:
+        words += json.dumps(strings, sort_keys=True, ensure_ascii=False, default=str)
+    return words
