@@ -151,11 +151,12 @@ def keyed(env, items, key, value=None) -> dict:
     """`cards | keyed('id')`: a mapping from each item's `key` to the item (or to its
     `value`), for the lookups templates would otherwise build by changing a dict, which
     the sandbox does not allow. Each lookup is the sandbox's own (`env.getitem`)."""
-    out = {}
-    for item in items:
-        found = env.getitem(item, key)
-        out[found] = env.getitem(item, value) if value is not None else item
-    return out
+    def get(item, name):
+        found = env.getitem(item, name)
+        if isinstance(found, jinja2.Undefined):   # no such key, or one the sandbox refuses
+            found._fail_with_undefined_error()
+        return found
+    return {get(item, key): get(item, value) if value is not None else item for item in items}
 
 
 def fmt(value, spec="g") -> str:
@@ -164,7 +165,7 @@ def fmt(value, spec="g") -> str:
 
 
 def _fill(inputs: Inputs, env) -> Callable:
-    text_env = environment(CARD_TEXT, inputs)
+    text_env = environment(CARD_TEXT, inputs, undefined=jinja2.StrictUndefined, autoescape=False)
 
     @jinja2.pass_context
     def fill(ctx, text):
