@@ -8,7 +8,7 @@ BIN    ?= $(HOME)/.local/bin
 # Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
 CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test bench validate clean browser cmyk-profile install
+.PHONY: build test bench validate clean browser cmyk-profile install hostile
 
 # the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts
 SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0
@@ -58,6 +58,11 @@ test: $(STAMP) browser cmyk-profile
 	@log=$$(mktemp); echo "$(VENV)/bin/mypy (beside the tests)"; $(VENV)/bin/mypy >$$log 2>&1 & types=$$!; \
 	  $(PY) -m pytest -n auto --dist worksteal; tests=$$?; \
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
+
+# the hostile-project suite: pnp validate/build on projects a stranger could send, watched by strace
+hostile: $(STAMP)
+	@command -v strace >/dev/null || (apt-get install -y strace || (apt-get update && apt-get install -y strace)) >/dev/null
+	$(PY) -m tests.hostile_suite $(ARGS)
 
 validate: $(STAMP)
 	$(VENV)/bin/pnp validate $(ARGS)
