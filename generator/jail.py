@@ -93,7 +93,7 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
         raise Unconfined(f"pnp cannot confine itself: {threads} threads are running (the jail holds one thread "
                          "and the processes it forks); this is a bug in pnp")
     output = _real_output(output_dir)
-    from . import jailbridge   # only an untrusted build loads the bindings
+    from . import jailbridge  # only an untrusted build loads the bindings
 
     abi, seccomp = jailbridge.landlock_abi(), jailbridge.seccomp_available()
     missing = missing_walls(abi, seccomp)
@@ -132,7 +132,7 @@ def rules(project_root: Path, output: Path) -> list[tuple[tuple[str, ...], str]]
     """Landlock's rules of an untrusted build: (rights, path) for each path that exists."""
     read = [str(project_root), *_python_paths(), str(Path(__file__).resolve().parent), *READ_ONLY,
             *_fontconfig_cache()]
-    found = [(READ, p) for p in dict.fromkeys(read) if os.path.exists(p)]
+    found: list[tuple[tuple[str, ...], str]] = [(READ, p) for p in dict.fromkeys(read) if os.path.exists(p)]
     found += [(DEVICE, p) for p in DEVICES if os.path.exists(p)]
     if os.path.isdir(SHARED_MEMORY):
         found.append((SEMAPHORES, SHARED_MEMORY))
@@ -146,9 +146,12 @@ def _python_paths() -> list[str]:
 
 
 def _fontconfig_cache() -> list[str]:
-    """fontconfig's cache in the user's home (read only: pnp builds its own in output/.cache)."""
+    """fontconfig's cache in the user's home (read only: pnp builds its own in output/.cache),
+    and the configuration the environment names (a pnp that started this one made it:
+    draw/fonts.activate), with the folder of its cache."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return [os.path.join(base, "fontconfig")]
+    named = os.environ.get("FONTCONFIG_FILE")
+    return [os.path.join(base, "fontconfig"), *([os.path.dirname(os.path.abspath(named))] if named else [])]
 
 
 def _real_output(output_dir: Path) -> Path:
