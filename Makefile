@@ -67,6 +67,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_deck.py
 	$(PY) benchmarks/bench_art.py
 	$(PY) benchmarks/bench_editions.py
+	$(PY) benchmarks/bench_untrusted.py
 
 clean:
 	rm -rf output/*/ output/.cache
