@@ -21,10 +21,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# the build's main process reports its own peak address space as it exits
+# the build's main process reports its own peak address space as it exits (from a file it
+# opened before the jail, which hides /proc)
 PEAK = ("import atexit, sys\n"
+        "status = open('/proc/self/status')\n"
         "def peak():\n"
-        "    for line in open('/proc/self/status'):\n"
+        "    status.seek(0)\n"
+        "    for line in status:\n"
         "        if line.startswith('VmPeak'):\n"
         "            sys.stderr.write('VMPEAK ' + line.split()[1] + '\\n')\n"
         "atexit.register(peak)\n"

@@ -140,9 +140,12 @@ def rules(project_root: Path, output: Path) -> list[tuple[tuple[str, ...], str]]
 
 
 def _python_paths() -> list[str]:
-    """Python itself, its standard library and every package folder it imports from."""
+    """Python itself, its standard library and every package folder it imports from; not the
+    current folder (`python -m` puts it on sys.path: it may be the user's home)."""
     prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
-    return [os.path.realpath(p) for p in [*prefixes, *sys.path] if p]
+    here = os.path.realpath(os.getcwd())
+    paths = [os.path.realpath(p) for p in [*prefixes, *sys.path] if p]
+    return [p for p in paths if p != here]
 
 
 def _fontconfig_cache() -> list[str]:

@@ -14,16 +14,17 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import stat
 from collections.abc import Iterable
 
 try:
     from landlock import plumbing as _landlock
 except ImportError:   # not installed: the wall is reported missing (jail.py), never assumed
-    _landlock = None  # type: ignore[assignment]
+    _landlock = None
 try:
     import pyseccomp as _seccomp
 except (ImportError, RuntimeError, OSError):   # pyseccomp raises RuntimeError without libseccomp
-    _seccomp = None  # type: ignore[assignment]
+    _seccomp = None
 
 # The Landlock ABI each file system right came with (the kernel refuses a right it does not know).
 RIGHT_SINCE = {"EXECUTE": 1, "WRITE_FILE": 1, "READ_FILE": 1, "READ_DIR": 1, "REMOVE_DIR": 1, "REMOVE_FILE": 1,
@@ -109,7 +110,7 @@ def restrict_paths(abi: int, rules: Iterable[tuple[tuple[str, ...], str]]) -> No
 def _allow(ruleset: int, path: str, abi: int, names: tuple[str, ...]) -> None:
     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
-        if not os.path.isdir(f"/proc/self/fd/{fd}"):   # a file takes file rights only
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):   # a file takes file rights only
             names = tuple(n for n in names if n in FILE_RIGHTS)
         rule = _landlock.PathBeneathAttr(fs_rights(abi, names), fd)
         _call(_landlock.get_add_rule(), ruleset, RULE_PATH_BENEATH, ctypes.byref(rule), 0)
