@@ -10,13 +10,14 @@ CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
 .PHONY: build test bench validate clean browser cmyk-profile install hostile
 
-# the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts
-SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0
+# the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts;
+# libseccomp, which the jail of --untrusted loads (generator/jailbridge.py)
+SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0 libseccomp2
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
-	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0")) else 1)' || \
-	  { echo "cairo or Pango is missing; installing $(SYSLIBS) (Debian/Ubuntu)"; \
+	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0", "seccomp")) else 1)' || \
+	  { echo "cairo, Pango or libseccomp is missing; installing $(SYSLIBS) (Debian/Ubuntu)"; \
 	    (apt-get install -y $(SYSLIBS) || (apt-get update && apt-get install -y $(SYSLIBS))) >/dev/null \
 	    || { echo "cannot install $(SYSLIBS)"; exit 1; }; }
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +72,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_deck.py
 	$(PY) benchmarks/bench_art.py
 	$(PY) benchmarks/bench_editions.py
+	$(PY) benchmarks/bench_untrusted.py
 
 clean:
 	rm -rf output/*/ output/.cache

@@ -192,6 +192,7 @@ class Limits:
     face_seconds: float = FACE_SECONDS   # to render one face's template, and again to draw it
     total_seconds: float = TOTAL_SECONDS  # the whole command, every face and stage together
     memory_bytes: int = MEMORY_BYTES      # each process's address space (an rlimit)
+    untrusted: str = "off"                # the jail (jail.py): off, on, strict (--untrusted, CI)
 
     def deadline(self, what: str) -> Deadline:
         return Deadline(self.face_seconds, what)

@@ -13,6 +13,8 @@ import resource
 import time
 from contextlib import contextmanager
 
+STAGE_NOTE = "pnp stage: "   # the note a MemoryError gets from the stage it passes through
+
 
 class Stopwatch:
     def __init__(self):
@@ -38,6 +40,10 @@ class Stopwatch:
         self._stack.append(entry)
         try:
             yield
+        except MemoryError as exc:   # the innermost stage names where a build ran out of memory
+            if not any(n.startswith(STAGE_NOTE) for n in getattr(exc, "__notes__", ())):
+                exc.add_note(STAGE_NOTE + name)
+            raise
         finally:
             now_cpu, now_wall = time.process_time(), time.perf_counter()
             self._charge(entry, now_cpu, now_wall)

@@ -13,14 +13,28 @@ import sys
 import click
 
 from ..errors import PnpError
+from ..stopwatch import STAGE_NOTE
 from . import commands, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
-from .options import cli
+from .options import PROGRAM, cli
 
 
 def main(argv=None):
-    """Console entry point; user errors exit cleanly with their own code, never a traceback."""
+    """Console entry point; user errors exit cleanly with their own code, never a traceback.
+
+    Only here, in the `pnp` program, does a command bound its own process (the memory
+    rlimit, and the jail of an untrusted build: jail.py): a caller running the commands
+    in-process (click's CliRunner, the tests) is never confined."""
+    ctx = None
     try:
-        code = cli.main(args=argv, prog_name="pnp", standalone_mode=False)
+        with cli.make_context("pnp", sys.argv[1:] if argv is None else list(argv)) as ctx:
+            ctx.meta[PROGRAM] = True
+            code = cli.invoke(ctx)
+    except (EOFError, KeyboardInterrupt):
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except MemoryError as exc:
+        click.echo(f"error: {_out_of_memory(ctx, exc)}", err=True)
+        sys.exit(2)
     except PnpError as exc:
         exc.show()
         sys.exit(exc.exit_code)
@@ -33,3 +47,14 @@ def main(argv=None):
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _out_of_memory(ctx, exc: MemoryError) -> str:
+    """A MemoryError under the memory rlimit, in words: the budget, the command, its stage."""
+    from ..guard import Limits
+    from ..jail import memory_message
+
+    limits = (ctx.meta.get("pnp.limits") if ctx is not None else None) or Limits()
+    command = f"pnp {ctx.invoked_subcommand}" if ctx is not None and ctx.invoked_subcommand else "pnp"
+    stages = [n.removeprefix(STAGE_NOTE) for n in getattr(exc, "__notes__", ()) if n.startswith(STAGE_NOTE)]
+    return memory_message(limits, f"{command} was at its '{stages[0]}' stage" if stages else f"running {command}")

@@ -17,10 +17,10 @@ from .options import (
     cli,
     find_root,
     lang_option,
-    limits_options,
     picture_options,
     session_for,
     stamp_option,
+    untrusted_limits_options,
 )
 
 
@@ -49,7 +49,7 @@ from .options import (
 @stamp_option
 @picture_options
 @lang_option
-@limits_options
+@untrusted_limits_options
 @click.pass_context
 def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
           cutter, stamp, image_dpi, draft, languages, limits):
@@ -95,7 +95,7 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
                    "(templates, text fit, fonts), plan the sheets on each paper, lay out the rulebook.")
 @picture_options
 @lang_option
-@limits_options
+@untrusted_limits_options
 @click.pass_context
 def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, limits):
     """Check GAMES (default: every game): schemas, rules, translations, and everything `pnp

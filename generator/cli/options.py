@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from pathlib import Path
 
 import click
@@ -58,17 +59,40 @@ def stamp_option(command):
                              "Default: the game's print: stamp; --stamp '' for none.")(command)
 
 
+PROGRAM = "pnp.program"   # ctx.meta: set by the `pnp` program (cli.main), never by a caller in-process
+
+
 def limits_options(command):
     """`--time-limit`, `--total-time-limit` and `--memory-limit`: the bounds of a command,
     chosen by whoever runs it (never by the project), passed to the command as one
-    `limits` (guard.Limits)."""
+    `limits` (guard.Limits). The `pnp` program also lowers its memory rlimit to
+    `--memory-limit` (jail.py), once the options are read."""
+    return _limits(command, untrusted=False)
+
+
+def untrusted_limits_options(command):
+    """`limits_options` plus `--untrusted[=strict]` and `--trusted`: a command that reads a
+    stranger's project (`pnp build`, `validate`, `export`, `kit`) confines itself in the
+    jail (jail.py) once its options are read, before anything of the project is; on
+    whenever the environment has CI, unless `--trusted`."""
+    return _limits(command, untrusted=True)
+
+
+def _limits(command, untrusted: bool):
     from ..guard import FACE_SECONDS, MEMORY_BYTES, TOTAL_SECONDS, Limits
 
     @functools.wraps(command)
-    def with_limits(*args, time_limit, total_time_limit, memory_limit, **kwargs):
-        limits = Limits(face_seconds=time_limit, total_seconds=total_time_limit, memory_bytes=memory_limit)
+    def with_limits(*args, time_limit, total_time_limit, memory_limit, untrusted=None, trusted=False, **kwargs):
+        mode = "off" if trusted or not with_jail else (untrusted or ("on" if os.environ.get("CI") else "off"))
+        limits = Limits(face_seconds=time_limit, total_seconds=total_time_limit, memory_bytes=memory_limit,
+                        untrusted=mode)
+        ctx = click.get_current_context()
+        if ctx.meta.get(PROGRAM):
+            ctx.meta["pnp.limits"] = limits   # cli.main words a MemoryError with the budget
+            _confine(ctx, limits, kwargs)
         return command(*args, limits=limits, **kwargs)
 
+    with_jail = untrusted
     options = [
         click.option("--time-limit", "time_limit", type=click.FloatRange(0.1, 3600), default=FACE_SECONDS,
                      show_default=True, metavar="SECONDS",
@@ -80,9 +104,58 @@ def limits_options(command):
         click.option("--memory-limit", "memory_limit", type=SIZE, default=MEMORY_BYTES, metavar="SIZE",
                      help="The most memory each pnp process may take (e.g. 2G, 1500M). Default: 2G."),
     ]
+    if untrusted:
+        options += [
+            click.option("--untrusted", "untrusted", type=UNTRUSTED, is_flag=False, flag_value="on", default=None,
+                         help="Build a stranger's project (a pull request) in a jail: the kernel lets pnp read "
+                              "only the project, Python, libraries and fonts, write only the output folder, run "
+                              "no program and open no socket (docs/security.md). --untrusted=strict refuses "
+                              "where a wall is missing. On whenever CI is set."),
+            click.option("--trusted", is_flag=True, help="No jail, even where CI is set."),
+        ]
     for option in reversed(options):
         with_limits = option(with_limits)
     return with_limits
+
+
+class UntrustedMode(click.ParamType):
+    """`--untrusted` alone (on), or `--untrusted=strict`."""
+
+    name = "mode"
+
+    def convert(self, value, param, ctx):
+        if value in ("on", "strict"):
+            return value
+        self.fail(f"{value!r}: --untrusted takes no value but =strict (--untrusted=strict); name the games "
+                  "before it", param, ctx)
+
+
+UNTRUSTED = UntrustedMode()
+
+
+def _confine(ctx, limits, kwargs) -> None:
+    """Before the command reads anything of the project: what needs a program is done (the
+    libraries' look-ups, the stamp's git facts) or refused, then the process confines itself."""
+    from .. import jail
+
+    if limits.untrusted == "off":
+        jail.confine(Path("."), Path("."), limits, "off")
+        return
+    since = kwargs.get("changed_since")
+    if since not in (None, "last"):
+        raise InputError(f"--changed-since {since}: reading a git ref runs git, which an untrusted build cannot "
+                         "(--untrusted, on where CI is set): use --changed-since last, or --trusted")
+    import importlib
+
+    for module in ("generator.pipeline", "generator.preflight", "generator.exporting", "generator.draw.drawpool"):
+        importlib.import_module(module)   # libraries found by running ldconfig, before exec is refused
+    root = _root(ctx)
+    from ..draw import stamp
+
+    stamp.before_jail(root)
+    line = jail.confine(root, kwargs.get("out_dir") or root / "output", limits, limits.untrusted)
+    if line:
+        click.echo(line, err=True)
 
 
 class SizeType(click.ParamType):

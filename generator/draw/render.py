@@ -289,6 +289,11 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
     except MemoryError:
         problems.append(Problem(where, f"{side}: the template made more than this machine can hold",
                                 card=card.id))
+    except OSError as exc:   # only a template past the sandbox reaches the system, and the jail refuses it
+        file, line = in_template(exc)
+        problems.append(Problem(file, f"{side}: the template reached past the sandbox and the system refused "
+                                      f"({exc.strerror or type(exc).__name__}): a template is data, not code",
+                                line=line, card=card.id))
     except (TextError, CardTextError) as exc:
         problems.append(Problem(card.source.file, f"{side} ({template}): {exc}", line=card.source.line,
                                 card=card.id))

@@ -29,6 +29,7 @@ footers (sheets and rulebooks) repeat the stamp.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -97,24 +98,57 @@ def expand(template: str, root: Path, game_id: str, where: str = "the stamp") ->
 
 
 def _git(root: Path, *args: str) -> str | None:
-    """A read-only git command in the project, or None (no git, not a repository, an error)."""
+    """A read-only git command in the project, or None (no git, not a repository, an error);
+    in an untrusted build, the answer git gave before the jail (`before_jail`)."""
+    if _before.cache_info().currsize:
+        return _before(str(root), args)
+    return _run_git(root, *args)
+
+
+def _run_git(root: Path | str, *args: str) -> str | None:
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
         done = subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args], capture_output=True,
                               text=True, timeout=20, stdin=subprocess.DEVNULL, env=env)
+    except PermissionError:   # the jail of an untrusted build refuses to run a program
+        raise InputError(f"the stamp needs `git {' '.join(args[:2])}`, which an untrusted build cannot run "
+                         "(--untrusted, on where CI is set): give --stamp without {version} and {date}, set "
+                         "SOURCE_DATE_EPOCH for {date}, or build with --trusted") from None
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+@functools.lru_cache(maxsize=64)
+def _before(root: str, args: tuple[str, ...]) -> str | None:
+    return _run_git(root, *args)
+
+
+def before_jail(root: Path) -> None:
+    """Ask git now, before an untrusted build confines itself (no program runs in the jail),
+    everything a stamp of any game of the project may need; the stamp reads these answers
+    for the rest of this process (one build)."""
+    from ..data.load import list_games
+
+    for args in (DESCRIBE, LAST_DATE, *(_changed_args(g) for g in list_games(root))):
+        _before(str(root), args)
+
+
+DESCRIBE = ("describe", "--tags", "--always")
+LAST_DATE = ("log", "-1", "--format=%cd", "--date=short")
+
+
+def _changed_args(game_id: str) -> tuple[str, ...]:
+    return ("status", "--porcelain", "--", f"cards/{game_id}", f"templates/{game_id}", "templates/_shared")
+
+
 def version_of(root: Path, game_id: str) -> str:
     """`git describe --tags --always` of the project, `-dirty` when the game's own inputs
     have uncommitted changes; `unversioned` outside git."""
-    described = _git(root, "describe", "--tags", "--always")
+    described = _git(root, *DESCRIBE)
     if not described:
         return "unversioned"
-    changed = _git(root, "status", "--porcelain", "--", f"cards/{game_id}", f"templates/{game_id}",
-                   "templates/_shared")
+    changed = _git(root, *_changed_args(game_id))
     return described + ("-dirty" if changed else "")
 
 
@@ -126,7 +160,7 @@ def date_of(root: Path) -> str:
             return time.strftime("%Y-%m-%d", time.gmtime(int(epoch)))
         except (ValueError, OverflowError, OSError):
             raise InputError(f"SOURCE_DATE_EPOCH={epoch!r} is not a number of seconds") from None
-    return _git(root, "log", "-1", "--format=%cd", "--date=short") or "undated"
+    return _git(root, *LAST_DATE) or "undated"
 
 
 # --- where the line goes on a face ---------------------------------------------------------

@@ -1,0 +1,196 @@
+"""The jail of an untrusted build (generator/jail.py): the kernel, not the template sandbox,
+refuses a payload that escaped. Every run is the `pnp` program in a subprocess (the jail is
+one-way), some with the Jinja sandbox switched off ON PURPOSE by a prelude, to prove the
+second wall holds on its own."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import jailbridge
+
+REPO = Path(__file__).resolve().parents[1]
+needs_walls = pytest.mark.skipif(not (jailbridge.landlock_abi() >= 3 and jailbridge.seccomp_available()),
+                                 reason="this kernel lacks Landlock (ABI 3) or seccomp")
+
+NO_SANDBOX = """
+from generator.draw.templates import Sandbox
+Sandbox.is_safe_attribute = lambda self, obj, attr, value: True   # the first wall down, on purpose
+Sandbox.is_safe_callable = lambda self, obj: True
+"""
+
+PAYLOAD = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+{% set g = cycler.__init__.__globals__ %}{% set b = g.__builtins__ %}
+{% if card.text == 'system' %}<desc>{{ g.os.system('touch MARK/system') }}</desc>
+{% elif card.text == 'popen' %}<desc>{{ g.os.popen('touch MARK/popen').read() }}</desc>
+{% elif card.text == 'passwd' %}<text x="1" y="5" font-family="Lato" font-size="1">{{ b.open('/etc/passwd').read()[:40]|e }}</text>
+{% elif card.text == 'connect' %}<desc>{{ b.__import__('socket').create_connection(('127.0.0.1', PORT), 3).close() }}</desc>
+{% elif card.text == 'outside' %}<desc>{{ b.open('MARK/outside', 'w').write('x') }}</desc>
+{% endif %}<rect width="5" height="5"/>
+</svg>
+"""
+CARDS = "\n".join(f"- {{id: {name}, name: {name}, text: {name}}}" for name in
+                  ("system", "popen", "passwd", "connect", "outside"))
+
+
+def pnp(root: Path, *args: str, prelude: str = "", ci: bool = False, timeout: float = 300):
+    """`pnp --root ROOT ARGS` as the program runs (cli.main), in a fresh interpreter, with
+    CI set or not (whatever the environment running the tests has)."""
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci:
+        env["CI"] = "true"
+    code = prelude + "\nimport sys\nfrom generator.cli import main\nmain(sys.argv[1:])\n"
+    return subprocess.run([sys.executable, "-c", code, "--root", str(root), *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def hostile(mini, tmp_path):
+    """(project, marker folder, listening server): a game whose faces, the sandbox off, run
+    commands, read /etc/passwd, connect to the server and write outside the project."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    front = PAYLOAD.replace("MARK", str(marks)).replace("PORT", str(server.getsockname()[1]))
+    root = mini(CARDS, front=front)
+    yield root, marks, server
+    server.close()
+
+
+def accepted(server: socket.socket) -> bool:
+    try:
+        server.accept()[0].close()
+        return True
+    except TimeoutError:
+        return False
+
+
+@needs_walls
+def test_an_escaped_template_is_refused_by_the_kernel(hostile):
+    root, marks, server = hostile
+    done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=NO_SANDBOX)
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said[-3000:]
+    assert sorted(p.name for p in marks.iterdir()) == []    # no command ran, nothing written outside
+    assert "root:x:0" not in said and "Permission denied" in said
+    assert not accepted(server)
+    assert "Traceback" not in said
+    # the same payloads without the jail: each of them works (the test proves what it claims)
+    done = pnp(root, "build", "--paper", "a4", "--trusted", prelude=NO_SANDBOX, ci=True)
+    assert sorted(p.name for p in marks.iterdir()) == ["outside", "popen", "system"], done.stderr[-3000:]
+    assert accepted(server)
+
+
+@needs_walls
+def test_ci_turns_the_jail_on_and_trusted_turns_it_off(hostile):
+    root, marks, _ = hostile
+    pnp(root, "validate", prelude=NO_SANDBOX, ci=True)
+    assert not (marks / "system").exists()
+    pnp(root, "validate", "--trusted", prelude=NO_SANDBOX, ci=True)
+    assert (marks / "system").exists()
+
+
+@needs_walls
+def test_the_drawing_workers_are_confined_too(mini, tmp_path):
+    """Faces drawn in forked workers (two, whatever the cores) still cannot run a program nor
+    read outside: the jail is inherited, not re-applied."""
+    root = mini("\n".join(f"- {{id: c{n}, name: C{n}, text: T{n}}}" for n in range(40)))
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    prelude = f"""
+import os
+import generator.session
+from generator.draw import drawpool
+generator.session.usable_cpus = lambda: 2
+MAIN = os.getpid()
+drawn = drawpool._draw_in_worker
+
+def spying(*args, **kwargs):
+    said = os.system('touch {marks}/worker-ran-a-program')
+    try:
+        open('/etc/passwd').read()
+        read = 'read'
+    except OSError as exc:
+        read = type(exc).__name__
+    with open({str(root / 'output' / 'workers.txt')!r}, 'a') as f:
+        f.write(f'{{os.getpid() != MAIN}} {{said != 0}} {{read}}\\n')
+    return drawn(*args, **kwargs)
+drawpool._draw_in_worker = spying
+"""
+    done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=prelude)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = set((root / "output" / "workers.txt").read_text().splitlines())
+    assert lines == {"True True PermissionError"}
+    assert not (marks / "worker-ran-a-program").exists()
+
+
+@needs_walls
+def test_an_untrusted_build_of_a_shipped_game_is_the_same_bytes(tmp_path):
+    for name in ("cards", "templates"):
+        shutil.copytree(REPO / name, tmp_path / name)
+    for mode, out in (("--trusted", "trusted"), ("--untrusted", "untrusted")):
+        done = pnp(tmp_path, "build", "metikoro", "--paper", "a4", mode, "--output", str(tmp_path / out))
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "lacks" not in done.stderr
+    files = sorted(p.relative_to(tmp_path / "trusted") for p in (tmp_path / "trusted" / "metikoro").rglob("*"))
+    assert len(files) >= 4
+    for f in files:
+        assert (tmp_path / "trusted" / f).read_bytes() == (tmp_path / "untrusted" / f).read_bytes(), f
+
+
+def test_strict_refuses_where_a_wall_is_missing_and_on_goes_on_saying_which(mini):
+    root = mini("- {id: a, name: A, text: A}")
+    missing = "\nimport generator.jailbridge as bridge\nbridge.seccomp_available = lambda: False\n"
+    done = pnp(root, "validate", "--untrusted=strict", prelude=missing)
+    assert done.returncode == 2
+    assert "--untrusted=strict: this system lacks seccomp" in done.stderr and "Traceback" not in done.stderr
+    done = pnp(root, "validate", "--untrusted", prelude=missing)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if "lacks" in line]
+    assert lines == ["pnp: --untrusted: this system lacks seccomp (programs can be run, sockets opened); going on "
+                     "with the other walls (--untrusted=strict refuses instead)"]
+
+
+def test_an_output_folder_that_is_a_link_is_refused(mini, tmp_path):
+    root = mini("- {id: a, name: A, text: A}")
+    (tmp_path / "elsewhere").mkdir()
+    (root / "output").symlink_to(tmp_path / "elsewhere")
+    done = pnp(root, "validate", "--untrusted")
+    assert done.returncode == 2 and "is a link" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_running_out_of_the_memory_budget_is_a_clean_exit(mini):
+    """The memory rlimit holds in every mode: an allocation past --memory-limit is a
+    MemoryError, worded with the budget and the stage, exit 2, no traceback."""
+    root = mini("- {id: a, name: A, text: A}")
+    prelude = ("\nimport generator.pipeline as p\nloaded = p.load_game\n"
+               "p.load_game = lambda *a, **k: (bytearray(3 * 2**30), loaded(*a, **k))[1]\n")
+    done = pnp(root, "build", "--memory-limit", "512M", prelude=prelude)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert ("error: pnp ran out of its memory budget of 512 MiB (--memory-limit) while pnp build was at its "
+            "'load' stage") in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@needs_walls
+def test_git_runs_before_the_jail_for_a_stamp_and_a_git_ref_is_refused(mini):
+    root = mini("- {id: a, name: A, text: A}")
+    game = root / "cards" / "mini" / "game.yaml"
+    game.write_text(game.read_text() + "print: {stamp: 'v{version} {date}'}\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], cwd=root, check=True)
+    done = pnp(root, "validate", "--untrusted")
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = pnp(root, "build", "--untrusted", "--changed-since", "HEAD")
+    assert done.returncode == 2 and "--changed-since last, or --trusted" in done.stderr
