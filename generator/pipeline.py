@@ -6,6 +6,7 @@ until every artifact of the game is complete in memory.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -385,7 +386,7 @@ def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = 
     try:
         kinds = dict(safefs.entries(out_fd))
         if ".cache" in kinds:
-            size = _size(out_fd, ".cache")
+            size = safefs.size_in(out_fd, ".cache")
             safefs.remove_in(out_fd, ".cache")   # a link there is removed itself, never followed
             done.append(f"removed {out_dir / '.cache'} ({size / 1e6:.1f} MB)")
         if everything:
@@ -395,8 +396,7 @@ def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = 
                 if game_id not in kinds:
                     continue
                 if not _made_by_pnp(out_fd, game_id):
-                    done.append(f"kept {out_dir / game_id}: pnp did not make it (no manifest.json of pnp's in a real "
-                                "folder)")
+                    done.append(f"kept {out_dir / game_id}: pnp did not make it (no manifest.json of pnp's)")
                     continue
                 safefs.remove_in(out_fd, game_id)
                 done.append(f"removed {out_dir / game_id}")
@@ -407,25 +407,9 @@ def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = 
 
 def _made_by_pnp(out_fd: int, name: str) -> bool:
     """True for a real folder holding a manifest.json pnp wrote (a file naming the game)."""
-    import json
-
     try:
         with safefs.folder(out_fd, name, make=False) as fd:
             return json.loads(safefs.read_in(fd, "manifest.json").decode("utf-8")).get("game") == name
     except (OSError, ValueError, AttributeError, InputError):
         return False
 
-
-def _size(dir_fd: int, name: str) -> int:
-    """Bytes of the regular files under `name` (links not followed)."""
-    import stat
-
-    total = 0
-    for _, _, files, fd in os.fwalk(name, dir_fd=dir_fd, follow_symlinks=False):
-        for file in files:
-            try:
-                st = os.stat(file, dir_fd=fd, follow_symlinks=False)
-            except OSError:
-                continue
-            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
-    return total

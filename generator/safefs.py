@@ -249,6 +249,19 @@ def read_in(dir_fd: int, name: str, touch: bool = False) -> bytes:
         os.close(fd)
 
 
+def size_in(dir_fd: int, name: str) -> int:
+    """Bytes of the regular files under the folder `name` of `dir_fd` (links not followed)."""
+    total = 0
+    for _, _, files, fd in os.fwalk(name, dir_fd=dir_fd, follow_symlinks=False):
+        for file in files:
+            try:
+                st = os.stat(file, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
+
+
 def entries(dir_fd: int) -> Iterator[tuple[str, os.stat_result]]:
     """(name, lstat) of what the folder `dir_fd` holds (links not followed)."""
     for name in os.listdir(dir_fd):

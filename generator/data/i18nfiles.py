@@ -346,9 +346,7 @@ def _real(game: Game, path: Path) -> Path:
 
 
 def _write_text(game: Game, path: Path, text: str) -> None:
-    """Write a file of the game's folder whole (an exclusive temporary beside it, renamed
-    over it), its folders real ones inside the project: `path` is what `_real` gave, a
-    linked file already resolved inside the project."""
+    """Write `path` (as `_real` gave it) whole, its folders real ones inside the project."""
     base = game.root if path.is_relative_to(game.root) else Path(os.path.realpath(game.root))
     safefs.write_file(base, path, text.encode("utf-8"))
 
