@@ -10,14 +10,16 @@ Used by `pnp build --changed-since` and `pnp diff`.
 """
 from __future__ import annotations
 
+import hmac
 import io
 import json
 import os
-import shutil
+import stat
 import subprocess
 import tarfile
 from pathlib import Path
 
+from . import safefs
 from .data.editions import edition, languages_of, read_translation
 from .data.load import load_game
 from .draw.drawkey import face_key
@@ -68,11 +70,24 @@ def record(rendered):
     yield b"\n}\n}\n"
 
 
+def write_record(out_dir: Path, stem: str, rendered) -> None:
+    """The build record written under output/.cache/builds/ (never through a link), a line
+    after it holding its tag keyed with this machine's cache key (safefs.py): a record
+    planted in a checkout is not taken for the last build."""
+    body = b"".join(record(rendered))
+    safefs.write_file(out_dir.parent, record_path(out_dir, stem),
+                      [body, b"#" + safefs.tag(f"builds/{stem}", body).hex().encode() + b"\n"], sync=True)
+
+
 def last_build(out_dir: Path, game_id: str) -> dict:
     path = record_path(out_dir, game_id)
     try:
-        return dict(json.loads(path.read_text(encoding="utf-8"))["components"])
-    except (OSError, ValueError, KeyError, TypeError):
+        with safefs.folder(out_dir.parent, path.parent, make=False) as fd:
+            body, _, tag = safefs.read_in(fd, path.name).rstrip(b"\n").rpartition(b"\n#")
+        if not hmac.compare_digest(safefs.tag(f"builds/{game_id}", body + b"\n").hex().encode(), tag):
+            raise ValueError("not recorded by pnp on this machine")
+        return dict(json.loads(body.decode("utf-8"))["components"])
+    except (OSError, ValueError, KeyError, TypeError, InputError):
         raise InputError(f"{game_id}: no earlier build is recorded in {path.parent}; build once "
                          "first, or give a git ref (e.g. --changed-since HEAD)") from None
 
@@ -92,25 +107,32 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
 
     commit = git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     prefix = git("rev-parse", "--show-prefix").decode().strip()
-    dest = out_dir / ".cache" / "refs" / commit
-    if (dest / ".complete").exists():
-        return dest
-    listing = git("ls-tree", "--name-only", f"{commit}:{prefix}" if prefix else commit).decode().split()
-    paths = [p for p in ("cards", "templates") if p in listing]
-    tmp = dest.with_name(f".{commit}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    if paths:
-        tree = f"{commit}:{prefix}" if prefix else commit
-        with tarfile.open(fileobj=io.BytesIO(git("archive", "--format=tar", tree, *paths))) as tar:
-            tar.extractall(tmp, filter="data")
-    (tmp / ".complete").write_text(commit + "\n")
-    shutil.rmtree(dest, ignore_errors=True)
-    os.replace(tmp, dest)
-    kept = sorted((p for p in dest.parent.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                  key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in kept[KEEP_REFS:]:  # a bounded cache: the most recently unpacked commits only
-        shutil.rmtree(old, ignore_errors=True)
+    refs = out_dir / ".cache" / "refs"
+    dest = refs / commit
+    mark = safefs.tag(f"refs/{commit}").hex().encode()   # a folder planted in a checkout lacks it
+    with safefs.folder(out_dir.parent, refs) as fd:
+        try:
+            with safefs.folder(fd, commit, make=False) as done:
+                if safefs.read_in(done, ".complete").strip() == mark:
+                    return dest
+        except (OSError, InputError):
+            pass
+        listing = git("ls-tree", "--name-only", f"{commit}:{prefix}" if prefix else commit).decode().split()
+        paths = [p for p in ("cards", "templates") if p in listing]
+        tmp = safefs.temp_name(commit)
+        os.mkdir(tmp, 0o700, dir_fd=fd)   # a new folder of pnp's own: what it unpacks there stays there
+        if paths:
+            tree = f"{commit}:{prefix}" if prefix else commit
+            with tarfile.open(fileobj=io.BytesIO(git("archive", "--format=tar", tree, *paths))) as tar:
+                tar.extractall(refs / tmp, filter="data")
+        with safefs.folder(fd, tmp, make=False) as into:
+            safefs.write_in(into, ".complete", mark + b"\n")
+        safefs.remove_in(fd, commit)
+        os.rename(tmp, commit, src_dir_fd=fd, dst_dir_fd=fd)
+        kept = sorted(((st.st_mtime, name) for name, st in safefs.entries(fd)
+                       if stat.S_ISDIR(st.st_mode) and not name.startswith(".")), reverse=True)
+        for _, old in kept[KEEP_REFS:]:  # a bounded cache: the most recently unpacked commits only
+            safefs.remove_in(fd, old)
     return dest
 
 

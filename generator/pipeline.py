@@ -6,13 +6,15 @@ until every artifact of the game is complete in memory.
 """
 from __future__ import annotations
 
+import json
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import changes
+from . import changes, safefs
 from .data.editions import in_edition, language_entry, languages_of
 from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
@@ -22,7 +24,7 @@ from .draw.glyphs import printed_text_problems
 from .draw.pictures import Asked
 from .draw.picturestore import PictureStore
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
-from .exports.files import Artifact, write_atomic, write_game
+from .exports.files import Artifact, write_game
 from .layout.modes import TWO_SIDED, PrintMode
 from .session import Session
 from .units import paper_name
@@ -132,10 +134,11 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     out_dir = out_dir or root / "output"
     asked = editions_asked(root, resolve_games(root, names), names, languages)
     games = list(asked)
-    cache = FaceCache(out_dir / ".cache" / "faces")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
+    cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     try:
         fonts.activate(out_dir / ".cache")
-        cache.folder.mkdir(parents=True, exist_ok=True)
+        os.close(safefs.cache_folder(out_dir.parent, cache.folder))
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     from .draw.drawpool import drawing_workers
@@ -146,7 +149,7 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
         results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
                                changed_since, progress, render_game, session, pictures, stamp, cutter, asked)
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
-    PictureStore(out_dir / ".cache" / "pictures").prune()
+    PictureStore(out_dir / ".cache" / "pictures", base=out_dir.parent).prune()
     return results
 
 
@@ -227,6 +230,7 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
     with progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
         spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
         try:
+            safefs.real_folder(out_dir.parent, spool)
             artifacts = layout_game(game, rendered, papers, print_mode, guides, advance, session, spool)
             if changed:
                 artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
@@ -243,7 +247,7 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
             _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
         drawn = [*rendered.warnings, *words]
         try:
-            write_atomic(changes.record_path(out_dir, game.stem), changes.record(rendered))
+            changes.write_record(out_dir, game.stem, rendered)
         except OSError as exc:
             raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
     else:
@@ -368,21 +372,44 @@ def _draft(rendered) -> dict:
 
 def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = False) -> list[str]:
     """Remove output/.cache/ and, with `everything`, the named games' output folders (all
-    games when none are named). Returns one line per thing removed."""
-    import shutil
+    games when none are named): only what pnp made (a game's folder holds pnp's
+    manifest.json), never through a link (output/ and the folders on the way must be real
+    ones: safefs.py). Returns one line per thing removed or kept."""
+    import stat
 
     out_dir = out_dir or root / "output"
     done = []
-    cache = out_dir / ".cache"
-    if cache.is_dir():
-        size = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
-        shutil.rmtree(cache)
-        done.append(f"removed {cache} ({size / 1e6:.1f} MB)")
-    if everything:
-        games = resolve_games(root, names) if names else sorted(
-            p.name for p in out_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) if out_dir.is_dir() else []
-        for game_id in games:
-            if (out_dir / game_id).is_dir():
-                shutil.rmtree(out_dir / game_id)
+    try:
+        out_fd = safefs.open_folder(out_dir.parent, out_dir, make=False)
+    except FileNotFoundError:
+        return ["nothing to remove"]
+    try:
+        kinds = dict(safefs.entries(out_fd))
+        if ".cache" in kinds:
+            size = safefs.size_in(out_fd, ".cache")
+            safefs.remove_in(out_fd, ".cache")   # a link there is removed itself, never followed
+            done.append(f"removed {out_dir / '.cache'} ({size / 1e6:.1f} MB)")
+        if everything:
+            games = resolve_games(root, names) if names else sorted(
+                name for name, st in kinds.items() if stat.S_ISDIR(st.st_mode) and not name.startswith("."))
+            for game_id in games:
+                if game_id not in kinds:
+                    continue
+                if not _made_by_pnp(out_fd, game_id):
+                    done.append(f"kept {out_dir / game_id}: pnp did not make it (no manifest.json of pnp's)")
+                    continue
+                safefs.remove_in(out_fd, game_id)
                 done.append(f"removed {out_dir / game_id}")
+    finally:
+        os.close(out_fd)
     return done or ["nothing to remove"]
+
+
+def _made_by_pnp(out_fd: int, name: str) -> bool:
+    """True for a real folder holding a manifest.json pnp wrote (a file naming the game)."""
+    try:
+        with safefs.folder(out_fd, name, make=False) as fd:
+            return json.loads(safefs.read_in(fd, "manifest.json").decode("utf-8")).get("game") == name
+    except (OSError, ValueError, AttributeError, InputError):
+        return False
+

@@ -14,6 +14,8 @@ through every stage, holding
 - `pictures`: pictures prepared for print (draw/picturedraw.py), by what they were made
   from, so an edit redrawn in this process neither reads nor decodes them again;
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
+- the key of the disk caches (safefs.cache_key, read once per process when the first
+  session is made, before anything of the project is read);
 - `jobs`: how many drawing processes its builds may run at once (by default the CPUs this
   process may run on), and `workers`: those forked for the build that is running
   (draw/drawpool.py).
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from . import memory
 from .guard import Limits
 from .rendermemo import LIMIT, RenderMemo
+from .safefs import cache_key
 from .stopwatch import Stopwatch
 
 if TYPE_CHECKING:
@@ -88,6 +91,7 @@ def usable_cpus() -> int:
 
 class Session:
     def __init__(self, remember: bool = False, limits: Limits | None = None, jobs: int | None = None):
+        cache_key()   # read now, at start-up, before anything of the project (and before any jail)
         self.remember = remember
         self.jobs = jobs or usable_cpus()
         self.limits = limits or Limits()

@@ -21,6 +21,7 @@ def pytest_configure(config):
     their own process (`Session.jobs` is the CPUs a process may use) instead of forking
     drawing workers onto cores the other test workers are busy with. Tests of the drawing
     workers ask for them (`Session(jobs=2)`)."""
+    os.environ.setdefault("PNP_CACHE_KEY", "5e" * 32)   # the caches' key: never the tester's ~/.cache
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if worker.startswith("gw") and CPUS:
         os.sched_setaffinity(0, {CPUS[int(worker[2:]) % len(CPUS)]})

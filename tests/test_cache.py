@@ -80,26 +80,28 @@ def test_killed_build_leaves_no_usable_partial_entry(mini):
 
 def test_cache_is_bounded_least_recently_used_first(tmp_path):
     import os
-    cache = FaceCache(tmp_path, limit_bytes=2500)
+    faces = tmp_path / "faces"   # a folder the cache makes (and marks with its CACHEDIR.TAG)
+    cache = FaceCache(faces, limit_bytes=2500)
     for i in range(5):
         key = f"{i:02d}" + "f" * 62
         cache.put(key, bytes(1000))
-        os.utime(tmp_path / key[:2] / f"{key}.pdf", (1000 + i, 1000 + i))
+        os.utime(faces / key[:2] / f"{key}.pdf", (1000 + i, 1000 + i))
     assert cache.get("00" + "f" * 62) is not None  # used now: the newest
     removed = cache.prune()
-    left = sorted(p.name[:2] for p in tmp_path.glob("*/*.pdf"))
+    left = sorted(p.name[:2] for p in faces.glob("*/*.pdf"))
     assert removed == 3 and left == ["00", "04"] and cache.size() <= 2500
 
 
 def test_prune_never_removes_the_bundles_the_last_build_still_reads(tmp_path):
     import os
-    cache = FaceCache(tmp_path, limit_bytes=2500)
+    faces = tmp_path / "faces"   # a folder the cache makes (and marks with its CACHEDIR.TAG)
+    cache = FaceCache(faces, limit_bytes=2500)
     keys = [f"{i:02d}" + "e" * 62 for i in range(5)]
     for i, key in enumerate(keys):
         cache.put(key, bytes(1000))
-        os.utime(tmp_path / key[:2] / f"{key}.pdf", (1000 + i, 1000 + i))
+        os.utime(faces / key[:2] / f"{key}.pdf", (1000 + i, 1000 + i))
     cache.prune(keep=keys[:3])  # the three oldest are the last build's
-    left = sorted(p.name[:2] for p in tmp_path.glob("*/*.pdf"))
+    left = sorted(p.name[:2] for p in faces.glob("*/*.pdf"))
     assert left == ["00", "01", "02"]
 
 

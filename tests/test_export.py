@@ -84,7 +84,7 @@ def test_a_build_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_path,
     write_game(out, "g", arts("old"))
     assert old != new and state(out / "g") == old
     if not exchange:
-        monkeypatch.setattr(export, "_exchange", lambda a, b: False)
+        monkeypatch.setattr(export, "_exchange", lambda *folders: False)
     step_results = set()
     for stop_at in range(1, 60):
         current = state(out / "g") if (out / "g").exists() else None
@@ -225,7 +225,7 @@ def test_an_export_stopped_at_any_step_leaves_the_old_set_or_the_new_set(tmp_pat
     write_exports(out, "g", "png", export_files("old"), {"dpi": 300})
     assert old != new and state(folder) == old and complete(folder)
     if not exchange:
-        monkeypatch.setattr(export, "_exchange", lambda a, b: False)
+        monkeypatch.setattr(export, "_exchange", lambda *folders: False)
     seen_sets = set()
     for stop_at in range(1, 80):
         current = state(folder) if folder.exists() else None

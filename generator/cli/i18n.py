@@ -39,8 +39,10 @@ def export_cmd(ctx, game, fmt, languages, out_dir):
     root = _root(ctx)
     files = export(_game(root, game), fmt, tuple(languages) or None)
     folder = out_dir or root / "output" / game / "i18n"
+    base = root if out_dir is None else out_dir.parent   # the project, or where the folder named lies
+    base.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
-        write_atomic(folder / name, data)
+        write_atomic(base, folder / name, data)
         click.echo(str((folder / name).relative_to(root) if (folder / name).is_relative_to(root) else folder / name))
 
 

@@ -101,8 +101,7 @@ def diff(ctx, ref, games, out_dir, fail_on_change, languages):
     Writes output/diff/index.html and one before/after PNG per changed component (a CI
     artifact for review). Exit 0, or 1 with --fail-on-change when something changed.
     """
-    import shutil
-
+    from .. import safefs
     from ..draw import fonts
     from ..draw.facecache import FaceCache
     from ..errors import OutputError
@@ -116,14 +115,14 @@ def diff(ctx, ref, games, out_dir, fail_on_change, languages):
         fonts.activate(out_dir / ".cache")
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
-    cache = FaceCache(out_dir / ".cache" / "faces")
+    cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     diffs = [d for g in resolve_games(root, games)
              for d in diff_games(root, g, ref, out_dir, cache, tuple(languages) or None)]
     folder = out_dir / "diff"
     try:
-        shutil.rmtree(folder, ignore_errors=True)
+        safefs.remove(out_dir.parent, folder)   # the last report: never through a link
         for name, data in report_files(diffs, ref).items():
-            write_atomic(folder / name, data)
+            write_atomic(out_dir.parent, folder / name, data)
     except OSError as exc:
         raise OutputError(f"cannot write the diff report to {folder}: {exc.strerror or exc}") from None
     for d in diffs:

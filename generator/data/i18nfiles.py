@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from .. import safefs
 from ..errors import InputError, Problem
 from ..guard import OutsideProject, inside, shorten
 from .editions import (
@@ -321,14 +323,13 @@ def accept(game: Game, asked=None) -> list[tuple[str, int]]:
         if tr.found:
             sources = {key: source_hash(e.text) for key, e in entries.items() if _text(tr.value(key)).strip()}
             path = _real(game, i18n_file(game, lang))
-            path.write_text(_without_sources(path.read_text(encoding="utf-8")) + _sources_block(sources),
-                            encoding="utf-8")
+            _write_text(game, path, _without_sources(path.read_text(encoding="utf-8")) + _sources_block(sources))
             written.append((str(i18n_file(game, lang).relative_to(game.root)), len(sources)))
         source, own = rulebook_paths(game, lang)
         if source.exists() and own.exists():
             text = RULEBOOK_SOURCE.sub("", own.read_text(encoding="utf-8"), count=1).lstrip("\n")
             mark = "{#- pnp-source: " + source_hash(source.read_text(encoding="utf-8")) + " -#}\n"
-            _real(game, own).write_text(mark + text, encoding="utf-8")
+            _write_text(game, _real(game, own), mark + text)
             written.append((str(own.relative_to(game.root)), 1))
     return written
 
@@ -342,6 +343,12 @@ def _real(game: Game, path: Path) -> Path:
         return inside(game.root, path, str(path.relative_to(game.root)))
     except OutsideProject as exc:
         raise InputError(str(exc)) from None
+
+
+def _write_text(game: Game, path: Path, text: str) -> None:
+    """Write `path` (as `_real` gave it) whole, its folders real ones inside the project."""
+    base = game.root if path.is_relative_to(game.root) else Path(os.path.realpath(game.root))
+    safefs.write_file(base, path, text.encode("utf-8"))
 
 
 def _plain(value):
@@ -379,11 +386,7 @@ def _write(game: Game, lang: str, data: dict, entries: dict[str, Entry]) -> None
     text = (f"# {game.title} in {lang}: written by pnp i18n import (the texts of every edition: pnp i18n export)\n"
             + yaml.dump(body, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1000))
     sources = {k: v for k, v in sorted((data.get("sources") or {}).items(), key=lambda kv: order.get(kv[0], 1 << 30))}
-    path = _real(game, i18n_file(game, lang))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text + _sources_block(sources), encoding="utf-8")
-    tmp.replace(path)
+    _write_text(game, _real(game, i18n_file(game, lang)), text + _sources_block(sources))
 
 
 class _Dumper(yaml.SafeDumper):

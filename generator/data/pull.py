@@ -12,15 +12,14 @@ build` reads the local copy.
 """
 from __future__ import annotations
 
-import errno
 import os
-import shutil
+import secrets
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
+from .. import safefs
 from ..errors import InputError, Problem
 from ..guard import OutsideProject, inside, is_file_inside, shorten
 from .download import DownloadError, download, sheet_url
@@ -64,7 +63,7 @@ def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pull
         raise InputError(str(exc)) from None
     cache = root / "output" / ".cache" / "pull"
     try:
-        cache.mkdir(parents=True, exist_ok=True)
+        safefs.real_folder(root, cache)   # real folders all the way: a link on the way is refused
     except OSError as exc:
         raise InputError(f"cannot write {cache.relative_to(root)}: {exc.strerror or exc}") from None
     temps: list[Path] = []  # the temporary files this run created: the only files it deletes
@@ -91,21 +90,22 @@ def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pull
         if problems:
             raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} pulling {game_id}; "
                              "no file was changed", problems)
-        return [_put(tmp, pulled) for tmp, pulled in results]
+        return [_put(root, tmp, pulled) for tmp, pulled in results]
     finally:
         for tmp in temps:
-            tmp.unlink(missing_ok=True)
+            safefs.remove(root, tmp)
 
 
 def _fetch(url, cache: Path, name: str, timeout, problems, shown, where: _Where) -> Path | None:
     """The download in a new temporary file of `cache`, or None (the problem added)."""
-    fd, tmp_name = tempfile.mkstemp(prefix="pull-", suffix=Path(name).suffix, dir=cache)
-    tmp = Path(tmp_name)
+    tmp = cache / f"pull-{secrets.token_hex(8)}{Path(name).suffix}"
+    with safefs.folder(cache.parents[2], cache) as folder:
+        fd = safefs.new_file(folder, tmp.name, 0o600)   # created exclusively, never through a link
     try:
         with os.fdopen(fd, "wb") as into:
             download(url, into, timeout, MAX_FILE_BYTES)
     except DownloadError as exc:
-        tmp.unlink()
+        safefs.remove(cache.parents[2], tmp)
         problems.append(Problem(shown, f"{shorten(url, 120)}: {exc}", **where))
         return None
     return tmp
@@ -157,24 +157,20 @@ def _deck_problems(root: Path, game_id: str, meta, name: str, table) -> list[str
     return found
 
 
-def _put(tmp: Path, pulled: Pulled) -> Pulled:
-    """Move the download over the local copy in one step (a copy beside it first when the cache
-    is on another disk); the file keeps its permissions."""
+def _put(root: Path, tmp: Path, pulled: Pulled) -> Pulled:
+    """Write the download over the local copy in one step (an exclusive temporary beside
+    it, renamed over it: a link at its name is replaced, never followed; its folders real
+    ones inside the project); the file keeps its permissions."""
     target = pulled.file
-    mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o644
-    os.chmod(tmp, mode)
     try:
-        os.replace(tmp, target)
+        st = os.stat(target, follow_symlinks=False)
+        mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else 0o644
+    except OSError:
+        mode = 0o644
+    try:
+        with safefs.folder(root, tmp.parent, make=False) as cache:
+            data = safefs.read_in(cache, tmp.name)
+        safefs.write_file(root, target, data, sync=True, mode=mode)
     except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        fd, near = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as out, open(tmp, "rb") as source:
-                shutil.copyfileobj(source, out)
-            os.chmod(near, mode)
-            os.replace(near, target)
-        except OSError as exc2:
-            Path(near).unlink(missing_ok=True)
-            raise InputError(f"cannot write {target}: {exc2.strerror or exc2}") from None
+        raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
     return pulled

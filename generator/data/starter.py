@@ -11,10 +11,11 @@ installed `pnp` starts a project in any folder.
 """
 from __future__ import annotations
 
+import os
 import re
-import shutil
 from pathlib import Path
 
+from .. import safefs
 from ..errors import InputError
 from .schema import SCHEMA_DIR
 
@@ -27,13 +28,18 @@ GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 def write_schemas(root: Path) -> list[Path]:
     """Copy pnp's JSON Schemas into `root/schemas/` (only files whose content changed)."""
     folder = root / "schemas"
-    folder.mkdir(exist_ok=True)
     written = []
-    for name in SCHEMAS:
-        source, target = SCHEMA_DIR / f"{name}.schema.json", folder / f"{name}.schema.json"
-        if not target.is_file() or target.read_bytes() != source.read_bytes():
-            shutil.copyfile(source, target)
-        written.append(target)
+    with safefs.folder(root, "schemas") as fd:
+        for name in SCHEMAS:
+            source, target = SCHEMA_DIR / f"{name}.schema.json", folder / f"{name}.schema.json"
+            data = source.read_bytes()
+            try:
+                same = safefs.read_in(fd, target.name) == data
+            except OSError:
+                same = False
+            if not same:
+                safefs.write_in(fd, target.name, data)
+            written.append(target)
     return written
 
 
@@ -48,7 +54,7 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[Path]:
                          "(it names the folders cards/<game>/ and templates/<game>/)")
     title = title or game_id.replace("-", " ").title()
     targets = [root / "cards" / game_id, root / "templates" / game_id]
-    taken = [str(t.relative_to(root)) for t in targets if t.exists()]
+    taken = [str(t.relative_to(root)) for t in targets if os.path.lexists(t)]
     if taken:
         raise InputError(f"{' and '.join(taken)} already exist{'s' if len(taken) == 1 else ''}; "
                          "pnp new never overwrites a game")
@@ -58,13 +64,14 @@ def new_game(root: Path, game_id: str, title: str | None = None) -> list[Path]:
             if not source.is_file():
                 continue
             target = root / part / game_id / source.relative_to(SKELETON / part / "__GAME__")
-            target.parent.mkdir(parents=True, exist_ok=True)
             text = source.read_text(encoding="utf-8")
-            target.write_text(text.replace("__GAME__", game_id).replace("__TITLE__", title), encoding="utf-8")
+            safefs.write_file(root, target, text.replace("__GAME__", game_id).replace("__TITLE__", title).encode())
             written.append(target)
     shared = root / "templates" / "_shared"
     if not (shared / "macros.j2").is_file():
-        shutil.copytree(SHARED, shared, dirs_exist_ok=True)
-        written.extend(p for p in sorted(shared.rglob("*")) if p.is_file())
+        for source in sorted(SHARED.rglob("*")):
+            if source.is_file():
+                safefs.write_file(root, shared / source.relative_to(SHARED), source.read_bytes())
+                written.append(shared / source.relative_to(SHARED))
     written.extend(write_schemas(root))
     return written

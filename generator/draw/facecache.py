@@ -4,39 +4,132 @@ In: a bundle key (sha256 hex of everything that decides the bundle's pixels), th
 bundle's PDF bytes and what else its drawing found that a later build must say again
 (the pictures its faces place: the print-quality warnings). Out: the same on a later
 build, or None. Each entry is `faces/<key[:2]>/<key>.pdf`: the PDF, those notes, their
-length (4 bytes) and a 32-byte sha256 of all that, written to a temporary name and
-renamed into place: a build killed mid-write leaves at most a
-`.tmp` file (ignored and later pruned), and an entry whose checksum does not match is
-treated as missing and removed. The folder is bounded: after each build the least
-recently used entries (by mtime, refreshed on every hit) are removed until the total is
-under the limit.
+length (4 bytes) and a 32-byte BLAKE2b of the key and all that, keyed with this
+machine's cache key (safefs.cache_key, kept outside the project), written to a temporary
+name and renamed into place: a build killed mid-write leaves at most a `.tmp` file
+(ignored and later pruned), and an entry whose tag does not match (damaged, planted in a
+checkout, made under another key) is treated as missing and removed. The folder is
+bounded: after each build the least recently used entries (by mtime, refreshed on every
+hit) are removed until the total is under the limit, in a folder pnp made (its
+CACHEDIR.TAG) and only files named as entries. No link is ever followed (safefs.py).
 
 This is the one place besides export that writes files during a build; it writes only
 inside output/.cache/, and nothing it holds is ever needed (a cold build remakes it).
 """
 from __future__ import annotations
 
-import hashlib
+import hmac
 import os
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import safefs
 from ..errors import OutputError
 
 LIMIT_BYTES = 500 * 1024 * 1024
 _DIGEST = 32
+ENTRY = re.compile(r"[0-9a-f]{64}\.pdf")
+_SHARD = re.compile(r"[0-9a-f]{2}")
+_TMP = re.compile(r"\..+\.tmp")
 
 
-class FaceCache:
-    def __init__(self, folder: Path, limit_bytes: int = LIMIT_BYTES):
+class Store:
+    """A folder of entries `folder/<key[:2]>/<name>` written and read without following a
+    link: `base` is the trusted folder it lies in (the one holding output/; by default the
+    nearest folder there is above it: commands always name it), `entry` the pattern of its
+    entries' names (the only files it prunes)."""
+
+    def __init__(self, folder: Path | str, limit_bytes: int, base: Path | None, entry: re.Pattern):
         self.folder = Path(folder)
+        self.base = Path(base) if base is not None else next(
+            p for p in self.folder.parents if p.is_dir())
         self.limit = limit_bytes
+        self.pattern = entry
+
+    def read_entry(self, shard: str, name: str, touch: bool = False) -> bytes | None:
+        try:
+            with safefs.folder(self.base, self.folder / shard, make=False) as fd:
+                return safefs.read_in(fd, name, touch)
+        except OSError:
+            return None
+
+    def write_entry(self, shard: str, name: str, body: bytes) -> None:
+        fd = safefs.cache_folder(self.base, self.folder)
+        try:
+            with safefs.folder(self.base, self.folder / shard) as into:
+                safefs.write_in(into, name, body)
+        finally:
+            os.close(fd)
+
+    def drop_entry(self, shard: str, name: str) -> None:
+        try:
+            with safefs.folder(self.base, self.folder / shard, make=False) as fd:
+                safefs.remove_in(fd, name)
+        except OSError:
+            pass
+
+    def prune(self, keep=frozenset(), stale_tmp_seconds: float = 3600) -> int:
+        """Remove the least recently written entries until they hold at most the limit, never
+        those named in `keep`, and the `.tmp` files a killed run left more than
+        `stale_tmp_seconds` ago; return how many entries went. Only in a folder pnp made
+        (its CACHEDIR.TAG), only names of the store's own pattern, never through a link."""
+        try:
+            top = safefs.open_folder(self.base, self.folder, make=False)
+        except (OSError, safefs.InputError):
+            return 0
+        try:
+            return _prune(top, self.pattern, self.limit, keep, stale_tmp_seconds) if safefs.is_pnp_cache(top) else 0
+        finally:
+            os.close(top)
+
+    def size(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.glob("*/*") if self.pattern.fullmatch(p.name))
+
+
+def _prune(top: int, pattern: re.Pattern, limit: int, keep, stale_tmp_seconds: float) -> int:
+    import stat
+
+    found, total, removed = [], 0, 0
+    now = time.time()
+    shards = []
+    try:
+        for shard, st in safefs.entries(top):
+            if _SHARD.fullmatch(shard) and stat.S_ISDIR(st.st_mode):
+                shards.append(os.open(shard, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top))
+        for fd in shards:
+            for name, st in safefs.entries(fd):
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                if _TMP.fullmatch(name):   # left by a killed build
+                    if now - st.st_mtime > stale_tmp_seconds:
+                        os.unlink(name, dir_fd=fd)
+                elif pattern.fullmatch(name):
+                    found.append((st.st_mtime, name, fd, st.st_size))
+                    total += st.st_size
+        for _, name, fd, size in sorted(found, key=lambda e: e[:2]):
+            if total <= limit:
+                break
+            if name in keep:
+                continue
+            try:
+                os.unlink(name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            total -= size
+            removed += 1
+    finally:
+        for fd in shards:
+            os.close(fd)
+    return removed
+
+
+class FaceCache(Store):
+    def __init__(self, folder: Path, limit_bytes: int = LIMIT_BYTES, base: Path | None = None):
+        super().__init__(folder, limit_bytes, base, ENTRY)
         self.hits = 0
         self.misses = 0
-
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.pdf"
 
     def get(self, key: str) -> bytes | None:
         """The bundle stored under `key`, or None when absent or damaged."""
@@ -44,88 +137,42 @@ class FaceCache:
         return None if found is None else found[0]
 
     def entry(self, key: str) -> tuple[bytes, bytes] | None:
-        """(the bundle, its notes) stored under `key`, or None when absent or damaged."""
-        path = self._path(key)
-        try:
-            found = _unpack(path.read_bytes())
-        except OSError:
-            self.misses += 1
-            return None
+        """(the bundle, its notes) stored under `key`, or None when absent, damaged or not
+        made with this machine's cache key (never used: remade by this build)."""
+        blob = self.read_entry(key[:2], f"{key}.pdf", touch=True)
+        found = None if blob is None else _unpack(key, blob)
         if found is None:
-            path.unlink(missing_ok=True)  # damaged on disk: never used, remade by this build
+            if blob is not None:
+                self.drop_entry(key[:2], f"{key}.pdf")
             self.misses += 1
             return None
-        try:
-            os.utime(path)  # recently used: kept longest by prune()
-        except OSError:
-            pass
         self.hits += 1
         return found
 
     def read(self, key: str) -> bytes | None:
         """The bundle stored under `key` if present and whole (nothing counted or touched)."""
-        try:
-            found = _unpack(self._path(key).read_bytes())
-        except OSError:
-            return None
+        blob = self.read_entry(key[:2], f"{key}.pdf")
+        found = None if blob is None else _unpack(key, blob)
         return None if found is None else found[0]
 
     def put(self, key: str, data: bytes, notes: bytes = b"") -> None:
         """Store `data` and its `notes` under `key` atomically (a reader sees the whole entry or none)."""
-        path = self._path(key)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        body = data + notes + len(notes).to_bytes(4, "big")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            body = data + notes + len(notes).to_bytes(4, "big")
-            with open(tmp, "wb") as fh:
-                fh.write(body + hashlib.sha256(body).digest())
-            os.replace(tmp, path)
+            self.write_entry(key[:2], f"{key}.pdf", body + safefs.tag(f"faces/{key}", body))
         except OSError as exc:
             raise OutputError(f"cannot write the face cache in {self.folder}: {exc.strerror or exc}") from None
-        finally:
-            tmp.unlink(missing_ok=True)
 
-    def prune(self, stale_tmp_seconds: float = 3600, keep=()) -> int:
+    def prune(self, stale_tmp_seconds: float = 3600, keep=()) -> int:  # type: ignore[override]
         """Remove least recently used entries until the cache fits its limit, never the bundles
         `keep` (the last build's, which its results still read); return how many."""
-        return prune_folder(self.folder, self.limit, {f"{key}.pdf" for key in keep}, stale_tmp_seconds)
-
-    def size(self) -> int:
-        return sum(p.stat().st_size for p in self.folder.glob("*/*.pdf"))
+        return super().prune({f"{key}.pdf" for key in keep}, stale_tmp_seconds)
 
 
-def prune_folder(folder: Path, limit: int, keep=frozenset(), stale_tmp_seconds: float = 3600) -> int:
-    """Remove the least recently written entries of a store of `folder/xx/name` files until
-    they hold at most `limit` bytes, never those named in `keep`, and `.tmp` files a killed
-    run left more than `stale_tmp_seconds` ago; return how many entries went."""
-    entries, total, removed = [], 0, 0
-    now = time.time()
-    for path in folder.glob("*/*"):
-        try:
-            st = path.stat()
-        except OSError:
-            continue
-        if path.name.endswith(".tmp"):  # left by a killed build
-            if now - st.st_mtime > stale_tmp_seconds:
-                path.unlink(missing_ok=True)
-            continue
-        entries.append((st.st_mtime, path.name, path, st.st_size))
-        total += st.st_size
-    for _, name, path, size in sorted(entries):
-        if total <= limit:
-            break
-        if name in keep:
-            continue
-        path.unlink(missing_ok=True)
-        total -= size
-        removed += 1
-    return removed
-
-
-def _unpack(blob: bytes) -> tuple[bytes, bytes] | None:
-    """(PDF, notes) of a whole entry; None for a damaged one."""
+def _unpack(key: str, blob: bytes) -> tuple[bytes, bytes] | None:
+    """(PDF, notes) of a whole entry made with this machine's key; None for any other."""
     body, digest = blob[:-_DIGEST], blob[-_DIGEST:]
-    if len(blob) < _DIGEST + 4 or hashlib.sha256(body).digest() != digest:
+    if len(blob) < _DIGEST + 4 or not hmac.compare_digest(safefs.tag(f"faces/{key}", body), digest):
         return None
     n = int.from_bytes(body[-4:], "big")
     if n > len(body) - 4:

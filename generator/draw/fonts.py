@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fontTools.ttLib import TTFont
 
+from .. import safefs
 from ..guard import OutsideProject, read_bytes_inside, shorten
 
 FONT_DIR = Path(__file__).parents[1] / "assets" / "fonts"
@@ -271,20 +272,29 @@ def shipped() -> FontSet:
     return FontSet()
 
 
-def activate(cache_dir: Path) -> None:
+def activate(cache_dir: Path, base: Path | None = None) -> None:
     """Make this process (and its children) draw text only with the shipped fonts.
 
     Must run before CairoSVG draws any text: cairo caches font resolution per process.
-    Writes its config and fontconfig's cache under `cache_dir` (inside output/).
+    Writes its config and fontconfig's cache under `cache_dir` (output/.cache), real folders
+    under `base` (default: the folder holding output/) never reached through a link; the
+    cache's folder is named with this machine's cache key, so fontconfig never reads a
+    cache planted in a checkout.
     """
     if os.environ.get("PNP_FONTCONFIG_ACTIVE") == "1":
         return
-    (cache_dir / "fontconfig").mkdir(parents=True, exist_ok=True)
+    if base is None:
+        base = cache_dir.parent.parent
+        base.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
+    kept = safefs.real_folder(base, cache_dir / f"fontconfig-{safefs.tag('fontconfig').hex()[:16]}")
     conf = cache_dir / "fonts.conf"
-    xml = shipped().fontconfig_xml(cache_dir / "fontconfig")
-    if not conf.exists() or conf.read_text() != xml:
-        tmp = conf.with_suffix(".tmp")
-        tmp.write_text(xml)
-        tmp.replace(conf)
+    xml = shipped().fontconfig_xml(kept)
+    with safefs.folder(base, cache_dir) as fd:
+        try:
+            same = safefs.read_in(fd, conf.name) == xml.encode()
+        except OSError:
+            same = False
+        if not same:
+            safefs.write_in(fd, conf.name, xml.encode())
     os.environ["FONTCONFIG_FILE"] = str(conf.resolve())
     os.environ["PNP_FONTCONFIG_ACTIVE"] = "1"

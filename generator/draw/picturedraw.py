@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from pathlib import Path
 
 import cairocffi as cairo
 
@@ -41,7 +42,8 @@ class Pictures:
 
     def __init__(self, policy: Policy | None = None, memo=None):
         self.policy = policy or Policy()
-        self.store = PictureStore(self.policy.store) if self.policy.store else None
+        store = self.policy.store   # output/.cache/pictures: the folder holding output/ is trusted
+        self.store = PictureStore(store, base=Path(store).parents[2]) if store else None
         self.memo = memo if memo is not None and memo.on else None   # a session's Kept (pnp watch)
         self.recent: dict[str, Prepared] = {}    # prepared pictures of this bundle, by store key
         self.stubs: dict[str, Prepared] = {}     # uid -> lossless picture cairo got a stub of

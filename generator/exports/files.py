@@ -26,7 +26,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
@@ -36,6 +35,7 @@ from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 from typing import Literal
 
+from .. import safefs
 from ..errors import OutputError
 
 if sys.platform == "win32":  # pragma: no cover - no fcntl on Windows
@@ -60,21 +60,11 @@ class Artifact:
                 "components": self.components, "placements": self.placements}
 
 
-def write_atomic(path: Path, data) -> None:
-    """One file (bytes, or pieces of bytes) written under a temporary name, fsynced and
-    renamed into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            for piece in [data] if isinstance(data, bytes) else data:
-                fh.write(piece)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+def write_atomic(base: Path, path: Path, data) -> None:
+    """One file (bytes, or pieces of bytes) written under an exclusive temporary name,
+    fsynced and renamed into place; its folders real ones under the trusted `base` (the
+    folder holding output/), never reached through a link (safefs.py)."""
+    safefs.write_file(base, path, data, sync=True)
 
 
 def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bool = False) -> list[Path]:
@@ -86,9 +76,8 @@ def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bo
         written (the previous set is then left as it was).
     """
     folder = out_dir / game_id
-    _make_folder(out_dir)
-    with game_lock(out_dir, game_id):
-        old = _read_manifest(folder / "manifest.json")
+    with _out_folder(out_dir) as out_fd, _lock(out_fd, out_dir, game_id):
+        old = _read_manifest(out_fd, game_id)
         new_paths = {a.path for a in artifacts}
         entries = [a.entry() for a in artifacts]
         dropped = set() if merge else {e.get("path") for e in old} - new_paths
@@ -96,49 +85,79 @@ def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bo
             entries = [e for e in old if e.get("path") not in new_paths] + entries
         entries.sort(key=lambda e: e["path"])
 
-        def fill(new: Path) -> None:
+        def fill(new: int) -> None:
             for art in artifacts:
                 _write_synced(new, art.path, art.data)
-            _carry_over(folder, new, skip=new_paths | dropped | {"manifest.json"})
+            _carry_over(out_fd, game_id, new, skip=new_paths | dropped | {"manifest.json"})
             _write_synced(new, "manifest.json", manifest_json({"game": game_id, "files": entries}))
 
-        replace_set(out_dir, game_id, fill)
+        replace_set(out_fd, out_dir, game_id, fill)
     return [folder / a.path for a in artifacts] + [folder / "manifest.json"]
 
 
-def replace_set(parent: Path, name: str, fill) -> None:
+def replace_set(parent_fd: int, parent: Path, name: str, fill) -> None:
     """Put a new set of files at `parent/name` in one step: `fill(staging)` writes them into
-    `parent/.<name>.new-<pid>/`, which is synced and swapped in whole. Call it holding the
-    game's lock. Leftovers of killed runs are removed first.
+    `parent/.<name>.new-<pid>/` (`staging`: its descriptor), which is synced and swapped in
+    whole. `parent_fd`: the real folder `parent`, opened. Call it holding the game's lock.
+    Leftovers of killed runs are removed first. A link at `parent/name` is replaced, never
+    followed.
 
     :raises OutputError: a file could not be written (a full disk, say): the staging folder
         is removed and `parent/name` is left as it was.
     """
-    clean_leftovers(parent, name)
-    folder = parent / name
-    new = parent / f".{name}.new-{os.getpid()}"
-    old = parent / f".{name}.old-{os.getpid()}"
+    _clean_leftovers(parent_fd, name)
+    new = f".{name}.new-{os.getpid()}"
+    old = f".{name}.old-{os.getpid()}"
     try:
-        new.mkdir()
-        fill(new)
-        _fsync_dir(new)
-        _swap_in(new, folder, old)
+        os.mkdir(new, 0o777, dir_fd=parent_fd)
+        with safefs.folder(parent_fd, new, make=False) as new_fd:
+            fill(new_fd)
+            _fsync(new_fd)
+        _swap_in(parent_fd, new, name, old)
     except Exception as exc:
-        shutil.rmtree(new, ignore_errors=True)
-        if not folder.exists() and old.is_dir():  # stopped between the two renames of a swap
-            os.rename(old, folder)
+        _quietly(safefs.remove_in, parent_fd, new)
+        if _kind(parent_fd, name) is None and _kind(parent_fd, old) == "folder":  # stopped between two renames
+            os.rename(old, name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
         if not isinstance(exc, OSError):
             raise
-        shown = str(exc.filename or folder).replace(str(new), str(folder), 1)
+        folder = parent / name
+        shown = folder / exc.filename if exc.filename and not os.path.isabs(exc.filename) else folder
         raise OutputError(f"cannot write {shown}: {exc.strerror or exc}; {folder} was left as it "
                           "was") from None
 
 
-def _make_folder(path: Path) -> None:
+@contextmanager
+def _out_folder(path: Path, base: Path | None = None):
+    """The real folder `path` (made when missing), its descriptor; `base`: the trusted folder
+    it lies in (by default the one holding it: the project, or the parent of an --output)."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        if base is None:
+            path.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
+        fd = safefs.open_folder(path.parent if base is None else base, path)
     except OSError as exc:
         raise OutputError(f"cannot make the folder {exc.filename or path}: {exc.strerror or exc}") from None
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _kind(dir_fd: int, name: str) -> str | None:
+    """"folder", "link", "other" or None (absent) for `name` in `dir_fd`, links not followed."""
+    import stat
+
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    return "folder" if stat.S_ISDIR(mode) else "link" if stat.S_ISLNK(mode) else "other"
+
+
+def _quietly(do, *args, **kwargs) -> None:
+    try:
+        do(*args, **kwargs)
+    except OSError:
+        pass
 
 
 LOCK_MESSAGE = ("another pnp build of '{game}' is writing {out} right now (it holds {lock}); "
@@ -148,8 +167,22 @@ LOCK_MESSAGE = ("another pnp build of '{game}' is writing {out} right now (it ho
 @contextmanager
 def game_lock(out_dir: Path, game_id: str):
     """Hold `output/.<game>.lock` (an OS lock, released even when the build is killed)."""
-    lock = out_dir / f".{game_id}.lock"
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    with _out_folder(out_dir) as out_fd, _lock(out_fd, out_dir, game_id):
+        yield
+
+
+@contextmanager
+def _lock(out_fd: int, out_dir: Path, game_id: str):
+    name = f".{game_id}.lock"
+    lock = out_dir / name
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(name, flags, 0o644, dir_fd=out_fd)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        os.unlink(name, dir_fd=out_fd)   # a link planted at the lock's name: replaced, never followed
+        fd = os.open(name, flags | os.O_EXCL, 0o644, dir_fd=out_fd)
     try:
         if fcntl is not None:
             try:
@@ -167,42 +200,60 @@ def clean_leftovers(out_dir: Path, game_id: str) -> list[Path]:
     """Remove what killed builds of the game left behind (call it holding the lock).
 
     A build killed between the two renames of a swap (systems without an atomic exchange)
-    left no game folder: its previous folder is put back first.
+    left no game folder: its previous folder is put back first. Nothing is followed through
+    a link.
     """
-    folder = out_dir / game_id
+    try:
+        fd = safefs.open_folder(out_dir.parent, out_dir, make=False)
+    except FileNotFoundError:
+        return []
+    try:
+        return [out_dir / name for name in _clean_leftovers(fd, game_id)]
+    finally:
+        os.close(fd)
+
+
+def _clean_leftovers(out_fd: int, game_id: str) -> list[str]:
     own = re.compile(rf"^\.{re.escape(game_id)}\.(new|old)-\d+$")
-    found = sorted(p for p in out_dir.iterdir() if own.match(p.name)) if out_dir.is_dir() else []
-    if not folder.exists():
-        previous = [p for p in found if ".old-" in p.name]
+    found = sorted(name for name in os.listdir(out_fd) if own.match(name))
+    if _kind(out_fd, game_id) is None:
+        previous = [name for name in found if ".old-" in name and _kind(out_fd, name) == "folder"]
         if previous:
-            os.rename(previous[0], folder)
+            os.rename(previous[0], game_id, src_dir_fd=out_fd, dst_dir_fd=out_fd)
             found.remove(previous[0])
-    if folder.is_dir():  # temporary files of the one-file-at-a-time writer of earlier versions
-        found += [p for p in folder.iterdir() if re.match(r"^\..+\.\d+\.tmp$", p.name)]
-    for p in found:
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            p.unlink(missing_ok=True)
+    for name in found:
+        _quietly(safefs.remove_in, out_fd, name)
+    if _kind(out_fd, game_id) == "folder":  # temporary files of the one-file-at-a-time writer of earlier versions
+        with safefs.folder(out_fd, game_id, make=False) as fd:
+            for name in os.listdir(fd):
+                if re.match(r"^\..+\.\d+\.tmp$", name):
+                    _quietly(os.unlink, name, dir_fd=fd)
+                    found.append(f"{game_id}/{name}")
     return found
 
 
-def _carry_over(folder: Path, new: Path, skip: set) -> None:
-    """Files of the previous set this build keeps (other papers, files pnp did not make)."""
-    if not folder.is_dir():
+def _carry_over(out_fd: int, name: str, new: int, skip: set) -> None:
+    """Files of the previous set `out/name` this build keeps (other papers, files pnp did not
+    make): regular files only, no link followed or kept."""
+    import stat
+
+    if _kind(out_fd, name) != "folder":
         return
-    for src in folder.rglob("*"):
-        rel = src.relative_to(folder).as_posix()
-        if rel in skip or not src.is_file() or src.is_symlink() or src.name.endswith(".tmp"):
-            continue
-        dst = new / rel
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(src, dst)  # the same bytes, already on disk: nothing to copy or sync
-        except OSError:
-            shutil.copyfile(src, dst)
-            with open(dst, "rb+") as fh:
-                os.fsync(fh.fileno())
+    for top, _, files, fd in os.fwalk(name, dir_fd=out_fd, follow_symlinks=False):
+        for file in files:
+            rel = f"{top}/{file}".split("/", 1)[1]
+            try:
+                st = os.stat(file, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if rel in skip or not stat.S_ISREG(st.st_mode) or file.endswith(".tmp"):
+                continue
+            parts = rel.split("/")
+            with safefs.folder(new, "/".join(parts[:-1])) as into:
+                try:  # the same bytes, already on disk: nothing to copy or sync
+                    os.link(file, parts[-1], src_dir_fd=fd, dst_dir_fd=into, follow_symlinks=False)
+                except OSError:
+                    _write_in(into, parts[-1], [safefs.read_in(fd, file)])
 
 
 def manifest_json(manifest: dict):
@@ -253,45 +304,42 @@ def _item_json(item: dict) -> str:
     return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
 
 
-def _write_synced(folder: Path, rel: str, data) -> None:
-    """Write bytes (or pieces of bytes) to `folder/rel` and sync them to disk; an OSError
-    names the file."""
+def _write_synced(folder: int, rel: str, data) -> None:
+    """Write bytes (or pieces of bytes) to `rel` in the new staging folder `folder` (a new
+    file, created exclusively) and sync them to disk; an OSError names the file."""
     parts = Path(rel).parts
     if not parts or Path(rel).is_absolute() or ".." in parts:
         raise ValueError(f"an output file must lie inside its folder, not at {rel!r}")
-    path = folder / rel
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as fh:
-            for piece in [data] if isinstance(data, bytes) else data:
-                fh.write(piece)
-            fh.flush()
-            os.fsync(fh.fileno())
+        with safefs.folder(folder, "/".join(parts[:-1])) as fd:
+            _write_in(fd, parts[-1], [data] if isinstance(data, bytes) else data)
     except OSError as exc:
-        if exc.filename is None:
-            exc.filename = str(path)
+        exc.filename = rel
         raise
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
+def _write_in(fd: int, name: str, pieces) -> None:
+    with open(safefs.new_file(fd, name), "wb") as fh:
+        for piece in pieces:
+            fh.write(piece)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync(fd: int) -> None:
     try:
         os.fsync(fd)
     except OSError:
         pass  # some file systems cannot sync a folder; the renames are still atomic
-    finally:
-        os.close(fd)
 
 
 _RENAME_EXCHANGE = 2
 _libc: ctypes.CDLL | Literal[False] | None = None   # False: no renameat2 here
 
 
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+def _exchange(dir_fd: int, a: str, b: str) -> bool:
+    """Swap two folders of `dir_fd` in one atomic step (Linux renameat2 RENAME_EXCHANGE);
+    False if unsupported."""
     global _libc
     if _libc is None:
         try:
@@ -301,35 +349,36 @@ def _exchange(a: Path, b: Path) -> bool:
             _libc = False
     if not _libc:
         return False
-    at_fdcwd = -100
-    if _libc.renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if _libc.renameat2(dir_fd, os.fsencode(a), dir_fd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
         return False
-    raise OSError(err, os.strerror(err), str(b))
+    raise OSError(err, os.strerror(err), b)
 
 
-def _swap_in(new: Path, folder: Path, old: Path) -> None:
-    """Put `new` at `folder` as one step; the previous folder is removed after."""
-    if folder.is_dir() and not folder.is_symlink():
-        if not _exchange(new, folder):
-            os.rename(folder, old)  # a reader misses the folder only until the next rename
-            os.rename(new, folder)
+def _swap_in(parent: int, new: str, name: str, old: str) -> None:
+    """Put `new` at `name` (both in the folder `parent`) as one step; the previous folder is
+    removed after; a link or a file at `name` is replaced, never followed."""
+    if _kind(parent, name) == "folder":
+        if not _exchange(parent, new, name):
+            os.rename(name, old, src_dir_fd=parent, dst_dir_fd=parent)  # a reader misses it only until the next rename
+            os.rename(new, name, src_dir_fd=parent, dst_dir_fd=parent)
             new = old
-        _fsync_dir(folder.parent)
-        shutil.rmtree(new, ignore_errors=True)  # after the exchange, `new` holds the previous set
+        _fsync(parent)
+        _quietly(safefs.remove_in, parent, new)  # after the exchange, `new` holds the previous set
     else:
-        if folder.is_symlink() or folder.exists():
-            folder.unlink()
-        os.rename(new, folder)
-        _fsync_dir(folder.parent)
+        safefs.remove_in(parent, name)
+        os.rename(new, name, src_dir_fd=parent, dst_dir_fd=parent)
+        _fsync(parent)
 
 
-def _read_manifest(path: Path) -> list[dict]:
+def _read_manifest(parent: int, name: str) -> list[dict]:
+    """The files the manifest of the real folder `name` lists (none through a link)."""
     try:
-        return list(json.loads(path.read_text(encoding="utf-8")).get("files", []))
-    except (OSError, ValueError, AttributeError):
+        with safefs.folder(parent, name, make=False) as fd:
+            return list(json.loads(safefs.read_in(fd, "manifest.json").decode("utf-8")).get("files", []))
+    except (OSError, ValueError, AttributeError, safefs.InputError):
         return []
 
 
@@ -345,26 +394,25 @@ def write_exports(out_dir: Path, game_id: str, target: str, files: list, summary
     """
     exports = out_dir / game_id / "exports"
     folder = exports / target
-    _make_folder(out_dir)
-    with game_lock(out_dir, game_id):
-        _make_folder(exports)
-        old = _read_manifest(folder / "manifest.json")
+    with _out_folder(out_dir) as out_fd, _lock(out_fd, out_dir, game_id), \
+            _out_folder(exports, base=out_dir.parent) as exports_fd:
+        old = _read_manifest(exports_fd, target)
         new_paths = {f.path for f in files}
         manifest = {"game": game_id, "target": target, **(summary or {}),
                     "files": sorted((f.manifest() for f in files), key=lambda e: e["path"])}
 
-        def fill(new: Path) -> None:
+        def fill(new: int) -> None:
             for f in files:
                 _write_synced(new, f.path, f.data)
-            _carry_over(folder, new, skip=new_paths | {e.get("path") for e in old} | {"manifest.json"})
+            _carry_over(exports_fd, target, new, skip=new_paths | {e.get("path") for e in old} | {"manifest.json"})
             _write_synced(new, "manifest.json", (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode())
 
-        replace_set(exports, target, fill)
+        replace_set(exports_fd, exports, target, fill)
     return [folder / f.path for f in files] + [folder / "manifest.json"]
 
 
 def write_calibration(out_dir: Path, name: str, data: bytes) -> Path:
     """The duplex calibration page: output/calibration/<name> (it belongs to no game)."""
     path = out_dir / "calibration" / name
-    write_atomic(path, data)
+    write_atomic(out_dir.parent, path, data)
     return path

@@ -30,6 +30,7 @@ import pikepdf
 from pikepdf import Name
 from PIL import Image
 
+from .. import safefs
 from .cmyk import most_ink
 
 INK_DPI = 100          # resolution the pages are rendered at to measure their ink
@@ -81,7 +82,8 @@ def pdfx_problems(data: bytes) -> list[str]:
 
 def page_inks(data: bytes, scratch: Path | None = None, dpi: int = INK_DPI) -> list[float]:
     """The highest total ink (C+M+Y+K, percent) of each page of `data`, rendered in CMYK.
-    `scratch` is a folder for Ghostscript's files (default: the system's temporary folder).
+    `scratch` is a folder for Ghostscript's files (output/.cache/preflight, never reached
+    through a link; default: the system's temporary folder).
 
     :raises OutputError: Ghostscript is missing or fails.
     """
@@ -91,8 +93,8 @@ def page_inks(data: bytes, scratch: Path | None = None, dpi: int = INK_DPI) -> l
     if gs is None:
         raise OutputError("measuring a CMYK file's total ink needs Ghostscript: install Debian's ghostscript "
                           "(apt-get install ghostscript)")
-    if scratch is not None:
-        scratch.mkdir(parents=True, exist_ok=True)
+    if scratch is not None:   # output/.cache/preflight: real folders under the one holding output/
+        safefs.real_folder(scratch.parents[2], scratch)
     with tempfile.TemporaryDirectory(dir=scratch, prefix="ink-") as folder:
         pdf = Path(folder) / "file.pdf"
         pdf.write_bytes(data)
