@@ -45,6 +45,10 @@ class Stopwatch:
             if self._stack:
                 self._stack[-1][1:] = [now_cpu, now_wall]
 
+    def current(self) -> str | None:
+        """The innermost stage running now, if any."""
+        return self._stack[-1][0] if self._stack else None
+
     def add_cpu(self, name: str, seconds: float) -> None:
         """CPU seconds spent for `name` in other processes (the drawing workers)."""
         self.cpu[name] = self.cpu.get(name, 0.0) + seconds

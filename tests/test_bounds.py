@@ -85,3 +85,54 @@ def test_the_bounds_leave_ordinary_templates_alone():
     assert env.from_string(source).render() == (
         "  2.5|a     1b" "a,b" "x1[1]" "abc" "[1, 2]" "7" "a\n  b" "[[0, 1, 2], [3, 4]]" "a\nb\nc" "yy" "1.50"
         "[1, 2]" '{"a": 1}' "['A']")
+
+
+SLOW = "<!-- {% for i in range(99999) %}{% for j in range(2) %}{{ i % 7 }}{% endfor %}{% endfor %} -->"
+MANY = "\n".join(f"- {{id: c{n}, name: C{n}, text: Words.}}" for n in range(60))
+
+
+@pytest.mark.parametrize("command", ["validate", "build"])
+def test_a_template_that_spends_its_time_on_every_face_stops_at_the_total_time(mini, command):
+    """Each face stays well within --time-limit; together they would take some 20 s."""
+    root = mini(MANY, front=MINI_FRONT.replace("</svg>", SLOW + "</svg>"))
+    started = time.perf_counter()
+    out = _clean(run(root, command, "--total-time-limit", "3", "--time-limit", "5"), started)
+    assert time.perf_counter() - started < 10, out
+    assert "took longer than 3 s" in out and "--total-time-limit" in out, out
+    assert "at the stage" in out and "card c" in out, out
+
+
+def _busy(seconds: float) -> None:
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        pass
+
+
+def test_a_face_deadline_inside_the_total_one_ends_with_whichever_ends_first():
+    from generator.guard import Deadline, Limits, OutOfTime, TimeLimit
+
+    total = Limits(total_seconds=0.6).budget("the build", lambda: "at the stage 'jinja', card a")
+    with pytest.raises(OutOfTime, match=r"the build took longer than 0.6 s .*--total-time-limit.*card a"):
+        with total.running():
+            with pytest.raises(TimeLimit, match="the face took longer than 0.2 s"):
+                with Deadline(0.2, "the face").running():
+                    _busy(5)
+            with Deadline(10, "the next face").running():  # 10 s of its own, 0.4 s left of the build's
+                _busy(5)
+    again = Limits(total_seconds=0.3).budget("the build")
+    with again.running():
+        try:
+            _busy(5)
+        except OutOfTime:  # kept by a stage that should have let it go
+            pass
+        with pytest.raises(OutOfTime):  # once spent, every later face stops at once
+            with Deadline(10, "a face").running():
+                pass
+
+
+def test_a_drawing_worker_stops_itself_past_the_total_time():
+    from generator.draw.drawpool import _draw_in_worker
+    from generator.guard import OutOfTime
+
+    with pytest.raises(OutOfTime, match="total time"):
+        _draw_in_worker([], None, ends=time.monotonic() - 5)

@@ -130,7 +130,7 @@ class _Counting:
 
     def vformat(self, format_string, args, kwargs):
         self.made = len(format_string)
-        return super().vformat(format_string, args, kwargs)  # type: ignore[misc]
+        return super().vformat(format_string, args, kwargs)
 
     def format_field(self, value, format_spec):
         if WIDE.search(format_spec):
@@ -138,7 +138,7 @@ class _Counting:
         widths = sum(int(n) for n in re.findall(r"\d+", format_spec))
         self.made += weight(value, MAX_ITEMS) + widths
         refuse_over(self.made, "the format")
-        return super().format_field(value, format_spec)  # type: ignore[misc]
+        return super().format_field(value, format_spec)
 
 
 class BoundedFormatter(_Counting, SandboxedFormatter):
@@ -211,7 +211,7 @@ def bounded_map(real):
                 raise TemplateLimit(f"|map made more than {MAX_OUTPUT:,} characters or items; templates make "
                                     f"at most {MAX_ITEMS:,} in one step")
             yield item
-    mapped.jinja_pass_arg = real.jinja_pass_arg  # type: ignore[attr-defined]
+    mapped.jinja_pass_arg = real.jinja_pass_arg
     return mapped
 
 
