@@ -29,7 +29,7 @@ MAX_VALUES = 1_000_000        # values in a YAML file once its aliases are expan
 MAX_FILE_BYTES = 16 * 2**20   # a YAML, JSON, Markdown or template file (16 MiB)
 MAX_IMAGE_BYTES = 64 * 2**20  # a picture a face draws (64 MiB)
 MAX_IMAGE_PIXELS = 100_000_000   # pixels of a picture a face draws (100 megapixels)
-MAX_EXPORT_PIXELS = 200_000_000  # pixels of one picture an export makes (PNG, tabletop, faces, preview)
+MAX_EXPORT_PIXELS = 100_000_000  # pixels of one picture an export makes (PNG, tabletop, faces, preview)
 MAX_MARKDOWN = 1_000_000      # characters of a rulebook once its Jinja has run
 FACE_SECONDS = 10.0           # to render one face's template, and again to draw it (--time-limit)
 TOTAL_SECONDS = 1800.0        # a whole command: validate, build, export (--total-time-limit)
@@ -134,6 +134,18 @@ def data_bounds(data: Any) -> str | None:
         stack.append((node, depth, True))
         stack.extend((c, depth + 1, False) for c in children if isinstance(c, (dict, list)))
     return None
+
+
+def too_many_pixels(width_px: int, height_px: int, dpi: float) -> str | None:
+    """Why a picture of width_px x height_px made at `dpi` is more than an export makes
+    (MAX_EXPORT_PIXELS), saying the dpi that would fit; None when it is within it. Checked
+    before a pixel is allocated."""
+    if width_px * height_px <= MAX_EXPORT_PIXELS:
+        return None
+    fits = int(dpi * (MAX_EXPORT_PIXELS / (width_px * height_px)) ** 0.5)
+    return (f"{width_px:,} x {height_px:,} px at {dpi:g} dpi is {width_px * height_px / 1e6:,.0f} megapixels; "
+            f"pnp makes at most {MAX_EXPORT_PIXELS // 1_000_000} megapixels in one picture: {fits} dpi or less "
+            "would fit (--dpi)")
 
 
 class TimeLimit(Exception):

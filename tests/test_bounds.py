@@ -136,3 +136,28 @@ def test_a_drawing_worker_stops_itself_past_the_total_time():
 
     with pytest.raises(OutOfTime, match="total time"):
         _draw_in_worker([], None, ends=time.monotonic() - 5)
+
+
+@pytest.mark.parametrize("target", ["png"])
+def test_a_raster_export_too_large_to_hold_is_refused_before_a_pixel_is_made(mini, target):
+    root = mini("- {id: big, name: Big, text: Words.}", deck_extra="size: {width: 2000mm, height: 2000mm}\n")
+    started = time.perf_counter()
+    out = _clean(run(root, "export", target), started)
+    assert "cards/mini/deck.yaml" in out and "card big" in out and "deck things" in out, out
+    assert "megapixels" in out and "dpi or less would fit" in out, out
+
+
+def test_a_preview_page_too_large_to_draw_is_refused():
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    from generator.errors import InputError
+    from generator.exports.raster import page_png
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=(2000 * 72 / 25.4, 2000 * 72 / 25.4))
+    pdf.showPage()
+    pdf.save()
+    with pytest.raises(InputError, match="megapixels"):
+        page_png(out.getvalue(), 0, 300 / 72)
