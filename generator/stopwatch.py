@@ -38,6 +38,13 @@ class Stopwatch:
         self._stack.append(entry)
         try:
             yield
+        except BaseException as exc:  # the innermost stage an error left, for the last-resort message
+            if getattr(exc, "pnp_stage", None) is None:
+                try:
+                    exc.pnp_stage = name  # type: ignore[attr-defined]
+                except AttributeError:
+                    pass
+            raise
         finally:
             now_cpu, now_wall = time.process_time(), time.perf_counter()
             self._charge(entry, now_cpu, now_wall)

@@ -161,3 +161,115 @@ def test_a_preview_page_too_large_to_draw_is_refused():
     pdf.save()
     with pytest.raises(InputError, match="megapixels"):
         page_png(out.getvalue(), 0, 300 / 72)
+
+
+def _pnp(root, *args: str):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run([sys.executable, "-m", "generator", "--root", str(root), *args], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_a_real_pnp_stops_a_whole_build_at_its_total_time_and_says_where(mini):
+    """The command line as a designer runs it: drawing workers forked, the timer in the main process."""
+    root = mini(MANY, front=MINI_FRONT.replace("</svg>", SLOW + "</svg>"))
+    started = time.perf_counter()
+    done = _pnp(root, "build", "--paper", "a4", "--total-time-limit", "3", "--time-limit", "5")
+    assert done.returncode == 2, done.stderr
+    assert time.perf_counter() - started < 15
+    assert "Traceback" not in done.stderr and "took longer than 3 s" in done.stderr, done.stderr
+    assert "at the stage" in done.stderr, done.stderr
+
+
+def test_a_real_pnp_refuses_a_join_of_gigabytes_cleanly(mini):
+    bomb = "{% set s = 'x' * 999999 %}{{ ([s] * 3000)|join|length }}"
+    root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", bomb + "</svg>"))
+    done = _pnp(root, "validate")
+    assert done.returncode == 2 and "Traceback" not in done.stderr + done.stdout, done.stderr
+    assert "templates/mini/front.svg.j2:" in done.stdout and "joining 3,000 items" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("error, says", [
+    (MemoryError(), "pnp ran out of memory"),
+    (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
+    (OverflowError("cannot convert float infinity to integer"), "a number too large"),
+])
+def test_an_error_no_stage_said_ends_in_one_clean_line_naming_the_stage(mini, monkeypatch, capsys, error, says):
+    from generator.cli import main
+    from generator.draw import render
+
+    def fails(*args, **kwargs):
+        raise error
+    monkeypatch.setattr(render, "render_svgs", fails)
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--root", str(root), "validate"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "Traceback" not in err, err
+    assert says in err and "at the stage 'jinja'" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("text, args, says", [
+    ("[" * 4_000_000, (), "pnp lays out at most 1,000,000"),
+    ("![" * 490_000, ("--time-limit", "1"), "parsing the rulebook's Markdown took longer than 1 s"),
+])
+def test_the_rulebooks_markdown_is_parsed_within_a_size_and_a_time(mini, text, args, says):
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    (root / "cards" / "mini" / "rulebook.md").write_text("# Rules\n\n" + text + "\n")
+    started = time.perf_counter()
+    out = _clean(run(root, "validate", *args), started)
+    assert "cards/mini/rulebook.md" in out and says in out, out
+
+
+INFINITE = [
+    "{{ ('inf'|float)|int }}", "{{ ('-inf'|float)|round|int }}", "{{ 10 ** ('inf'|float) }}",
+    "{{ ('1e999'|float)|int }}", "{{ 'x' * ('inf'|float) }}", "{{ range(0, 10, 'inf'|float)|list }}",
+]
+
+
+@pytest.mark.parametrize("payload", INFINITE)
+def test_infinite_numbers_in_a_template_are_a_clean_problem(mini, payload):
+    root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", payload + "</svg>"))
+    out = _clean(run(root, "validate"), time.perf_counter())
+    assert "templates/mini/front.svg.j2:5" in out and "card" in out and "NameError" not in out, out
+
+
+@pytest.mark.parametrize("payload", INFINITE[:3])
+def test_infinite_numbers_in_card_text_and_in_a_rulebook_are_a_clean_problem(mini, payload):
+    root = mini("- {id: a, name: Alpha, text: \"" + payload + "\"}",
+                front=MINI_FRONT.replace("{{ card.name }}", "{{ fill(card.text) }}"))
+    out = _clean(run(root, "validate"), time.perf_counter())
+    assert "card" in out and "a" in out and "NameError" not in out, out
+    root2 = mini("- {id: a, name: Alpha, text: Words.}")
+    (root2 / "cards" / "mini" / "rulebook.md").write_text(f"# Rules\n\n{payload}\n")
+    out = _clean(run(root2, "validate"), time.perf_counter())
+    assert "cards/mini/rulebook.md:3" in out and "NameError" not in out, out
+
+
+def test_infinite_numbers_that_are_only_written_just_work():
+    from generator.draw.templates import Sandbox
+
+    assert Sandbox().from_string("{{ 'inf'|float }} {{ '-inf'|float }} {{ 'nan'|float }} {{ '1e999'|float }}"
+                                 " {{ ('inf'|float) > 1 }}").render() == "inf -inf nan inf True"
+
+
+@pytest.mark.parametrize("size", ["'inf'|float", "'nan'|float", "-1", "10**400"])
+def test_text_box_and_icon_sizes_that_are_not_numbers_to_print_are_a_clean_problem(mini, size):
+    root = mini("- {id: a, name: Alpha, text: Words.}",
+                front=MINI_FRONT.replace("size=3.5", f"size={size}"))
+    out = _clean(run(root, "validate"), time.perf_counter())
+    assert "card" in out and "front" in out, out
+
+
+def test_a_keyword_given_twice_is_a_template_syntax_error_not_a_traceback(mini):
+    root = mini("- {id: a, name: Alpha, text: Words.}",
+                front=MINI_FRONT.replace("min_size=2.5", "min_size=2.5, min_size=3"))
+    out = _clean(run(root, "validate"), time.perf_counter())
+    assert "templates/mini/front.svg.j2:4" in out and "keyword argument repeated: min_size" in out, out
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    (root / "cards" / "mini" / "rulebook.md").write_text("# Rules\n\n{{ range(1, stop=2, stop=3) }}\n")
+    out = _clean(run(root, "validate"), time.perf_counter())
+    assert "cards/mini/rulebook.md:3" in out and "keyword argument repeated: stop" in out, out

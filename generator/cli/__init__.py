@@ -32,4 +32,24 @@ def main(argv=None):
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except (MemoryError, RecursionError, OverflowError) as exc:
+        sys.exit(_last_resort(exc))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+LAST_RESORT = {
+    MemoryError: "pnp ran out of memory (see --memory-limit)",
+    RecursionError: "what pnp was given is nested too deeply to go through (a template or data that refers to "
+                    "itself?)",
+    OverflowError: "a number too large to use",
+}
+
+
+def _last_resort(exc: BaseException) -> int:
+    """An error no stage said more precisely, in one clean line naming the stage it ended
+    (stopwatch.py marks it as it passes), never a traceback: exit 2."""
+    said = next(text for kind, text in LAST_RESORT.items() if isinstance(exc, kind))
+    stage = getattr(exc, "pnp_stage", None)
+    detail = f" ({exc})" if str(exc) and not isinstance(exc, MemoryError) else ""
+    click.echo(f"{said}{detail}" + (f", at the stage '{stage}'" if stage else ""), err=True)
+    return 2

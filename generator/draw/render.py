@@ -296,7 +296,7 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
                                 line=exc.lineno, card=card.id))
     except SyntaxError as exc:  # what Jinja's parser lets through to Python's (a keyword given twice)
         problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.msg}",
-                                line=exc.lineno, card=card.id))
+                                card=card.id))   # its line is one of the generated Python, not the template's
     except jinja2.TemplateNotFound as exc:
         problems.append(Problem(where, f"template '{exc.name}' not found", card=card.id, field=side))
     except TemplateOutside as exc:

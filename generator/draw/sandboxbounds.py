@@ -227,10 +227,10 @@ def bounded_concat(parts: tuple, markup) -> str:
 
 
 class BoundedCode(CodeGenerator):
-    """Jinja's code generator with `~` routed through the environment's `concat_bounded`
-    (Jinja otherwise compiles it to a join the sandbox never sees) and non-finite
-    constants written as Python can read them back (`inf` folded from `'inf'|float` was
-    written as the name `inf`)."""
+    """Jinja's code generator with a keyword given twice refused with its line, `~`
+    routed through the environment's `concat_bounded` (Jinja otherwise compiles it to a
+    join the sandbox never sees) and non-finite constants written as Python can read them
+    back (`inf` folded from `'inf'|float` was written as the name `inf`)."""
 
     def visit_Const(self, node, frame) -> None:
         value = node.as_const(frame.eval_ctx)
@@ -238,6 +238,15 @@ class BoundedCode(CodeGenerator):
             self.write(f"float({str(value)!r})")
         else:
             super().visit_Const(node, frame)
+
+    def signature(self, node, frame, extra_kwargs=None) -> None:
+        """A call's arguments; a keyword given twice is a template syntax error on its own
+        line (Python's compiler would say it of the generated code, with no template line)."""
+        names = [kw.key for kw in node.kwargs]
+        for name in names:
+            if names.count(name) > 1:
+                self.fail(f"keyword argument repeated: {name}", node.lineno)
+        super().signature(node, frame, extra_kwargs)
 
     @optimizeconst
     def visit_Concat(self, node, frame) -> None:

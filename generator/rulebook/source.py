@@ -88,8 +88,8 @@ def render_markdown(game, path, session: Session | None = None) -> str:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
                                                                line=exc.lineno)]) from None
     except SyntaxError as exc:  # what Jinja's parser lets through to Python's (a keyword given twice)
-        raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.msg}",
-                                                               line=exc.lineno)]) from None
+        raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.msg}")]) \
+            from None
     except SecurityError as exc:
         _, line = template_line(exc, lambda f: f == "<template>")
         raise InputError("1 problem in the rulebook", [Problem(
