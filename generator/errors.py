@@ -72,6 +72,12 @@ class OutputError(PnpError):
     exit_code = 2
 
 
+class TookTooLong(PnpError):
+    """The whole command ran past its total time (--total-time-limit) (exit 2)."""
+
+    exit_code = 2
+
+
 class RulesFailed(PnpError):
     """The deck breaks the game's rules (exit 1)."""
 

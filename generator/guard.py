@@ -15,6 +15,7 @@ import signal
 import stat
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,8 @@ MAX_VALUES = 1_000_000        # values in a YAML file once its aliases are expan
 MAX_FILE_BYTES = 16 * 2**20   # a YAML, JSON, Markdown or template file (16 MiB)
 MAX_IMAGE_BYTES = 64 * 2**20  # a picture a face draws (64 MiB)
 MAX_IMAGE_PIXELS = 100_000_000   # pixels of a picture a face draws (100 megapixels)
+MAX_EXPORT_PIXELS = 100_000_000  # pixels of one picture an export makes (PNG, tabletop, faces, preview)
+MAX_MARKDOWN = 1_000_000      # characters of a rulebook once its Jinja has run
 FACE_SECONDS = 10.0           # to render one face's template, and again to draw it (--time-limit)
 TOTAL_SECONDS = 1800.0        # a whole command: validate, build, export (--total-time-limit)
 MEMORY_BYTES = 2 * 2**30      # the address space of each pnp process (--memory-limit)
@@ -133,8 +136,25 @@ def data_bounds(data: Any) -> str | None:
     return None
 
 
+def too_many_pixels(width_px: int, height_px: int, dpi: float) -> str | None:
+    """Why a picture of width_px x height_px made at `dpi` is more than an export makes
+    (MAX_EXPORT_PIXELS), saying the dpi that would fit; None when it is within it. Checked
+    before a pixel is allocated."""
+    if width_px * height_px <= MAX_EXPORT_PIXELS:
+        return None
+    fits = int(dpi * (MAX_EXPORT_PIXELS / (width_px * height_px)) ** 0.5)
+    return (f"{width_px:,} x {height_px:,} px at {dpi:g} dpi is {width_px * height_px / 1e6:,.0f} megapixels; "
+            f"pnp makes at most {MAX_EXPORT_PIXELS // 1_000_000} megapixels in one picture: {fits} dpi or less "
+            "would fit (--dpi)")
+
+
 class TimeLimit(Exception):
     """Work that ran past its time (a face's template or drawing); the message says how long."""
+
+
+class OutOfTime(BaseException):
+    """The whole command ran past its total time (--total-time-limit). Not an `Exception`:
+    no stage's `except Exception` keeps it, and it ends the command wherever it is met."""
 
 
 class Deadline:
@@ -142,35 +162,68 @@ class Deadline:
 
     On the main thread a timer (SIGALRM) interrupts work stuck anywhere in Python; off it,
     and in any case, `check()` (called by the template sandbox on every call it sees) stops
-    work that is past its time. `seconds` None or 0: no bound."""
+    work that is past its time. `seconds` None or 0: no bound.
 
-    def __init__(self, seconds: float | None, what: str = "the work"):
+    Deadlines nest: one started inside another's timer (a face inside the whole build's
+    budget) runs for the shorter of its own time and what is left of the outer one, and
+    when the outer one ends first it is the outer one's error that is raised. `error` and
+    `option` make a budget of another kind (`budget`)."""
+
+    def __init__(self, seconds: float | None, what: str = "the work", error: type[BaseException] = TimeLimit,
+                 option: str = "--time-limit", where: Callable[[], str] | None = None):
         self.seconds = seconds
         self.what = what
+        self.error = error
+        self.option = option
+        self.where = where
         self.ends: float | None = None
+        self.spent = False
+        self.outer: Deadline | None = None
 
     def check(self) -> None:
         if self.ends is not None and time.monotonic() > self.ends:
-            self.ends = None
-            raise TimeLimit(self._message())
+            self._fail()
+
+    def _fail(self):
+        outer = self.outer
+        if outer is not None and (outer.spent or outer.ends is not None and time.monotonic() >= outer.ends - 0.001):
+            outer._fail()
+        self.ends = None
+        self.spent = True
+        raise self.error(self._message())
 
     def _message(self) -> str:
-        return f"{self.what} took longer than {self.seconds:g} s (the most pnp gives it: see --time-limit)"
+        where = self.where() if self.where is not None else ""
+        return (f"{self.what} took longer than {self.seconds:g} s (the most pnp gives it: see {self.option})"
+                + (f"; it was {where}" if where else ""))
 
     def _alarm(self, signum, frame):
-        self.ends = None
-        raise TimeLimit(self._message())
+        self._fail()
 
     @contextmanager
     def running(self):
         if not self.seconds:
             yield self
             return
-        self.ends = time.monotonic() + self.seconds
         timer = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        outer_left = 0.0
+        if timer:
+            outer = getattr(signal.getsignal(signal.SIGALRM), "__self__", None)
+            self.outer = outer if isinstance(outer, Deadline) else None
+            if self.outer is not None and self.outer.spent:  # the whole command is out of time already
+                raise self.outer.error(self.outer._message())
+            outer_left = signal.getitimer(signal.ITIMER_REAL)[0]
+        if outer_left and outer_left <= self.seconds:  # the outer timer ends first: it stops the work
+            self.ends = time.monotonic() + outer_left
+            try:
+                yield self
+            finally:
+                self.ends = self.outer = None
+            return
+        self.ends = time.monotonic() + self.seconds
         if timer:
             handler = signal.signal(signal.SIGALRM, self._alarm)
-            outer = signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            outer_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds)
             started = time.monotonic()
         try:
             yield self
@@ -179,9 +232,10 @@ class Deadline:
             if timer:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, handler)
-                if outer[0]:  # an outer timer (a caller's own bound): what is left of it
-                    left = outer[0] - (time.monotonic() - started)
-                    signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer[1])
+                self.outer = None
+                if outer_timer[0]:  # an outer timer (a caller's own bound): what is left of it
+                    left = outer_timer[0] - (time.monotonic() - started)
+                    signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_timer[1])
 
 
 @dataclass(frozen=True)
@@ -196,6 +250,13 @@ class Limits:
 
     def deadline(self, what: str) -> Deadline:
         return Deadline(self.face_seconds, what)
+
+    def budget(self, what: str, where: Callable[[], str] | None = None, seconds: float | None = None) -> Deadline:
+        """The whole command's time (`total_seconds`, or `seconds` when what is left of it
+        is handed to a drawing worker): past it, `OutOfTime`; `where` says what the
+        command was doing then (its stage, its card)."""
+        return Deadline(self.total_seconds if seconds is None else seconds, what, OutOfTime,
+                        "--total-time-limit", where)
 
 
 def read_bytes_inside(root: Path | str, path: Path | str, limit: int = MAX_FILE_BYTES,

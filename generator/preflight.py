@@ -36,7 +36,8 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
     from .units import paper_size
 
     session = session or Session()
-    problems = list(printed_text_problems(game))
+    with session.stage("fonts"):
+        problems = list(printed_text_problems(game))
     warnings: list[Problem] = []
     try:
         rendered = render_game(game, session=session, pictures=pictures)
@@ -64,7 +65,8 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
             problems.extend(p if paper in p.message.lower() or len(papers or ()) == 1 else
                             Problem(p.file, f"{p.message} ({paper.upper()})", line=p.line, card=p.card,
                                     field=p.field) for p in exc.problems)
-    problems.extend(_rulebook_problems(game, rendered, (papers or settings.get("papers") or PAPERS)[0], session))
+    with session.stage("rulebook"):
+        problems.extend(_rulebook_problems(game, rendered, (papers or settings.get("papers") or PAPERS)[0], session))
     warnings.extend(_rulebook_warnings(game))
     return _dedupe(problems), _dedupe(warnings)
 
@@ -94,7 +96,8 @@ def _rulebook_problems(game, rendered, paper, session: Session) -> list[Problem]
         else:  # the cards are broken: still check the file and its Jinja
             path = rulebook_file(game)
             if path is not None:
-                parse_blocks(render_markdown(game, path, session))
+                parse_blocks(render_markdown(game, path, session), None, str(path.relative_to(game.root)),
+                             session.limits)
     except InputError as exc:
         return exc.problems or [Problem(game.source.file, exc.message)]
     return []

@@ -29,12 +29,15 @@ a process fact (the fontconfig cairo uses).
 from __future__ import annotations
 
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from . import memory
-from .guard import Limits
+from .errors import TookTooLong
+from .guard import Limits, OutOfTime
 from .rendermemo import LIMIT, RenderMemo
 from .safefs import cache_key
 from .stopwatch import Stopwatch
@@ -103,6 +106,30 @@ class Session:
         self.pictures = Kept(PICTURE_BYTES if remember else 0, size=lambda p: len(p.data) + len(p.alpha))
         self.stopwatch = Stopwatch()
         self.workers: ProcessPoolExecutor | None = None
+        self.budget_ends: float | None = None   # time.monotonic() when the command's total time ends
+        self.working_on: str | None = None      # the card whose faces are being rendered
+
+    @contextmanager
+    def budget(self, what: str):
+        """`with session.budget("the build"):` runs a whole command within the total time
+        of its limits (a timer in this process across every stage; the drawing workers
+        are handed what is left, `budget_ends`). Past it: `TookTooLong`, naming the stage
+        and the card being worked on."""
+        deadline = self.limits.budget(what, self.doing)
+        self.budget_ends = time.monotonic() + self.limits.total_seconds
+        try:
+            with deadline.running():
+                yield
+        except OutOfTime as exc:
+            raise TookTooLong(str(exc)) from None
+        finally:
+            self.budget_ends = None
+
+    def doing(self) -> str:
+        """What the session's build is doing: its stage, and the card when one is known."""
+        stage = self.stopwatch.current()
+        card = f", card {self.working_on}" if self.working_on and stage in ("jinja", "text fitting") else ""
+        return f"at the stage '{stage}'{card}" if stage else ""
 
     def stage(self, name: str):
         """`with session.stage("load"):` times a part of a build (stopwatch.py)."""

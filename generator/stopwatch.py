@@ -40,7 +40,7 @@ class Stopwatch:
         self._stack.append(entry)
         try:
             yield
-        except MemoryError as exc:   # the innermost stage names where a build ran out of memory
+        except Exception as exc:   # the innermost stage an error left names where it ended (cli's last resort)
             if not any(n.startswith(STAGE_NOTE) for n in getattr(exc, "__notes__", ())):
                 exc.add_note(STAGE_NOTE + name)
             raise
@@ -50,6 +50,10 @@ class Stopwatch:
             self._stack.pop()
             if self._stack:
                 self._stack[-1][1:] = [now_cpu, now_wall]
+
+    def current(self) -> str | None:
+        """The innermost stage running now, if any."""
+        return self._stack[-1][0] if self._stack else None
 
     def add_cpu(self, name: str, seconds: float) -> None:
         """CPU seconds spent for `name` in other processes (the drawing workers)."""

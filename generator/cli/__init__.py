@@ -46,6 +46,8 @@ def main(argv=None):
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except (RecursionError, OverflowError) as exc:
+        sys.exit(_last_resort(exc))
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -58,3 +60,21 @@ def _out_of_memory(ctx, exc: MemoryError) -> str:
     command = f"pnp {ctx.invoked_subcommand}" if ctx is not None and ctx.invoked_subcommand else "pnp"
     stages = [n.removeprefix(STAGE_NOTE) for n in getattr(exc, "__notes__", ()) if n.startswith(STAGE_NOTE)]
     return memory_message(limits, f"{command} was at its '{stages[0]}' stage" if stages else f"running {command}")
+
+
+LAST_RESORT = {
+    RecursionError: "what pnp was given is nested too deeply to go through (a template or data that refers to "
+                    "itself?)",
+    OverflowError: "a number too large to use",
+}
+
+
+def _last_resort(exc: BaseException) -> int:
+    """An error no stage said more precisely, in one clean line naming the stage it ended
+    (stopwatch.py marks it as it passes), never a traceback: exit 2."""
+    said = next(text for kind, text in LAST_RESORT.items() if isinstance(exc, kind))
+    stages = [n.removeprefix(STAGE_NOTE) for n in getattr(exc, "__notes__", ()) if n.startswith(STAGE_NOTE)]
+    stage = stages[0] if stages else None
+    detail = f" ({exc})" if str(exc) else ""
+    click.echo(f"{said}{detail}" + (f", at the stage '{stage}'" if stage else ""), err=True)
+    return 2

@@ -62,11 +62,12 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
     if no_validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
-    results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
-                        strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
-                        changed_since=changed_since, progress=Progress(), session=session, stamp=stamp,
-                        cutter=cutter.lower() if cutter else None, image_dpi=image_dpi, draft=draft,
-                        languages=tuple(languages) or None)
+    with session.budget("the build"):
+        results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
+                            strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
+                            changed_since=changed_since, progress=Progress(), session=session, stamp=stamp,
+                            cutter=cutter.lower() if cutter else None, image_dpi=image_dpi, draft=draft,
+                            languages=tuple(languages) or None)
     for r in results:
         for note in r.rendered.game.notes:
             click.echo(f"note: {note}", err=True)
@@ -105,27 +106,43 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, limits)
     card that cannot be drawn, a component that does not fit the paper, a rulebook problem,
     or bad usage.
     """
+    from ..rules.report import render
+
+    root = _root(ctx)
+    session = session_for(limits)
+    with session.budget("pnp validate"):
+        reports, unreadable = _validate_games(root, games, fmt, strict, draw, image_dpi, draft, languages, session)
+    output = render(reports, fmt)
+    if output:
+        click.echo(output)
+    unreadable = unreadable or any(r.broken for r in reports)
+    ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
+
+
+def _validate_games(root, games, fmt, strict, draw, image_dpi, draft, languages, session):
+    """`pnp validate`'s reports, one a game, and whether some input could not be read."""
     from ..data.i18ncheck import checked_editions
     from ..data.load import load_game
     from ..errors import RenderError
     from ..pipeline import editions_asked, resolve_games
     from ..rules import RulesReport, check_game
-    from ..rules.report import from_problem, render
+    from ..rules.report import from_problem
 
-    root = _root(ctx)
     reports, unreadable = [], False
     asked = editions_asked(root, resolve_games(root, games), games, tuple(languages) or None)
     for game_id in asked:
         try:
-            game = load_game(root, game_id)
+            with session.stage("load"):
+                game = load_game(root, game_id)
             if fmt == "text":
                 for note in game.notes:
                     click.echo(f"note: {note}", err=True)
-            report = check_game(game, strict=strict)
-            made, translated = checked_editions(game, asked[game_id])
+            with session.stage("rules"):
+                report = check_game(game, strict=strict)
+            with session.stage("load"):
+                made, translated = checked_editions(game, asked[game_id])
             report = _with(report, translated, "translations")
             if draw:
-                session = session_for(limits)
                 for edition in made:   # the rules ran once, on the cards as written
                     report = _with_drawing(root, edition, report, session, image_dpi, draft)
                 unreadable = unreadable or report.broken
@@ -139,11 +156,7 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, limits)
             kind = "render" if isinstance(exc, RenderError) else "schema"
             findings = tuple(from_problem(game_id, p, kind) for p in problems)
             reports.append(RulesReport(game_id, (kind,), findings, strict))
-    output = render(reports, fmt)
-    if output:
-        click.echo(output)
-    unreadable = unreadable or any(r.broken for r in reports)
-    ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
+    return reports, unreadable
 
 
 def _with_drawing(root, game, report, session, image_dpi=None, draft=False):

@@ -7,7 +7,19 @@ from pathlib import Path
 
 import click
 
-from .options import CUTTER, MODE, PAPER, OffsetType, _root, cli, lang_option, picture_options, stamp_option
+from ..guard import Limits
+from .options import (
+    CUTTER,
+    MODE,
+    PAPER,
+    OffsetType,
+    _root,
+    cli,
+    lang_option,
+    picture_options,
+    session_for,
+    stamp_option,
+)
 
 TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=False)
 
@@ -59,9 +71,11 @@ def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir,
         if not re.fullmatch(r"https?://[^\s\"'<>]+", base_url):
             raise click.UsageError(f"--base-url {base_url!r}: an http:// or https:// URL of the folder the images "
                                    "will be uploaded to")
-    for r in run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
-                         base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft,
-                         languages=tuple(languages) or None):
+    with session_for(Limits()).budget(f"pnp export {target}"):
+        results = run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
+                              base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft,
+                              languages=tuple(languages) or None)
+    for r in results:
         folder = r.files[-1].parent
         for w in r.drawing:
             click.echo(f"warning: {w}", err=True)
@@ -118,9 +132,11 @@ def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, 
     one kit per edition of a game of several languages: exports/kit-<language>/)."""
     from ..exporting import run_kit
 
-    for r in run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset, out_dir,
-                     cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi, draft=draft,
-                     languages=tuple(languages) or None):
+    with session_for(Limits()).budget("pnp kit"):
+        results = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset,
+                          out_dir, cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi,
+                          draft=draft, languages=tuple(languages) or None)
+    for r in results:
         for w in r.drawing:
             click.echo(f"warning: {w}", err=True)
         for note in r.notes:

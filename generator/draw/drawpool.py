@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 import cairocffi as cairo
 
 from .. import memory
+from ..guard import Limits, OutOfTime
 from ..session import Session
 from ..stopwatch import children_cpu
 from . import pangobridge
@@ -28,6 +30,7 @@ from .pangotext import warm_up
 from .pictures import Policy
 from .textfit import engine_for
 
+WORKER_GRACE = 1.0   # seconds a drawing worker goes on past the command's time (the build stops it first)
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
 
 
@@ -66,7 +69,7 @@ def end_drawing_workers(session: Session) -> None:
     would hold their memory while the sheets are laid out (later games fork their own)."""
     if session.workers is not None:
         pool, session.workers = session.workers, None
-        pool.shutdown()
+        pool.shutdown(cancel_futures=True)   # none are waiting, unless the build stopped (out of time)
 
 
 def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: Session | None = None,
@@ -79,11 +82,17 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
     workers = min(len(groups), session.jobs)
     if workers > 1 and ready is None and len(groups) <= DRAW_HERE_UP_TO:
         workers = 1  # forking a pool from a process that holds a build costs more than it saves
+    ends = session.budget_ends
     if workers > 1 and ready is not None:
-        futures = deque(ready.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy)
+        futures = deque(ready.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy, ends)
                         for group in groups)
-        while futures:
-            yield futures.popleft().result()
+        try:
+            while futures:
+                yield futures.popleft().result()
+        except BaseException:   # out of time, or a worker failed: what is still waiting is not drawn
+            for future in futures:
+                future.cancel()
+            raise
     elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         # workers inherit a ready fontconfig instead of racing to build its cache
         _load_fonts_once(fontset(game_fonts))
@@ -91,10 +100,14 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
         before = children_cpu()
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy)
-                                for group in groups)
-                while futures:  # each result let go once handed on: a deck's bundles are never all held
-                    yield futures.popleft().result()
+                futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy,
+                                            ends) for group in groups)
+                try:
+                    while futures:  # each result let go once handed on: a deck's bundles are never all held
+                        yield futures.popleft().result()
+                except BaseException:  # out of time, or a worker failed: what is still waiting is not drawn
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
         finally:
             gc.unfreeze()
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
@@ -105,11 +118,18 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: S
                               policy=policy, memo=session.pictures)
 
 
-def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, policy=None):
+def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, policy=None, ends=None):
     """`draw_bundle` in a drawing worker, which then hands what the bundle took back to the
-    system: a worker draws hundreds of bundles, and would otherwise only grow."""
+    system: a worker draws hundreds of bundles, and would otherwise only grow. `ends`: when
+    the command's total time ends (time.monotonic(), the same clock in every process); the
+    worker stops itself a little after it, should the build not have stopped it first."""
+    left = None if ends is None else ends + WORKER_GRACE - time.monotonic()
+    if left is not None and left <= 0:
+        raise OutOfTime("the build ran out of its total time (see --total-time-limit) before this bundle was drawn")
     try:
-        return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds, policy=policy)
+        with Limits().budget("the build", seconds=left).running():
+            return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds,
+                               policy=policy)
     finally:
         memory.release()
 

@@ -29,8 +29,8 @@ from markupsafe import Markup
 from ..data.editions import direction_of, translator
 from ..guard import Deadline, shorten
 from .jinja_errors import plain_message
+from .sandboxbounds import MAX_RANGE
 from .templates import (
-    MAX_RANGE,
     CardTextError,
     CompiledTemplates,
     ProjectLoader,

@@ -161,6 +161,7 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
         deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context) if scope is not None else None   # (memo.on)
         for card in deck.cards:
+            session.working_on = card.id   # named if the command runs out of time here
             keys: list[str | None] = []
             card_key = card_json(card.context()) if memo.on else None
             sides: list[tuple[str, str | None, dict]] = [("front", card.front, {}), ("back", card.back, {})]
@@ -199,6 +200,7 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                 rendered.append(RenderedCard(card, deck, keys[0] if keys else None, None, tuple(keys)))
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
+    session.working_on = None
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts,
                     facts.merged())
@@ -269,6 +271,9 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
     except jinja2.TemplateSyntaxError as exc:
         problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.message}",
                                 line=exc.lineno, card=card.id))
+    except SyntaxError as exc:  # what Jinja's parser lets through to Python's (a keyword given twice)
+        problems.append(Problem(_template_path(game, exc.filename, where), f"template syntax error: {exc.msg}",
+                                card=card.id))   # its line is one of the generated Python, not the template's
     except jinja2.TemplateNotFound as exc:
         problems.append(Problem(where, f"template '{exc.name}' not found", card=card.id, field=side))
     except TemplateOutside as exc:
@@ -301,6 +306,10 @@ def _render_face(env, game, game_context, deck_context, card, side, template, pr
         file, line = in_template(exc)
         problems.append(Problem(file, f"{side}: {plain_message(exc, 'card data')} "
                                       f"(card data at {card.source.file}:{card.source.line})", line=line, card=card.id))
+    except Exception as exc:  # anything else a template or its data provoke: said, never a traceback
+        file, line = in_template(exc)
+        problems.append(Problem(file, f"{side}: {type(exc).__name__}: {plain_message(exc, 'card data')}",
+                                line=line, card=card.id))
     return None
 
 

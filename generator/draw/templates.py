@@ -12,28 +12,38 @@ they can do is fail with a message naming the file and line.
 """
 from __future__ import annotations
 
-import functools
 import operator
 import os
-import re
 import stat
 import types
+from functools import partial, update_wrapper
 from itertools import islice
 from pathlib import Path
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup
 
 from ..guard import Deadline, OutsideProject, inside, read_text_inside
-
-MAX_OUTPUT = 8 * 2**20      # characters a face's SVG, a card's text or a rulebook may come to
-MAX_ITEMS = 1_000_000       # characters or items one string or list a template makes may have
-MAX_RANGE = 100_000         # numbers in one range() (jinja2's sandbox's own bound)
-_WIDE = re.compile(r"\d{7,}")   # a width or precision of a million or more in a format
-
-
-class TemplateLimit(jinja2.TemplateRuntimeError):
-    """A template passed one of pnp's bounds; the message says which and how far."""
+from .sandboxbounds import (
+    MAX_BITS,
+    MAX_ITEMS,
+    MAX_OUTPUT,
+    WIDE,
+    BoundedCode,
+    TemplateLimit,
+    bounded_concat,
+    bounded_join,
+    bounded_map,
+    check_filter,
+    check_join,
+    check_percent,
+    check_string_method,
+    formatter_for,
+    refuse_over,
+    show,
+    weight,
+)
 
 
 class Sandbox(ImmutableSandboxedEnvironment):
@@ -41,46 +51,53 @@ class Sandbox(ImmutableSandboxedEnvironment):
 
     `deadline` (guard.Deadline) is looked at on every call a template makes, so that a
     template stuck in a loop stops even off the main thread (on it, the deadline's timer
-    stops it anywhere). Arithmetic on numbers takes a fast path: templates do a lot of it."""
+    stops it anywhere). Arithmetic on numbers takes a fast path: templates do a lot of it.
+    What one step may make is measured before it is made (sandboxbounds.py): `*`, `+`,
+    `%` and `~`, formats (their nested widths too), joins, string methods and filters."""
 
-    intercepted_binops = frozenset({"*", "**", "%"})
+    intercepted_binops = frozenset({"*", "**", "%", "+"})
+    code_generator_class = BoundedCode
 
     def __init__(self, deadline: Deadline | None = None, **options):
+        options.setdefault("finalize", _finalize)
         super().__init__(**options)
         self.deadline = deadline or Deadline(None)
-        for name in ("center", "indent", "format", "replace", "wordwrap", "truncate"):
+        for name in _BOUNDED_FILTERS:
             self.filters[name] = _bounded_filter(self.filters[name], name)
+        self.filters["join"] = bounded_join
+        self.filters["map"] = bounded_map(self.filters["map"])
 
     def call_binop(self, context, operator, left, right):
         if type(left) in _NUMBERS and type(right) in _NUMBERS:
-            if operator != "**" or -1024 <= right <= 1024 or left in (0, 1, -1):
-                return _BINOPS[operator](left, right)
-            raise TemplateLimit(f"{_show(left)} ** {_show(right)}: pnp computes powers up to 1024")
+            if operator == "**" and not (-1024 <= right <= 1024 or left in (0, 1, -1)):
+                raise TemplateLimit(f"{_show(left)} ** {_show(right)}: pnp computes powers up to 1024")
+            if operator == "*" and type(left) is int is type(right) and \
+                    left.bit_length() + right.bit_length() > MAX_BITS:
+                raise TemplateLimit(f"a product of {left.bit_length() + right.bit_length():,} bits: templates "
+                                    f"multiply numbers of at most {MAX_BITS:,} bits")
+            return _BINOPS[operator](left, right)
         if operator == "*":
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > MAX_ITEMS:
                     raise TemplateLimit(f"a {type(seq).__name__} repeated {n:,} times would hold "
                                         f"{len(seq) * n:,} items; templates make at most {MAX_ITEMS:,}")
-        elif operator == "%" and isinstance(left, str) and _WIDE.search(left):
-            raise TemplateLimit(f"the format {_show(left)} asks for a width of a million or more")
+        elif operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+            refuse_over(len(left) + len(right), "adding these")
+        elif operator == "%" and isinstance(left, str):
+            check_percent(left, right)
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context, __obj, *args, **kwargs):  # jinja2's own signature
         __self.deadline.check()
-        if getattr(__obj, "__self__", None).__class__ in (str, bytes):  # a string's own method
-            for value in (*args, *kwargs.values()):
-                if isinstance(value, int) and not isinstance(value, bool) and value > MAX_ITEMS:
-                    raise TemplateLimit(f"{getattr(__obj, '__name__', 'a string method')}({value:,}): "
-                                        f"templates make strings of at most {MAX_ITEMS:,} characters")
-                if isinstance(value, str) and len(value) > MAX_ITEMS:
-                    raise TemplateLimit(f"a string of {len(value):,} characters; templates make at most "
-                                        f"{MAX_ITEMS:,}")
+        if getattr(__obj, "__self__", None).__class__ in _STRINGS:  # a string's own method
+            name = getattr(__obj, "__name__", "a string method")
+            if name == "join" and args:
+                items = list(args[0])
+                check_join(items, __obj.__self__)
+                args = (items, *args[1:])
+            else:
+                check_string_method(name, __obj.__self__, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
-
-    def format_string(self, s, args, kwargs, format_func=None):
-        if _WIDE.search(s):
-            raise TemplateLimit(f"the format {_show(s)} asks for a width of a million or more")
-        return super().format_string(s, args, kwargs, format_func)
 
     def is_safe_attribute(self, obj, attr, value):
         """jinja2's rules, and nothing at all of a function, a class or a module: templates
@@ -89,32 +106,53 @@ class Sandbox(ImmutableSandboxedEnvironment):
             return False
         return super().is_safe_attribute(obj, attr, value)
 
-    def getattr(self, obj, attribute):
-        if attribute in ("format", "format_map") and isinstance(obj, str) and _WIDE.search(obj):
-            raise TemplateLimit(f"the format {_show(obj)} asks for a width of a million or more")
-        return super().getattr(obj, attribute)
+    def wrap_str_format(self, value):
+        """`str.format` and `format_map`, through a formatter that refuses a width of a
+        million or more (a nested `{:{}}` one too) and a result past MAX_ITEMS."""
+        if not isinstance(value, (types.MethodType, types.BuiltinMethodType)) or \
+                value.__name__ not in ("format", "format_map") or not isinstance(value.__self__, str):
+            return None
+        text, is_map = value.__self__, value.__name__ == "format_map"
+        formatter = formatter_for(self, text)
+
+        def wrapper(*args, **kwargs):
+            if is_map:
+                if kwargs or len(args) != 1:
+                    raise TypeError("format_map() takes exactly one mapping")
+                args, kwargs = (), args[0]
+            return type(text)(formatter.vformat(text, args, kwargs))
+        return update_wrapper(wrapper, value)
+
+    def concat_bounded(self, parts: tuple, markup) -> str:
+        """`a ~ b` (BoundedCode compiles `~` to this)."""
+        return bounded_concat(parts, markup)
 
 
 _NUMBERS = frozenset({int, float, bool})
-_CLOSED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
-           functools.partial)
-_BINOPS = {"*": operator.mul, "**": operator.pow, "%": operator.mod}
+_STRINGS = frozenset({str, bytes, Markup})
+_CLOSED = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, partial)
+_BINOPS = {"*": operator.mul, "**": operator.pow, "%": operator.mod, "+": operator.add}
+_BOUNDED_FILTERS = ("center", "indent", "format", "replace", "wordwrap", "truncate", "slice", "batch", "string",
+                    "pprint", "tojson", "urlencode", "xmlattr", "escape", "e", "forceescape", "sum")
+
+
+def _finalize(value):
+    """What `{{ value }}` writes: a list or mapping (written as its text) within MAX_ITEMS."""
+    if type(value) not in _PLAIN:
+        refuse_over(weight(value), "writing this list or mapping")
+    return value
+
+
+_PLAIN = frozenset({str, Markup, int, float, bool, type(None)})
 
 
 def _bounded_filter(real, name: str):
-    """A filter that refuses a width, count or result beyond MAX_ITEMS before making it."""
+    """A filter that refuses a width, count or result beyond MAX_ITEMS before making it
+    (sandboxbounds.check_filter says what each filter would make)."""
     skip = 1 if hasattr(real, "jinja_pass_arg") else 0  # the context or environment Jinja passes first
 
     def bounded(*args, **kwargs):
-        for n in (*args[skip + 1:], *kwargs.values()):
-            if type(n) is int and not -MAX_ITEMS <= n <= MAX_ITEMS:
-                raise TemplateLimit(f"|{name}({n:,}): templates make strings of at most {MAX_ITEMS:,} characters")
-        if name == "replace" and len(args) >= skip + 3:
-            text, old, new = (str(a) for a in args[skip:skip + 3])
-            if old and len(text) // len(old) * max(len(new), 1) > MAX_OUTPUT:
-                raise TemplateLimit(f"|replace would make a string of over {MAX_OUTPUT:,} characters")
-        elif name == "format" and len(args) > skip and isinstance(args[skip], str) and _WIDE.search(args[skip]):
-            raise TemplateLimit(f"the format {_show(args[skip])} asks for a width of a million or more")
+        check_filter(name, args[skip:], kwargs, real)
         return real(*args, **kwargs)
 
     if skip:  # pass_context / pass_eval_context / pass_environment, as the real filter asks
@@ -122,9 +160,7 @@ def _bounded_filter(real, name: str):
     return bounded
 
 
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+_show = show
 
 
 def render(template: jinja2.Template, deadline: Deadline, **context) -> str:
@@ -222,7 +258,10 @@ class CompiledTemplates(jinja2.BytecodeCache):
 
 
 def bounded_format(value, spec: str) -> str:
-    """Python's format(value, spec), refusing a width or precision of a million or more."""
-    if _WIDE.search(spec):
+    """`{{ x | fmt('.1f') }}`: Python's format(value, spec), refusing a width or precision
+    of a million or more, and a list or mapping past MAX_ITEMS."""
+    if WIDE.search(spec):
         raise TemplateLimit(f"the format {_show(spec)} asks for a width of a million or more")
+    if type(value) not in _PLAIN:
+        refuse_over(weight(value), "|fmt of a list or mapping")
     return format(value, spec)

@@ -19,6 +19,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 from PIL import Image
 
+from ..errors import InputError, Problem
+from ..guard import too_many_pixels
 from ..pdfiumlock import PDFIUM, pdfium_document
 from ..units import PT_PER_MM
 
@@ -38,7 +40,17 @@ class Rasteriser:
         with PDFIUM:
             self.docs = [pdfium.PdfDocument(doc) for doc in rendered.faces_pdfs]
         self.page_of = rendered.page_of
+        self.cards = rendered.cards
         self._cache: dict[tuple, Image.Image] = {}
+
+    def _problem(self, key: str, message: str) -> Problem:
+        """`message` about face `key`, naming its deck and card."""
+        for rc in self.cards:
+            if key in (rc.front, rc.back, *rc.faces):
+                side = "front" if key == rc.front else "back" if key == rc.back else "a face"
+                return Problem(rc.card.source.file, f"deck {rc.deck.id}, {side}: {message}",
+                               line=rc.card.source.line, card=rc.card.id)
+        return Problem("the export", message)
 
     def __enter__(self):
         return self
@@ -57,6 +69,9 @@ class Rasteriser:
         y down; may reach outside the face to add white) scaled to width_px x height_px."""
         memo = (key, width_px, height_px, tuple(round(v, 6) for v in box_mm))
         if memo not in self._cache:
+            problem = too_many_pixels(width_px, height_px, width_px / box_mm[2] * MM_PER_IN)
+            if problem:
+                raise InputError("1 face is too large to export", [self._problem(key, problem)])
             doc, number = self.page_of[key]
             with PDFIUM:
                 page = self.docs[doc][number]
@@ -99,6 +114,11 @@ def page_images(pdfs: Sequence[bytes], pages: dict, scale: float) -> dict:
         with pdfium_document(pdf) as doc:
             for key, number in wanted:
                 page = doc[number]
+                w_pt, h_pt = page.get_size()
+                problem = too_many_pixels(round(w_pt * scale), round(h_pt * scale), scale * 72)
+                if problem:
+                    page.close()
+                    raise InputError(f"page {number + 1} is too large to draw: {problem}")
                 bitmap = page.render(scale=scale)
                 images[key] = bitmap.to_pil().convert("RGB")   # a copy, kept after the close
                 bitmap.close()

@@ -67,9 +67,9 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
     word_problems = [p for p in problems_of_words(game, words_file(game)) if p.severity == "error"]
     session = session or Session()
     memo = session.memo
-    parsed = parse_blocks(render_markdown(game, path, session), memo)
-    source = read_text_inside(game.root, path, str(path.relative_to(game.root)))  # read as render_markdown did
     shown = str(path.relative_to(game.root))
+    parsed = parse_blocks(render_markdown(game, path, session), memo, shown, session.limits)
+    source = read_text_inside(game.root, path, shown)  # read as render_markdown did
     decks = {d.id for d in game.decks}
     problems = word_problems + [Problem(shown, f"'components:' takes decks to leave out, as -{i.lstrip('-')}; "
                                f"'{i}' is {'no deck' if i.lstrip('-') not in decks else 'not one'}",

@@ -23,7 +23,15 @@ from ..draw.helpers import RULEBOOK, Inputs, rulebook_environment, template_data
 from ..draw.jinja_errors import plain_message, template_line
 from ..draw.templates import render
 from ..errors import InputError, Problem
-from ..guard import OutsideProject, TimeLimit, is_file_inside, missing_message, read_text_inside
+from ..guard import (
+    MAX_MARKDOWN,
+    Limits,
+    OutsideProject,
+    TimeLimit,
+    is_file_inside,
+    missing_message,
+    read_text_inside,
+)
 from ..rendermemo import RenderMemo
 from ..session import Session
 
@@ -85,6 +93,9 @@ def render_markdown(game, path, session: Session | None = None) -> str:
     except jinja2.TemplateSyntaxError as exc:
         raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.message}",
                                                                line=exc.lineno)]) from None
+    except SyntaxError as exc:  # what Jinja's parser lets through to Python's (a keyword given twice)
+        raise InputError("1 problem in the rulebook", [Problem(shown, f"template syntax error: {exc.msg}")]) \
+            from None
     except SecurityError as exc:
         _, line = template_line(exc, lambda f: f == "<template>")
         raise InputError("1 problem in the rulebook", [Problem(
@@ -97,13 +108,38 @@ def render_markdown(game, path, session: Session | None = None) -> str:
     except (jinja2.TemplateError, TimeLimit, LookupError, TypeError, ValueError, ArithmeticError) as exc:
         _, line = template_line(exc, lambda f: f == "<template>")
         raise InputError("1 problem in the rulebook", [Problem(shown, plain_message(exc), line=line)]) from None
+    except MemoryError:
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, "the rulebook's Jinja made more than this machine can hold")]) from None
+    except Exception as exc:  # anything else its Jinja or the game's data provoke: said, never a traceback
+        _, line = template_line(exc, lambda f: f == "<template>")
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, f"{type(exc).__name__}: {plain_message(exc)}", line=line)]) from None
 
 
-def parse_blocks(markdown: str, memo: RenderMemo | None = None) -> list[Block]:
-    """The Markdown as blocks (remembered in `memo` for the same text while `pnp watch` rebuilds)."""
-    if memo is None:
-        return list(_parse_blocks(markdown))
-    return list(memo.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown), few=True))
+def parse_blocks(markdown: str, memo: RenderMemo | None = None, shown: str = "the rulebook",
+                 limits: Limits | None = None) -> list[Block]:
+    """The Markdown as blocks (remembered in `memo` for the same text while `pnp watch` rebuilds),
+    parsed within MAX_MARKDOWN characters and the face time of `limits` (markdown-it takes
+    time growing with the square of some texts: 4 MB of `[` ran for minutes).
+
+    :raises InputError: naming the rulebook file (`shown`) when either bound is passed.
+    """
+    if len(markdown) > MAX_MARKDOWN:
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, f"the rulebook comes to {len(markdown):,} characters once its Jinja has run; pnp lays out "
+                   f"at most {MAX_MARKDOWN:,}")])
+    deadline = (limits or Limits()).deadline("parsing the rulebook's Markdown")
+    try:
+        with deadline.running():
+            if memo is None:
+                return list(_parse_blocks(markdown))
+            return list(memo.derived(("rulebook blocks", markdown), lambda: _parse_blocks(markdown), few=True))
+    except TimeLimit as exc:
+        raise InputError("1 problem in the rulebook", [Problem(shown, str(exc))]) from None
+    except RecursionError:
+        raise InputError("1 problem in the rulebook", [Problem(
+            shown, "the rulebook's Markdown is nested too deeply to parse")]) from None
 
 
 def _parse_blocks(markdown: str) -> tuple[Block, ...]:
