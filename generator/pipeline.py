@@ -134,9 +134,9 @@ def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: 
     out_dir = out_dir or root / "output"
     asked = editions_asked(root, resolve_games(root, names), names, languages)
     games = list(asked)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
         fonts.activate(out_dir / ".cache")
         os.close(safefs.cache_folder(out_dir.parent, cache.folder))
     except OSError as exc:

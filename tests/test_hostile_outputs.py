@@ -419,7 +419,8 @@ class Full:
 
 def full_open(file, mode="r", *args, **kwargs):
     fh = real_open(file, mode, *args, **kwargs)
-    return Full(fh) if "w" in mode and "output" in str(file) else fh
+    # a file pnp opens by its folder's descriptor (generator/safefs.py) is named by a number
+    return Full(fh) if "w" in mode and ("output" in str(file) or isinstance(file, int)) else fh
 
 if os.environ["PNP_TEST_SCOPE"] == "files":
     import generator.exports.files as files
