@@ -14,6 +14,8 @@ through every stage, holding
 - `pictures`: pictures prepared for print (draw/picturedraw.py), by what they were made
   from, so an edit redrawn in this process neither reads nor decodes them again;
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
+- `budget()`: the whole command within its total time (`--total-time-limit`), and what
+  it is doing then (`working_on`: the card being rendered; the stopwatch's stage);
 - `jobs`: how many drawing processes its builds may run at once (by default the CPUs this
   process may run on), and `workers`: those forked for the build that is running
   (draw/drawpool.py).
