@@ -78,9 +78,9 @@ def check_percent(fmt: str, values) -> None:
     The usual case is quick: a short format without `*` or a width of 1,000 or more, of
     numbers and short strings, cannot pass the bound (100 fields of 3,000 characters)."""
     if len(fmt) < 200 and not _LARGE.search(fmt):
-        items = values if type(values) is tuple else (values,)
+        simple = values if type(values) is tuple else (values,)
         if all(type(v) is float or type(v) is int and -_HUGE < v < _HUGE or type(v) is str and len(v) < 1000
-               for v in items):
+               for v in simple):
             return
     if WIDE.search(fmt):
         raise TemplateLimit(f"the format {show(fmt)} asks for a width of a million or more")
