@@ -16,6 +16,8 @@ through every stage, holding
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
 - the key of the disk caches (safefs.cache_key, read once per process when the first
   session is made, before anything of the project is read);
+- `budget()`: the whole command within its total time (`--total-time-limit`), and what
+  it is doing then (`working_on`: the card being rendered; the stopwatch's stage);
 - `jobs`: how many drawing processes its builds may run at once (by default the CPUs this
   process may run on), and `workers`: those forked for the build that is running
   (draw/drawpool.py).

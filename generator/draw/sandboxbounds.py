@@ -28,6 +28,8 @@ MAX_ITEMS = 1_000_000       # characters or items one string or list a template 
 MAX_RANGE = 100_000         # numbers in one range() (jinja2's sandbox's own bound), slices of a list
 MAX_BITS = 10_000           # bits of an integer a product may have (9 ** 1024 has 3,247)
 WIDE = re.compile(r"\d{7,}")   # a width or precision of a million or more in a format
+_LARGE = re.compile(r"\*|\d{4}")   # a `*` width, or one of 1,000 or more
+_HUGE = 10**100
 _PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?[hlL]?[a-zA-Z%]")
 
 
@@ -71,7 +73,15 @@ def refuse_over(size: int, what: str, limit: int = MAX_ITEMS) -> None:
 
 def check_percent(fmt: str, values) -> None:
     """`fmt % values` (and `|format`): widths, precisions (also `*` ones, taken from
-    `values`) and each value's weight, added up, stay within MAX_ITEMS."""
+    `values`) and each value's weight, added up, stay within MAX_ITEMS.
+
+    The usual case is quick: a short format without `*` or a width of 1,000 or more, of
+    numbers and short strings, cannot pass the bound (100 fields of 3,000 characters)."""
+    if len(fmt) < 200 and not _LARGE.search(fmt):
+        simple = values if type(values) is tuple else (values,)
+        if all(type(v) is float or type(v) is int and -_HUGE < v < _HUGE or type(v) is str and len(v) < 1000
+               for v in simple):
+            return
     if WIDE.search(fmt):
         raise TemplateLimit(f"the format {show(fmt)} asks for a width of a million or more")
     items = list(values.values()) if isinstance(values, dict) else list(values) if isinstance(values, tuple) \
@@ -164,11 +174,13 @@ def check_filter(name: str, args: tuple, kwargs: dict, real) -> None:
         if type(n) is int and not -MAX_ITEMS <= n <= MAX_ITEMS:
             raise TemplateLimit(f"|{name}({n:,}): templates make strings of at most {MAX_ITEMS:,} characters")
     value = args[0] if args else None
+    if name == "format":
+        if isinstance(value, str):
+            check_percent(value, kwargs or tuple(args[1:]))
+        return
     text = str(value) if isinstance(value, str) else ""
     if name == "replace" and len(args) >= 3:
         refuse_over(replaced_size(str(value), str(args[1]), str(args[2])), "|replace")
-    elif name == "format" and isinstance(value, str):
-        check_percent(value, kwargs or tuple(args[1:]))
     elif name == "indent":
         width = args[1] if len(args) > 1 else kwargs.get("width", 4)
         pad = len(width) if isinstance(width, str) else width if type(width) is int else 0
