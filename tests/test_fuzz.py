@@ -7,6 +7,7 @@ A failure prints the seed and case number: `python tests/fuzz.py SEED CASES` rep
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -25,8 +26,12 @@ def _cap_memory():
 
 
 def test_fuzzed_games_exit_cleanly_in_bounded_time_and_memory():
+    # the fuzzer runs many commands in its one process: never in the jail of an untrusted build,
+    # which is one-way (CI would turn it on); tests/test_jail.py runs the jail, a process a build
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
     procs = [subprocess.Popen([sys.executable, str(FUZZ), str(seed), str(CASES), str(BUILDS)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_cap_memory)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_cap_memory,
+                              env=env)
              for seed in SEEDS]
     reports = []
     for proc in procs:
