@@ -194,3 +194,18 @@ def test_git_runs_before_the_jail_for_a_stamp_and_a_git_ref_is_refused(mini):
     assert done.returncode == 0, done.stdout + done.stderr
     done = pnp(root, "build", "--untrusted", "--changed-since", "HEAD")
     assert done.returncode == 2 and "--changed-since last, or --trusted" in done.stderr
+
+
+@needs_walls
+def test_the_cache_key_is_read_before_the_jail_and_an_untrusted_rebuild_uses_the_cache(mini, tmp_path, monkeypatch):
+    """The key lives outside the project (~/.cache/pnp), where the jail does not let pnp read:
+    it is read before, so an untrusted rebuild draws nothing again."""
+    monkeypatch.delenv("PNP_CACHE_KEY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    first = pnp(root, "build", "--paper", "a4", "--untrusted")
+    again = pnp(root, "build", "--paper", "a4", "--untrusted")
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    assert "cache key" not in first.stderr + again.stderr, again.stderr
+    assert "drawing 0 of 1 bundles" in again.stderr, again.stderr
+    assert (tmp_path / "home-cache" / "pnp" / "cache-key").stat().st_size == 32

@@ -150,9 +150,11 @@ def _confine(ctx, limits, kwargs) -> None:
     for module in ("generator.pipeline", "generator.preflight", "generator.exporting", "generator.draw.drawpool"):
         importlib.import_module(module)   # libraries found by running ldconfig, before exec is refused
     root = _root(ctx)
+    from .. import safefs
     from ..draw import stamp
 
     stamp.before_jail(root)
+    safefs.cache_key()   # kept outside the project: read now, the jail will not let it be read later
     line = jail.confine(root, kwargs.get("out_dir") or root / "output", limits, limits.untrusted)
     if line:
         click.echo(line, err=True)
