@@ -8,7 +8,7 @@ BIN    ?= $(HOME)/.local/bin
 # Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
 CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test bench validate clean browser cmyk-profile install hostile
+.PHONY: build test bench validate clean browser cmyk-profile install hostile strace
 
 # the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts;
 # libseccomp, which the jail of --untrusted loads (generator/jailbridge.py)
@@ -53,7 +53,7 @@ cmyk-profile:
 	    (apt-get install -y ghostscript libgs-common || (apt-get update && apt-get install -y ghostscript libgs-common)) >/dev/null \
 	    || { echo "cannot install ghostscript: pnp export --profile dtc and its tests need it"; exit 1; }; }
 
-test: $(STAMP) browser cmyk-profile
+test: $(STAMP) browser cmyk-profile strace
 	$(VENV)/bin/ruff check generator tests benchmarks
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
 	@log=$$(mktemp); echo "$(VENV)/bin/mypy (beside the tests)"; $(VENV)/bin/mypy >$$log 2>&1 & types=$$!; \
@@ -61,9 +61,14 @@ test: $(STAMP) browser cmyk-profile
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
 
 # the hostile-project suite: pnp validate/build on projects a stranger could send, watched by strace
-hostile: $(STAMP)
-	@command -v strace >/dev/null || (apt-get install -y strace || (apt-get update && apt-get install -y strace)) >/dev/null
+hostile: $(STAMP) strace
 	$(PY) -m tests.hostile_suite $(ARGS)
+
+# strace watches what pnp does on a hostile project (make hostile, and a few of its cases in make test)
+strace:
+	@command -v strace >/dev/null || { echo "strace is missing (the hostile-project suite watches pnp with it); installing it"; \
+	  (apt-get install -y strace || (apt-get update && apt-get install -y strace)) >/dev/null \
+	  || { echo "cannot install strace"; exit 1; }; }
 
 validate: $(STAMP)
 	$(VENV)/bin/pnp validate $(ARGS)

@@ -7,8 +7,9 @@ Each case is a small project made in a fresh folder beside a folder of the user'
 each route, a link planted where pnp writes, a bomb against each bound. `pnp validate` and
 `pnp build` run on it as CI runs them (`CI=true`: untrusted mode) under `strace -f`, which
 records every program started, file opened, file removed or renamed and connection made by
-pnp and its drawing workers, from the moment pnp first reads the project (what pnp does
-before, finding its libraries, is its own start-up). A bad outcome is any of:
+pnp and its drawing workers: everything from the moment pnp first reads a file of the
+project, and before it (pnp's own start-up: finding its libraries, git's facts for a
+version stamp) whatever touches the project or the user's files. A bad outcome is any of:
 
 - a program run (an `execve` that succeeded, after pnp's own start);
 - a connection made (a `connect` that succeeded);
@@ -209,7 +210,8 @@ def allowed_reads(root: Path) -> list[str]:
              "/usr/share/color/icc",
              os.path.expanduser("~/.cache/pnp/cache-key"), os.path.expanduser("~/.cache/fontconfig"),
              os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"),
-             os.path.expanduser("~/.config/fontconfig")}
+             os.path.expanduser("~/.config/fontconfig"),
+             os.path.dirname(os.environ.get("FONTCONFIG_FILE", ""))}   # a fontconfig set up by whoever runs pnp
     return sorted(p for p in paths if p)
 
 
@@ -236,27 +238,32 @@ def bad_calls(trace_files: list[Path], root: Path, cwd: Path) -> list[str]:
     project = [str(root / "cards"), str(root / "templates")]
     opened = [t for t, call, args, _ in calls if call in ("openat", "open") and "O_DIRECTORY" not in args
               and _under(_path_of(args, cwd) or "", project)]
-    start = min(opened, default=0.0)   # from the first read of the project on: before it, pnp's own start-up
-    for _, call, args, line in sorted(c for c in calls if c[0] >= start):
+    # from the first read of the project on, everything counts; before it (pnp's own start-up:
+    # finding its libraries, git's facts for the stamp) only what touches the user's files
+    start = min(opened, default=float("inf"))
+    mine = str(root.parent)
+    for when, call, args, line in sorted(calls):
         line = line.split(" ", 1)[1]
+        path = _path_of(args, cwd) if call not in ("execve", "execveat", "connect") else None
+        if when < start and not (path and _under(path, [mine]) and not _under(path, [output])):
+            continue
         if call in ("execve", "execveat"):
             bad.append(f"ran a program: {line[:160]}")
             continue
-            if call == "connect":
-                if "AF_UNIX" not in args:
-                    bad.append(f"connected: {line[:160]}")
-                continue
-            path = _path_of(args, cwd)
-            if path is None:
-                continue
-            if call in ("openat", "open"):
-                if _WRITE.search(args):
-                    if not _under(path, [output, "/dev/null"]):
-                        bad.append(f"opened for writing outside output/: {path}")
-                elif not _under(path, reads):
-                    bad.append(f"opened outside the project: {path}")
-            elif not _under(path, [output]):
-                bad.append(f"{call} outside output/: {path}")
+        if call == "connect":
+            if "AF_UNIX" not in args:
+                bad.append(f"connected: {line[:160]}")
+            continue
+        if path is None:
+            continue
+        if call in ("openat", "open"):
+            if _WRITE.search(args):
+                if not _under(path, [output, "/dev/null"]):
+                    bad.append(f"opened for writing outside output/: {path}")
+            elif not _under(path, reads):
+                bad.append(f"opened outside the project: {path}")
+        elif not _under(path, [output]):
+            bad.append(f"{call} outside output/: {path}")
     return bad
 
 
