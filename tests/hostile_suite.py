@@ -37,22 +37,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.conftest import MINI_BACK, MINI_FRONT
+
 REPO = Path(__file__).resolve().parents[1]
 MARK = "PWNED"
 BUDGET_S = 60            # --total-time-limit given to every command
 MEMORY = "1G"            # --memory-limit given to every command
 MEMORY_BYTES = 2**30
 
-FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
-  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#fafafa"/>
-  <text x="6" y="12" font-family="Lato" font-size="4">{{ card.name }}</text>
-  {{ textbox(card.text, 6, 20, deck.trim_w - 6, 30, size=3.5, min_size=2.5) }}
-</svg>
-"""
-BACK = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
-  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#335"/>
-</svg>
-"""
+FRONT, BACK = MINI_FRONT, MINI_BACK   # the tests' one-deck game
 LEAK = "{{ ([range]|keyed('__name__','__globals__'))['_bounded_range']['os'].popen('touch %s').read() }}"
 SSTI = [
     LEAK,
