@@ -26,6 +26,7 @@ from .draw.drawkey import face_key
 from .draw.pictures import policy_for
 from .draw.render import render_svgs
 from .errors import InputError, RenderError, collect
+from .guard import git_command, git_env
 
 LAST = "last"
 KEEP_REFS = 4
@@ -97,7 +98,8 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
     commit) under output/.cache/refs/<commit>/. Raises InputError for a bad ref."""
     def git(*args) -> bytes:
         try:
-            return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True).stdout
+            return subprocess.run(git_command(root, *args), check=True, capture_output=True, env=git_env(),
+                                  stdin=subprocess.DEVNULL).stdout
         except FileNotFoundError:
             raise InputError("git is not installed: a git ref cannot be read") from None
         except subprocess.CalledProcessError as exc:

@@ -293,3 +293,24 @@ def read_bytes_inside(root: Path | str, path: Path | str, limit: int = MAX_FILE_
 
 def _size(n: int) -> str:
     return f"{n // 2**20} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
+# git as pnp runs it in a project (a stamp's {version} and {date}, --changed-since REF, pnp
+# diff): read-only, and deaf to any configuration the project itself could carry. A pull
+# request cannot commit a .git folder, but it can commit a folder laid out as a bare
+# repository, with a config whose core.fsmonitor is a command; git would find it from a
+# game's folder and run it. safe.bareRepository=explicit (a protected setting: honoured from
+# the command line only) makes git never use a bare repository it finds on its own.
+GIT_SAFE = ("-c", "safe.bareRepository=explicit", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+            "--no-optional-locks")
+
+
+def git_command(root: Path | str, *args: str) -> list[str]:
+    """The argument list of a read-only `git ARGS` in `root`, configured by no file of the project."""
+    return ["git", *GIT_SAFE, "-C", str(root), *args]
+
+
+def git_env() -> dict[str, str]:
+    """git's environment: no lock taken, no prompt, its messages in English."""
+    return {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+

@@ -8,8 +8,9 @@ each route, a link planted where pnp writes, a bomb against each bound. `pnp val
 `pnp build` run on it as CI runs them (`CI=true`: untrusted mode) under `strace -f`, which
 records every program started, file opened, file removed or renamed and connection made by
 pnp and its drawing workers: everything from the moment pnp first reads a file of the
-project, and before it (pnp's own start-up: finding its libraries, git's facts for a
-version stamp) whatever touches the project or the user's files. A bad outcome is any of:
+project; before it (pnp's own start-up: finding its libraries, git's facts for a version
+stamp), any program but those (`STARTUP_PROGRAMS`) and whatever touches the project or the
+user's files. A bad outcome is any of:
 
 - a program run (an `execve` that succeeded, after pnp's own start);
 - a connection made (a `connect` that succeeded);
@@ -143,6 +144,16 @@ def _picture_outside(p):
     p.front = FRONT.replace("</svg>", '<image x="5" y="50" width="20" height="20" href="/etc/passwd"/></svg>')
 
 
+def _bare_repository(p):
+    """The game's folder laid out as a bare git repository whose config names a command."""
+    subprocess.run(["git", "init", "-q", str(p.root.parent)], check=True, capture_output=True)
+    p.files["HEAD"] = "ref: refs/heads/main\n"
+    p.files["objects/info/.keep"] = p.files["refs/heads/.keep"] = ""
+    p.files["config"] = ("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n"
+                         f'\tfsmonitor = "touch {p.root.parent / MARK}; echo"\n')
+    p.commands = (("validate",), ("build", "--paper", "a4", "--stamp", "{version} {date}"))
+
+
 def _output_linked(p):
     _link(p.root / "output", p.outside)
     p.commands = (("build", "--paper", "a4"), ("clean", "--all"))
@@ -182,6 +193,7 @@ CASES: dict[str, Callable] = {
     "markdown-bomb": _markdown_bomb,
     "huge-raster-export": _huge_export,
     "picture-outside": _picture_outside,
+    "git-bare-repository": _bare_repository,
     "link-output": _output_linked,
     "link-face-cache": _faces_linked,
     "link-fonts-tmp": _fonts_tmp_linked,
@@ -238,7 +250,10 @@ def bad_calls(trace_files: list[Path], root: Path, cwd: Path) -> list[str]:
     for when, call, args, line in sorted(calls):
         line = line.split(" ", 1)[1]
         path = _path_of(args, cwd) if call not in ("execve", "execveat", "connect") else None
-        if when < start and not (path and _under(path, [mine]) and not _under(path, [output])):
+        if call in ("execve", "execveat") and when < start and _program(args) in STARTUP_PROGRAMS:
+            continue   # pnp's own start-up: finding its libraries, git's facts for a stamp
+        if when < start and call not in ("execve", "execveat") and \
+                not (path and _under(path, [mine]) and not _under(path, [output])):
             continue
         if call in ("execve", "execveat"):
             bad.append(f"ran a program: {line[:160]}")
@@ -258,6 +273,16 @@ def bad_calls(trace_files: list[Path], root: Path, cwd: Path) -> list[str]:
         elif not _under(path, [output]):
             bad.append(f"{call} outside output/: {path}")
     return bad
+
+
+# what pnp itself runs before it reads the project: ctypes.util.find_library's helpers, git
+STARTUP_PROGRAMS = {"python", "python3", "ldconfig", "gcc", "cc", "collect2", "ld", "git"}
+
+
+def _program(args: str) -> str:
+    first = _FIRST.match(args)
+    name = os.path.basename(first.group(1)) if first else ""
+    return "python" if name.startswith("python") else name
 
 
 def _path_of(args: str, cwd: Path) -> str | None:

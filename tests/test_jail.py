@@ -209,3 +209,24 @@ def test_the_cache_key_is_read_before_the_jail_and_an_untrusted_rebuild_uses_the
     assert "cache key" not in first.stderr + again.stderr, again.stderr
     assert "drawing 0 of 1 bundles" in again.stderr, again.stderr
     assert (tmp_path / "home-cache" / "pnp" / "cache-key").stat().st_size == 32
+
+
+def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git(mini, tmp_path):
+    """A pull request cannot commit a .git folder, but it can commit a game's folder laid out
+    as a bare repository whose config names a command (core.fsmonitor): git found it from
+    the project folder and ran it while pnp asked for the stamp's facts, before the jail."""
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    mark = tmp_path / "FSMONITOR-RAN"
+    (root / "HEAD").write_text("ref: refs/heads/main\n")
+    for folder in ("objects/info", "refs/heads"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / ".keep").write_text("")
+    (root / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n"
+                                 f'\tfsmonitor = "touch {mark}; echo"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)   # the checkout around it
+    for args in (("validate",), ("build", "--paper", "a4", "--stamp", "{version} {date}")):
+        for mode in ("--untrusted", "--trusted"):
+            done = pnp(root, *args, mode)
+            assert "Traceback" not in done.stderr, done.stderr
+            assert not mark.exists(), (args, mode, done.stderr)

@@ -40,6 +40,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from ..errors import InputError, Problem
+from ..guard import git_command, git_env
 from ..shapes import Outline
 
 PLACES = ("safe", "bleed")
@@ -106,10 +107,9 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def _run_git(root: Path | str, *args: str) -> str | None:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
-        done = subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args], capture_output=True,
-                              text=True, timeout=20, stdin=subprocess.DEVNULL, env=env)
+        done = subprocess.run(git_command(root, *args), capture_output=True, text=True, timeout=20,
+                              stdin=subprocess.DEVNULL, env=git_env())
     except PermissionError:   # the jail of an untrusted build refuses to run a program
         raise InputError(f"the stamp needs `git {' '.join(args[:2])}`, which an untrusted build cannot run "
                          "(--untrusted, on where CI is set): give --stamp without {version} and {date}, set "
