@@ -191,3 +191,13 @@ def test_the_leak_through_a_translators_po_file_is_refused(project):
     run(project, "i18n", "import", str(po_path))
     out = _refused(project, "olympians", "--lang", "de")
     assert "de" in out
+
+
+def test_t_measures_its_placeholders_before_it_fills_them():
+    """A string of 1,600 placeholders filled with a 999,000-character value would make 1.6
+    billion characters in one step (found by a hostile review)."""
+    env = environment(RULEBOOK, Inputs(Deadline(5), strings={"boom": "{x}" * 1600, "ok": "A {x}"}),
+                      undefined=jinja2.StrictUndefined)
+    with pytest.raises(jinja2.TemplateRuntimeError, match="at most 1,000,000"):
+        env.from_string("{% set big = 'x' * 999000 %}{{ t('boom', x=big)|length }}").render()
+    assert env.from_string("{{ t('ok', x='b') }}").render() == "A b"

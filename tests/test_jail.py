@@ -230,3 +230,36 @@ def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git
             done = pnp(root, *args, mode)
             assert "Traceback" not in done.stderr, done.stderr
             assert not mark.exists(), (args, mode, done.stderr)
+
+
+MANY_STEPS = ("{% set big = 'x' * 999000 %}{% set ns = namespace(l=[]) %}{% for i in range(3000) %}"
+              "{% set ns.l = ns.l + [big ~ i] %}{% endfor %}<desc>{{ ns.l|length }}</desc></svg>")
+
+
+@pytest.mark.parametrize("args", [("export", "png"), ("kit", "mini"), ("diff", "HEAD")])
+def test_export_kit_and_diff_keep_the_memory_budget(mini, args):
+    """Each step within its bound, 3 GB together: exports, kits and diffs had no budget (a
+    hostile review); now the memory limit is theirs too, a clean exit 2."""
+    from tests.conftest import MINI_FRONT
+
+    root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", MANY_STEPS))
+    if args[0] == "diff":
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+        subprocess.run(["git", "-C", str(root), "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"],
+                       check=True)
+        (root / "cards/mini/deck.yaml").write_text((root / "cards/mini/deck.yaml").read_text().replace("Words", "Other"))
+    done = pnp(root, *args, "--memory-limit", "768M")
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    said = done.stderr + done.stdout
+    assert "memory budget" in said or "more than this machine can hold" in said, said[-2000:]
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr[-2000:]
+
+
+@needs_walls
+def test_an_export_is_jailed_where_ci_is_set_and_ghostscript_needs_trusted(mini):
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    done = pnp(root, "export", "png", ci=True)
+    assert done.returncode == 0 and (root / "output/mini/exports/png").is_dir(), done.stderr
+    done = pnp(root, "export", "--profile", "dtc", ci=True)
+    assert done.returncode == 2 and "Ghostscript" in done.stderr and "--trusted" in done.stderr, done.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import PAPER, _root, cli, lang_option, limits_options, picture_options
+from .options import PAPER, _root, cli, lang_option, limits_options, picture_options, session_for
 
 
 def _watch_options(f):
@@ -94,8 +94,9 @@ def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, limits, ima
               help="The output folder (default: output/ in the project); the report goes to its diff/.")
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
 @lang_option
+@limits_options
 @click.pass_context
-def diff(ctx, ref, games, out_dir, fail_on_change, languages):
+def diff(ctx, ref, games, out_dir, fail_on_change, languages, limits):
     """List the components of GAMES (default: every game) whose faces differ from git REF.
 
     Writes output/diff/index.html and one before/after PNG per changed component (a CI
@@ -116,8 +117,9 @@ def diff(ctx, ref, games, out_dir, fail_on_change, languages):
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
-    diffs = [d for g in resolve_games(root, games)
-             for d in diff_games(root, g, ref, out_dir, cache, tuple(languages) or None)]
+    with session_for(limits).budget("pnp diff"):   # git runs here: diff is bounded, not jailed
+        diffs = [d for g in resolve_games(root, games)
+                 for d in diff_games(root, g, ref, out_dir, cache, tuple(languages) or None)]
     folder = out_dir / "diff"
     try:
         safefs.remove(out_dir.parent, folder)   # the last report: never through a link

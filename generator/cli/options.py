@@ -141,6 +141,9 @@ def _confine(ctx, limits, kwargs) -> None:
     if limits.untrusted == "off":
         jail.confine(Path("."), Path("."), limits, "off")
         return
+    if (kwargs.get("profile") or "").lower() == "dtc":
+        raise InputError("--profile dtc: DriveThruCards' ink check runs Ghostscript, a program, which an untrusted "
+                         "build cannot run (--untrusted, on where CI is set): export it with --trusted")
     since = kwargs.get("changed_since")
     if since not in (None, "last"):
         raise InputError(f"--changed-since {since}: reading a git ref runs git, which an untrusted build cannot "

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from ..guard import Limits
 from .options import (
     CUTTER,
     MODE,
@@ -19,6 +18,7 @@ from .options import (
     picture_options,
     session_for,
     stamp_option,
+    untrusted_limits_options,
 )
 
 TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=False)
@@ -42,9 +42,10 @@ TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=Fals
 @click.option("--no-validate", is_flag=True, help="Export even if the deck breaks its rules (not for print).")
 @picture_options
 @lang_option
+@untrusted_limits_options
 @click.pass_context
 def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir, no_validate, image_dpi, draft,
-               languages):
+               languages, limits):
     """Export GAMES (default: every game) into output/<game>/exports/<target>/.
 
     \b
@@ -71,7 +72,7 @@ def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir,
         if not re.fullmatch(r"https?://[^\s\"'<>]+", base_url):
             raise click.UsageError(f"--base-url {base_url!r}: an http:// or https:// URL of the folder the images "
                                    "will be uploaded to")
-    with session_for(Limits()).budget(f"pnp export {target}"):
+    with session_for(limits).budget(f"pnp export {target}"):
         results = run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
                               base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft,
                               languages=tuple(languages) or None)
@@ -126,13 +127,14 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
               help="Where to write (default: output/ in the project).")
 @picture_options
 @lang_option
+@untrusted_limits_options
 @click.pass_context
-def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, draft, languages):
+def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, draft, languages, limits):
     """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/;
     one kit per edition of a game of several languages: exports/kit-<language>/)."""
     from ..exporting import run_kit
 
-    with session_for(Limits()).budget("pnp kit"):
+    with session_for(limits).budget("pnp kit"):
         results = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset,
                           out_dir, cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi,
                           draft=draft, languages=tuple(languages) or None)

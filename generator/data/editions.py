@@ -40,7 +40,7 @@ GAME_WORDS = ("title", "subtitle", "players", "playing_time", "ages", "descripti
 RTL_LANGUAGES = {"ar", "arc", "ckb", "dv", "fa", "he", "iw", "ks", "ps", "sd", "syr", "ug", "ur", "yi"}
 RTL_SCRIPTS = {"adlm", "arab", "hebr", "nkoo", "rohg", "syrc", "thaa"}
 _ICON = re.compile(r":([A-Za-z0-9_-]+):")
-_PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 _JINJA = re.compile(r"\{\{(.*?)\}\}", re.S)
 _KEY_LIKE = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
@@ -72,7 +72,7 @@ def markers(text: str) -> Counter:
     """What a translation must keep of its source: icons, placeholders, Jinja expressions."""
     found: Counter = Counter()
     found.update(f":{m}:" for m in _ICON.findall(text))
-    found.update(f"{{{m}}}" for m in _PLACEHOLDER.findall(text))
+    found.update(f"{{{m}}}" for m in PLACEHOLDER.findall(text))
     found.update("{{ " + " ".join(m.split()) + " }}" for m in _JINJA.findall(text))
     return found
 
@@ -346,7 +346,7 @@ def translator(strings: Mapping, lang: str):
             if name not in values:
                 raise MissingString(f"t({shorten(str(key), 60)!r}): the string has {{{name}}}; pass {name}=...")
             return str(values[name])
-        return _PLACEHOLDER.sub(fill, str(found))
+        return PLACEHOLDER.sub(fill, str(found))
     return t
 
 

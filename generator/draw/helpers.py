@@ -26,10 +26,10 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markupsafe import Markup
 
-from ..data.editions import direction_of, translator
+from ..data.editions import PLACEHOLDER, direction_of, lookup, translator
 from ..guard import Deadline, shorten
 from .jinja_errors import plain_message
-from .sandboxbounds import MAX_RANGE
+from .sandboxbounds import MAX_RANGE, refuse_over
 from .templates import (
     CardTextError,
     CompiledTemplates,
@@ -202,6 +202,19 @@ def _icon(inputs: Inputs, env) -> Callable:
     return icon
 
 
+def _t(inputs: Inputs, env) -> Callable:
+    real = translator(inputs.strings, inputs.language)
+
+    def t(key, **values):
+        """The edition's string `key`, its {placeholders} filled: measured before it is made."""
+        found = lookup(inputs.strings, str(key))
+        if isinstance(found, str):
+            size = len(found) + sum(len(str(values.get(m.group(1), ""))) for m in PLACEHOLDER.finditer(found))
+            refuse_over(size, f"t({shorten(str(key), 40)!r})")
+        return real(key, **values)
+    return t
+
+
 def _own(name, kind, places, doc, make, reads=()) -> Helper:
     return Helper(name, kind, frozenset(places), doc, make, frozenset(reads))
 
@@ -224,7 +237,7 @@ HELPERS: tuple[Helper, ...] = (
     _own("icon", "global", (FACE,), "an icon of the template folders in a box",
          lambda i, env: _plain_helper("icon", _icon(i, env)), reads=("icons",)),
     _own("t", "global", (FACE, RULEBOOK), "the edition's string, its {placeholders} filled",
-         lambda i, env: _plain_helper("t", translator(i.strings, i.language)), reads=("strings", "language")),
+         lambda i, env: _plain_helper("t", _t(i, env)), reads=("strings", "language")),
     _own("lang", "global", (FACE, RULEBOOK), "the edition's language (en, de, ar...)",
          lambda i, env: i.language, reads=("language",)),
     _own("direction", "global", (FACE, RULEBOOK), "ltr or rtl: how the edition's language is written",
