@@ -85,13 +85,13 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
     """
     if mode not in MODES:
         raise ValueError(f"jail mode {mode!r} is not one of {MODES}")
+    threads = _threads() if mode != "off" else 1
+    if threads > 1:   # (before any limit is lowered: a refusal leaves the process as it was)
+        raise Unconfined(f"pnp cannot confine itself: {threads} threads are running (the jail holds one thread "
+                         "and the processes it forks); this is a bug in pnp")
     _limit(resource.RLIMIT_AS, limits.memory_bytes, hard=mode != "off")
     if mode == "off":
         return None
-    threads = _threads()
-    if threads > 1:
-        raise Unconfined(f"pnp cannot confine itself: {threads} threads are running (the jail holds one thread "
-                         "and the processes it forks); this is a bug in pnp")
     output = _real_output(output_dir)
     from . import jailbridge  # only an untrusted build loads the bindings
 

@@ -68,7 +68,10 @@ def open_folder(base: Path | int, path: PurePath | str = "", make: bool = True) 
     :raises OSError: it cannot be opened or made (FileNotFoundError when missing, `make` False).
     """
     parts = _parts(base, path)
-    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    # the base only leads to what is below it: opened as a path (O_PATH), it needs no right to
+    # list it (an untrusted build's jail grants the output folder, not the one holding it)
+    flags = (getattr(os, "O_PATH", os.O_RDONLY) if parts else os.O_RDONLY) | os.O_DIRECTORY \
+        | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(".", flags, dir_fd=base) if isinstance(base, int) else os.open(base, flags)
     for n, name in enumerate(parts):
         fd = _step(fd, name, parts[:n + 1], make)[0]   # closes the parent, whatever happens

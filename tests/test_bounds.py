@@ -203,6 +203,7 @@ def test_an_error_no_stage_said_ends_in_one_clean_line_naming_the_stage(mini, mo
     def fails(*args, **kwargs):
         raise error
     monkeypatch.setattr(render, "render_svgs", fails)
+    monkeypatch.delenv("CI", raising=False)   # the program in this process: never the one-way jail
     root = mini("- {id: a, name: Alpha, text: Words.}")
     with pytest.raises(SystemExit) as stopped:
         main(["--root", str(root), "validate"])

@@ -438,7 +438,7 @@ def _staging(out: Path) -> list[str]:
     (("build", "mini", "--paper", "a4"), 30_000, "files"),   # the disk fills mid-way through the set
     (("build", "mini", "--paper", "a4"), 0, "all"),          # ...before anything: the face cache fails first
     (("export", "png", "mini", "--dpi", "100"), 40_000, "files"),
-    (("export", "--profile", "dtc", "mini"), 10_000, "files"),
+    (("export", "--profile", "dtc", "mini", "--trusted"), 10_000, "files"),   # Ghostscript: trusted where CI is set
 ])
 def test_a_full_disk_leaves_no_partial_folder_and_a_clean_error(mini, monkeypatch, command, budget, scope):
     root = mini(MINI_CARDS)

@@ -263,3 +263,14 @@ def test_an_export_is_jailed_where_ci_is_set_and_ghostscript_needs_trusted(mini)
     assert done.returncode == 0 and (root / "output/mini/exports/png").is_dir(), done.stderr
     done = pnp(root, "export", "--profile", "dtc", ci=True)
     assert done.returncode == 2 and "Ghostscript" in done.stderr and "--trusted" in done.stderr, done.stderr
+
+
+@needs_walls
+def test_an_untrusted_build_writes_to_an_output_folder_outside_the_project(mini, tmp_path):
+    """--output names a folder outside the project, not yet made: the jail grants it, and the
+    writer reaches it without listing the folder that holds it."""
+    root = mini("- {id: a, name: Alpha, text: Words.}")
+    out = tmp_path / "elsewhere" / "out"
+    done = pnp(root, "build", "--paper", "a4", "--untrusted", "--output", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (out / "mini" / "manifest.json").is_file()
