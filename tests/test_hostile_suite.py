@@ -13,7 +13,7 @@ needs_strace = pytest.mark.skipif(not shutil.which("strace"), reason="strace is 
 
 
 @needs_strace
-@pytest.mark.parametrize("case", ["ssti-template-0", "ssti-card-text-0", "link-output", "link-face-cache"])
+@pytest.mark.parametrize("case", ["ssti-card-text-0", "link-face-cache"])   # the rest: make hostile
 def test_a_hostile_project_has_no_bad_outcome(case, tmp_path):
     outcomes = suite.run_case(case, suite.CASES[case], tmp_path)
     assert outcomes and all(o.code in (0, 1, 2) for o in outcomes)
