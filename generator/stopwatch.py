@@ -13,7 +13,15 @@ import resource
 import time
 from contextlib import contextmanager
 
-STAGE_NOTE = "pnp stage: "   # the note a MemoryError gets from the stage it passes through
+STAGE_NOTE = "pnp stage: "   # the note an error gets from the innermost stage it passes through
+
+
+def stage_of(exc: BaseException) -> str | None:
+    """The innermost stage `exc` left (the note `Stopwatch.stage` gave it), or None."""
+    for note in getattr(exc, "__notes__", ()):
+        if note.startswith(STAGE_NOTE):
+            return note.removeprefix(STAGE_NOTE)
+    return None
 
 
 class Stopwatch:
@@ -41,7 +49,7 @@ class Stopwatch:
         try:
             yield
         except Exception as exc:   # the innermost stage an error left names where it ended (cli's last resort)
-            if not any(n.startswith(STAGE_NOTE) for n in getattr(exc, "__notes__", ())):
+            if stage_of(exc) is None:
                 exc.add_note(STAGE_NOTE + name)
             raise
         finally:

@@ -13,7 +13,7 @@ import sys
 import click
 
 from ..errors import PnpError
-from ..stopwatch import STAGE_NOTE
+from ..stopwatch import stage_of
 from . import commands, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
 from .options import PROGRAM, cli
 
@@ -32,8 +32,8 @@ def main(argv=None):
     except (EOFError, KeyboardInterrupt):
         click.echo("aborted", err=True)
         sys.exit(130)
-    except MemoryError as exc:
-        click.echo(f"error: {_out_of_memory(ctx, exc)}", err=True)
+    except (MemoryError, RecursionError, OverflowError) as exc:
+        click.echo(_last_resort(ctx, exc), err=True)
         sys.exit(2)
     except PnpError as exc:
         exc.show()
@@ -46,20 +46,7 @@ def main(argv=None):
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except (RecursionError, OverflowError) as exc:
-        sys.exit(_last_resort(exc))
     sys.exit(code if isinstance(code, int) else 0)
-
-
-def _out_of_memory(ctx, exc: MemoryError) -> str:
-    """A MemoryError under the memory rlimit, in words: the budget, the command, its stage."""
-    from ..guard import Limits
-    from ..jail import memory_message
-
-    limits = (ctx.meta.get("pnp.limits") if ctx is not None else None) or Limits()
-    command = f"pnp {ctx.invoked_subcommand}" if ctx is not None and ctx.invoked_subcommand else "pnp"
-    stages = [n.removeprefix(STAGE_NOTE) for n in getattr(exc, "__notes__", ()) if n.startswith(STAGE_NOTE)]
-    return memory_message(limits, f"{command} was at its '{stages[0]}' stage" if stages else f"running {command}")
 
 
 LAST_RESORT = {
@@ -69,12 +56,19 @@ LAST_RESORT = {
 }
 
 
-def _last_resort(exc: BaseException) -> int:
+def _last_resort(ctx, exc: BaseException) -> str:
     """An error no stage said more precisely, in one clean line naming the stage it ended
-    (stopwatch.py marks it as it passes), never a traceback: exit 2."""
+    (stopwatch.py marks it as it passes), never a traceback; a MemoryError names the
+    memory budget (the rlimit of jail.py) and the command."""
+    stage = stage_of(exc)
+    if isinstance(exc, MemoryError):
+        from ..guard import Limits
+        from ..jail import memory_message
+
+        limits = (ctx.meta.get("pnp.limits") if ctx is not None else None) or Limits()
+        command = f"pnp {ctx.invoked_subcommand}" if ctx is not None and ctx.invoked_subcommand else "pnp"
+        return "error: " + memory_message(limits, f"{command} was at its '{stage}' stage" if stage
+                                          else f"running {command}")
     said = next(text for kind, text in LAST_RESORT.items() if isinstance(exc, kind))
-    stages = [n.removeprefix(STAGE_NOTE) for n in getattr(exc, "__notes__", ()) if n.startswith(STAGE_NOTE)]
-    stage = stages[0] if stages else None
     detail = f" ({exc})" if str(exc) else ""
-    click.echo(f"{said}{detail}" + (f", at the stage '{stage}'" if stage else ""), err=True)
-    return 2
+    return f"{said}{detail}" + (f", at the stage '{stage}'" if stage else "")

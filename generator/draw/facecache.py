@@ -97,7 +97,7 @@ def _prune(top: int, pattern: re.Pattern, limit: int, keep, stale_tmp_seconds: f
     try:
         for shard, st in safefs.entries(top):
             if _SHARD.fullmatch(shard) and stat.S_ISDIR(st.st_mode):
-                shards.append(os.open(shard, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top))
+                shards.append(safefs.open_folder(top, shard, make=False))
         for fd in shards:
             for name, st in safefs.entries(fd):
                 if not stat.S_ISREG(st.st_mode):

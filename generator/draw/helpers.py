@@ -110,7 +110,7 @@ def plain(value, what: str = "a value") -> None:
 
 def _kind(item) -> str:
     if callable(item):
-        return f"a callable ({shorten(getattr(item, '__name__', type(item).__name__), 40)})"
+        return f"a callable ({shorten(type(item).__name__, 40)})"   # its type only: nothing read of it
     return f"an object of type {shorten(type(item).__name__, 40)}"
 
 

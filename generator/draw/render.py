@@ -163,7 +163,9 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
         for card in deck.cards:
             session.working_on = card.id   # named if the command runs out of time here
             keys: list[str | None] = []
-            card_key = card_json(card.context()) if memo.on else None
+            card_context = template_data(FACE, card=card.context())["card"]   # once a card, both sides
+            card_key = card_json(card_context) if memo.on else None
+            contexts = (game_context, deck_context, card_context)
             sides: list[tuple[str, str | None, dict]] = [("front", card.front, {}), ("back", card.back, {})]
             if deck.layout == "dice":  # the front template draws each face of the die in turn
                 sides = [("front", card.front, {"face": face, "face_number": n})
@@ -176,11 +178,11 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                                           memo.reads_decks(env, scope[2], template))
                     svg = memo.get(remembered)
                     if svg is None:
-                        svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
+                        svg = _render_face(env, game, contexts, card, side, template, problems, extra)
                         if svg is not None:
                             memo.put(remembered, svg)
                 elif template is not None:
-                    svg = _render_face(env, game, game_context, deck_context, card, side, template, problems, extra)
+                    svg = _render_face(env, game, contexts, card, side, template, problems, extra)
                 if svg is None:
                     keys.append(None)
                     continue
@@ -258,8 +260,10 @@ def load_icons(game: Game) -> tuple[dict[str, Icon], list[Problem]]:
     return icons, problems
 
 
-def _render_face(env, game, game_context, deck_context, card, side, template, problems, extra=None) -> str | None:
-    card_context = template_data(FACE, card=card.context())["card"]
+def _render_face(env, game, contexts, card, side, template, problems, extra=None) -> str | None:
+    """One face's SVG, or None with its problem added; `contexts`: the game's, the deck's and
+    the card's template data."""
+    game_context, deck_context, card_context = contexts
     where = f"templates/{game.id}/{template}"
 
     def in_template(exc):  # (file, line) of the template code that failed
