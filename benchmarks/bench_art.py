@@ -171,6 +171,7 @@ import json, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from generator import pipeline
+from generator.options import BuildOptions
 from generator.draw import picturedraw
 from generator.session import Session
 prepared = []
@@ -178,14 +179,14 @@ real = picturedraw.prepare
 picturedraw.prepare = lambda *a: prepared.append(1) or real(*a)
 session = Session(remember=True)  # as `pnp watch` makes
 root = Path(sys.argv[2]); deck = root / "cards" / "art" / "deck.yaml"
-pipeline.build(root, ["art"], ("a4",), session=session, validate=False)
+pipeline.build(root, ["art"], BuildOptions(papers=("a4",), validate=False), session=session)
 before = len(prepared)
 times, drawn, cpu = [], [], []
 for n in range(5):
     session.settle()
     deck.write_text(deck.read_text().replace('name: "Card 3', 'name: "Card 3' + "vwxyz"[n], 1))
     t, c = time.perf_counter(), time.process_time()
-    result = pipeline.build(root, ["art"], ("a4",), session=session, validate=False)[0]
+    result = pipeline.build(root, ["art"], BuildOptions(papers=("a4",), validate=False), session=session)[0]
     times.append(time.perf_counter() - t)
     cpu.append(time.process_time() - c)
     drawn.append(result.rendered.drawn)

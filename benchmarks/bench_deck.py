@@ -210,10 +210,11 @@ import json, shutil, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from generator import pipeline
+from generator.options import BuildOptions
 from generator.session import Session
 session = Session(remember=True)  # as `pnp watch` makes
 root, game, deck, marker = Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), sys.argv[5]
-t = time.perf_counter(); pipeline.build(root, [game], ("a4",), session=session); cold = time.perf_counter() - t
+t = time.perf_counter(); pipeline.build(root, [game], BuildOptions(papers=("a4",)), session=session); cold = time.perf_counter() - t
 times, drawn = [], []
 for n in range(5):
     session.settle()  # as `pnp watch` does once a rebuild is reported
@@ -221,7 +222,7 @@ for n in range(5):
     assert marker in text, marker
     deck.write_text(text.replace(marker, marker + " " + "vwxyz"[n], 1))
     t = time.perf_counter()
-    result = pipeline.build(root, [game], ("a4",), session=session)[0]
+    result = pipeline.build(root, [game], BuildOptions(papers=("a4",)), session=session)[0]
     times.append(time.perf_counter() - t)
     drawn.append(result.rendered.drawn)
 print(json.dumps({"cold": cold, "warm": statistics.median(times), "worst": max(times), "drawn": max(drawn),

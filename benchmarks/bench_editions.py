@@ -41,11 +41,12 @@ import json, statistics, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from generator import pipeline
+from generator.options import BuildOptions
 from generator.loop.watch import editions_touched
 from generator.session import Session
 session = Session(remember=True)   # as `pnp watch` makes
 root = Path(sys.argv[2]); german = root / "cards" / "olympians" / "i18n" / "de.yaml"
-pipeline.build(root, ["olympians"], session=session)
+pipeline.build(root, ["olympians"], BuildOptions(), session=session)
 times, cpu, drawn = [], [], []
 text = german.read_text(encoding="utf-8")
 for n in range(5):
@@ -56,7 +57,7 @@ for n in range(5):
     german.write_text(text, encoding="utf-8")
     t, c = time.perf_counter(), time.process_time()
     langs = editions_touched(root, "olympians", ["cards/olympians/i18n/de.yaml"])
-    result = pipeline.build(root, ["olympians"], session=session, languages=langs)[0]
+    result = pipeline.build(root, ["olympians"], BuildOptions(languages=langs), session=session)[0]
     times.append(time.perf_counter() - t)
     cpu.append(time.process_time() - c)
     drawn.append(sum(e.drawn for e in result.editions))

@@ -6,7 +6,6 @@ until every artifact of the game is complete in memory.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -26,6 +25,8 @@ from .draw.picturestore import PictureStore
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
 from .exports.files import Artifact, write_game
 from .layout.modes import TWO_SIDED, PrintMode
+from .options import BuildOptions
+from .progress import Progress, _Silent
 from .session import Session
 from .units import paper_name
 
@@ -83,8 +84,7 @@ def editions_asked(root: Path, games: list[str], named, asked) -> dict[str, tupl
     return out
 
 
-def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None = None,
-                  session: Session | None = None) -> tuple:
+def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None, session: Session) -> tuple:
     """The game and the editions of it to make (`languages`; None: all), its printed text
     and translations checked: (game, editions, the translations' warnings).
 
@@ -97,178 +97,189 @@ def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None = 
     return game, made, [p for p in translated if p.severity == "warning"]
 
 
-def build(root: Path, names=(), papers: tuple[str, ...] | None = None, out_dir: Path | None = None,
-          validate: bool = True, guides: bool = False, strict: bool = False, mode: str | None = None,
-          back_offset: tuple[float, float] | None = None, changed_since: str | None = None,
-          progress=None, session: Session | None = None, stamp: str | None = None,
-          cutter: str | None = None, image_dpi: float | None = None, draft: bool = False,
-          languages: tuple[str, ...] | None = None) -> list[BuildResult]:
-    """Build the named games (all when none are named) into `out_dir` (default output/).
+def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, session: Session,
+          progress=None) -> list[BuildResult]:
+    """Build the named games (all when none are named) as `options` ask (options.py: papers,
+    print mode, stamp, pictures, editions...; None: each game's `print:` settings) into
+    `options.output(root)`, within `session` (what this build may reuse from earlier ones,
+    and leave to later ones: `pnp watch` hands the same session to every rebuild).
 
-    :param papers: paper sizes to build; None means each game's `print: papers` (default both).
-    :param mode: home print mode (duplex-long, duplex-short, gutter-fold, fronts-only); None
-        means each game's `print: mode` (default duplex-long).
-    :param back_offset: mm (x, y) the backs move; None means each game's `print: back_offset`.
-    :param changed_since: a git ref or "last": also write <game>-changed-<paper>.pdf holding
-        only the components whose faces differ from that version, with their backs.
     :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
-    :param session: what this build may reuse from earlier builds, and may leave to later
-        ones (`pnp watch` hands the same session to every rebuild); default: a fresh one.
-    :param stamp: a version stamp for every face (`{version}`, `{date}`: draw/stamp.py); None
-        means each game's `print: stamp` (default none), "" none at all.
-    :param cutter: a print-then-cut machine (silhouette, cricut, scanncut: layout/cutters.py);
-        None means each game's `print: cutter` (default none).
-    :param strict: rule warnings and drawing warnings (a picture below `print:
-        min_image_dpi`) stop the build.
-    :param image_dpi: the resolution pictures are embedded at; None means each game's
-        `print: image_dpi` (default 300).
-    :param draft: pictures at 100 dpi, for fast proofs (the sheets say so).
-    :param languages: the editions to build of a game of several languages (game.yaml
-        `languages:`); None means all of them. The other editions' files stay as they were.
     """
+    from .draw.drawpool import drawing_workers
     from .progress import SILENT
 
-    session = session or Session()
     session.stopwatch.reset()
-    progress = progress or SILENT
-    out_dir = out_dir or root / "output"
-    asked = editions_asked(root, resolve_games(root, names), names, languages)
-    games = list(asked)
+    out_dir = options.output(root)
+    asked = editions_asked(root, resolve_games(root, games), games, options.languages)
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
-    try:
-        out_dir.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
-        fonts.activate(out_dir / ".cache")
-        os.close(safefs.cache_folder(out_dir.parent, cache.folder))
-    except OSError as exc:
-        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
-    from .draw.drawpool import drawing_workers
-    from .draw.render import render_game
-
-    pictures = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
+    prepare_output(out_dir, cache)
+    run = Run(root, options, session, progress or SILENT, cache)
     with drawing_workers(session):
-        results = _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset,
-                               changed_since, progress, render_game, session, pictures, stamp, cutter, asked)
+        results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
     PictureStore(out_dir / ".cache" / "pictures", base=out_dir.parent).prune()
     return results
 
 
-def _build_games(root, games, cache, papers, out_dir, validate, guides, strict, mode, back_offset, changed_since,
-                 progress, render_game, session: Session, asked: Asked, stamp=None, cutter=None,
-                 languages: dict | None = None) -> list[BuildResult]:
+@dataclass(frozen=True)
+class Run:
+    """One command's build: the project, its options, its session, where its progress goes
+    and the face cache it draws through (None: none, as `pnp export` and `kit`)."""
+
+    root: Path
+    options: BuildOptions
+    session: Session
+    progress: Progress | _Silent
+    cache: FaceCache | None = None
+
+    @property
+    def out_dir(self) -> Path:
+        return self.options.output(self.root)
+
+
+def prepare_output(out_dir: Path, cache: FaceCache | None = None) -> None:
+    """The output folder ready for a build: the fonts' cache, and the face cache's folder."""
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
+        fonts.activate(out_dir / ".cache")
+        if cache is not None:
+            os.close(safefs.cache_folder(out_dir.parent, cache.folder))
+    except OSError as exc:
+        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+
+
+def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> BuildResult:
+    """One game: loaded and checked once, each edition drawn and laid out, its files written as one set."""
+    options, session = run.options, run.session
+    started = time.perf_counter()
+    with run.progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
+        log.info("%s: step 1/5 load", game_id)
+        with session.stage("load"):
+            game, made, warnings = load_editions(run.root, game_id, languages, session)
+        papers = game_papers(game, options)
+        print_mode = print_mode_of(game, options)
+        advance()
+        if options.validate:
+            log.info("%s: step 2/5 validate", game_id)
+            with session.stage("rules"):
+                warnings = check_rules(game, options.strict) + warnings
+        advance()
+    if options.strict and warnings:
+        _strict_stop(warnings, "in the translations")
+    session.release()  # the YAML parser's nodes
+    artifacts, rendered_editions, changed = [], [], None
+    for n, ed in enumerate(made):
+        built, drawn_warnings, ed_changed, rendered = _build_edition(
+            run, ed, papers, print_mode, last=n == len(made) - 1)
+        artifacts += built
+        warnings += drawn_warnings   # pictures too small to print, external references
+        rendered_editions.append(rendered)
+        if ed_changed is not None:
+            changed = [*(changed or []), *(f"{cid} ({ed.edition})" if ed.edition else cid for cid in ed_changed)]
+    log.info("%s: step 5/5 export", game_id)
+    partial = options.papers is not None or options.guides or len(made) < len(languages_of(game.meta))
+    with session.stage("writing"):
+        try:
+            files = write_game(run.out_dir, game_id, artifacts, merge=partial)
+        except OSError as exc:
+            raise OutputError(f"cannot write {game_id}'s files to {run.out_dir}: {exc.strerror or exc}") from None
+    return BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered_editions[0],
+                       tuple(changed) if changed is not None else None, tuple(rendered_editions))
+
+
+def render_edition(run: Run, game, drawing=None) -> RenderedGame:
+    """An edition's faces drawn as `run.options` ask (stamp, pictures, guides), through the
+    run's face cache; `drawing(todo, total)` is the progress of the bundles drawn."""
+    from .draw.render import render_game
     from .draw.stamp import stamp_of
 
-    results = []
-    for game_id in games:
-        started = time.perf_counter()
-        with progress.bar(f"{game_id}: reading and checking the cards", 2) as advance:
-            log.info("%s: step 1/5 load", game_id)
-            with session.stage("load"):
-                game, made, warnings = load_editions(root, game_id, (languages or {}).get(game_id), session)
-            papers_of_game = game_papers(game, papers)
-            print_mode = print_mode_of(game, mode, back_offset, cutter)
-            game_stamp = stamp_of(game, stamp)
-            advance()
-            if validate:
-                log.info("%s: step 2/5 validate", game_id)
-                with session.stage("rules"):
-                    warnings = _validate(game, strict) + warnings
-            advance()
-        if strict and warnings:
-            _strict_stop(warnings, "in the translations")
-        session.release()  # the YAML parser's nodes
-        artifacts, rendered_editions, changed = [], [], None
-        for n, ed in enumerate(made):
-            built, drawn_warnings, ed_changed, rendered = _build_edition(
-                ed, cache, papers_of_game, out_dir, guides, strict, print_mode, changed_since, progress,
-                render_game, session, asked, game_stamp, last=n == len(made) - 1)
-            artifacts += built
-            warnings += drawn_warnings   # pictures too small to print, external references
-            rendered_editions.append(rendered)
-            if ed_changed is not None:
-                changed = [*(changed or []), *(f"{cid} ({ed.edition})" if ed.edition else cid for cid in ed_changed)]
-        log.info("%s: step 5/5 export", game_id)
-        partial = papers is not None or guides or len(made) < len(languages_of(game.meta))
-        with session.stage("writing"):
-            try:
-                files = write_game(out_dir, game_id, artifacts, merge=partial)
-            except OSError as exc:
-                raise OutputError(f"cannot write {game_id}'s files to {out_dir}: {exc.strerror or exc}") from None
-        results.append(BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered_editions[0],
-                                   tuple(changed) if changed is not None else None, tuple(rendered_editions)))
-    return results
+    options = run.options
+    pictures = Asked(options.image_dpi, options.draft, str(run.out_dir / ".cache" / "pictures"))
+    try:
+        return render_game(game, guides=options.guides, cache=run.cache, progress=drawing, session=run.session,
+                           stamp=stamp_of(game, options.stamp), pictures=pictures)
+    except PnpError as exc:
+        raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
 
 
-def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, changed_since, progress, render_game,
-                   session: Session, asked: Asked, stamp, last: bool = True):
+def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = True):
     """One edition of a game drawn and laid out: its artifacts, the warnings of its
     drawing, and (with `changed_since`) the ids of its components that changed. The early
     drawing workers are kept for the game's next edition (`last` False), else ended."""
     from .draw import drawpool
 
+    options, session, out_dir = run.options, run.session, run.out_dir
     name = f"{game.id} ({game.edition})" if game.edition else game.id
-    reference = changes.before(game.root, game.id, changed_since, out_dir, game.edition)[1] if changed_since else None
+    since = options.changed_since
+    reference = changes.before(game.root, game.id, since, out_dir, game.edition)[1] if since else None
     log.info("%s: step 3/5 render", name)
 
     def drawing(todo, total):
-        return progress.bar(f"{name}: drawing {todo} of {total} bundles of faces "
-                            f"({total - todo} unchanged, from the cache)", todo)
-    try:
-        rendered = render_game(game, guides=guides, cache=cache, progress=drawing, session=session, stamp=stamp,
-                               pictures=asked)
-    except PnpError as exc:
-        raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
+        return run.progress.bar(f"{name}: drawing {todo} of {total} bundles of faces "
+                                f"({total - todo} unchanged, from the cache)", todo)
+    rendered = render_edition(run, game, drawing)
     if last:
         drawpool.end_drawing_workers(session)  # the early workers: idle from here on
-    if strict and rendered.warnings:
+    if options.strict and rendered.warnings:
         _strict_stop(rendered.warnings, "while drawing")
     session.release()  # the SVG text
     changed = None
     if reference is not None:
         changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
     log.info("%s: step 4/5 layout", name)
-    with progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
+    with run.progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
         spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
         try:
             safefs.real_folder(out_dir.parent, spool)
-            artifacts = layout_game(game, rendered, papers, print_mode, guides, advance, session, spool)
+            layout = Layout(papers, print_mode, session, options.guides, spool)
+            artifacts = layout_game(game, rendered, layout, advance)
             if changed:
-                artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
-                              for paper in papers]
+                artifacts += [_changed_sheets(rendered, changed, paper, layout) for paper in papers]
         except OSError as exc:
             raise OutputError(f"cannot write {name}'s sheets into {spool}: {exc.strerror or exc}") from None
         except PnpError as exc:
             raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
-    if not guides:
-        from .rulebook import rulebook_warnings
+    if options.guides:
+        return artifacts, list(rendered.warnings), changed, rendered
+    from .rulebook import rulebook_warnings
 
-        words = rulebook_warnings(game)
-        if strict and words:
-            _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
-        drawn = [*rendered.warnings, *words]
-        try:
-            changes.write_record(out_dir, game.stem, rendered)
-        except OSError as exc:
-            raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
-    else:
-        drawn = list(rendered.warnings)
-    return artifacts, drawn, changed, rendered
+    words = rulebook_warnings(game)
+    if options.strict and words:
+        _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
+    try:
+        changes.write_record(out_dir, game.stem, rendered)
+    except OSError as exc:
+        raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
+    return artifacts, [*rendered.warnings, *words], changed, rendered
 
 
-def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
-                advance=lambda: None, session: Session | None = None, spool: Path | None = None) -> list[Artifact]:
+@dataclass(frozen=True)
+class Layout:
+    """How a rendered game is laid out: on which papers, in which print mode, within which
+    session; `guides`: proofs (sheets only); `spool`: the folder the sheets are written
+    into as they are made (None: in memory)."""
+
+    papers: tuple[str, ...]
+    print_mode: PrintMode
+    session: Session
+    guides: bool = False
+    spool: Path | None = None
+
+
+def layout_game(game, rendered, layout: Layout, advance=lambda: None) -> list[Artifact]:
     """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory
-    (the sheets in temporary files in `spool`, when given); `advance` is called after each
-    paper (a progress bar)."""
-    session = session or Session()
+    (the sheets in temporary files in `layout.spool`, when given); `advance` is called after
+    each paper (a progress bar)."""
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
 
     settings = game.meta.get("print") or {}
+    print_mode, session, guides = layout.print_mode, layout.session, layout.guides
     artifacts = []
-    for paper in papers:
+    for paper in layout.papers:
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
-                               session=session, spool=spool)
+                               session=session, spool=layout.spool)
         kind = "proof" if guides else "sheets"
         extra = {"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}
         marks = next((p.registration for p in sheets.plans if p.registration), ())
@@ -299,14 +310,14 @@ def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = Fa
     return artifacts
 
 
-def game_papers(game, papers=None) -> tuple[str, ...]:
+def game_papers(game, options: BuildOptions) -> tuple[str, ...]:
     """The papers to build: those asked for, else the game's `print: papers`, else A4 and Letter."""
     settings = game.meta.get("print") or {}
-    return tuple(papers or [paper_name(p) for p in settings.get("papers") or PAPERS])
+    return tuple(options.papers or [paper_name(p) for p in settings.get("papers") or PAPERS])
 
 
-def print_mode_of(game, mode=None, back_offset=None, cutter=None) -> PrintMode:
-    return _print_mode(game.meta.get("print") or {}, mode, back_offset, cutter)
+def print_mode_of(game, options: BuildOptions) -> PrintMode:
+    return _print_mode(game.meta.get("print") or {}, options.mode, options.back_offset, options.cutter)
 
 
 def _print_mode(settings: dict, mode: str | None, back_offset, cutter: str | None = None) -> PrintMode:
@@ -329,14 +340,14 @@ def _strict_stop(warnings, where: str):
     raise RulesFailed(f"{n} warning{'s' if n != 1 else ''} {where}, and --strict makes warnings fail", list(warnings))
 
 
-def _validate(game, strict):
-    """Run the game's rules; raises RulesFailed when the deck is not fit to print."""
+def check_rules(game, strict: bool) -> list:
+    """Run the game's rules: their warnings; raises RulesFailed when the deck is not fit to print."""
     from .rules import check_game
 
     return check_game(game, strict=strict).raise_if_failed()
 
 
-def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Session, spool: Path | None = None):
+def _changed_sheets(rendered, changed, paper, layout: Layout):
     """Sheets of only the `changed` components (fronts and their backs, registered as usual)."""
     import dataclasses
 
@@ -345,7 +356,8 @@ def _changed_sheets(rendered, changed, paper, print_mode: PrintMode, session: Se
     wanted = set(changed)
     subset = dataclasses.replace(rendered, cards=tuple(rc for rc in rendered.cards if rc.card.id in wanted))
     crop_marks = (rendered.game.meta.get("print") or {}).get("crop_marks", True)
-    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=print_mode, session=session, spool=spool)
+    sheets = layout_sheets(subset, paper, crop_marks=crop_marks, mode=layout.print_mode, session=layout.session,
+                           spool=layout.spool)
     return Artifact(path=f"{rendered.game.stem}-changed-{paper}.pdf", data=sheets.pdf, kind="changed", paper=paper,
                     pages=sheets.pages, components=list(sheets.components), placements=sheets.placements,
                     extra={**_draft(rendered), **language_entry(rendered.game)})
@@ -368,48 +380,3 @@ def _rulebooks(game, rendered, paper, session: Session):
 def _draft(rendered) -> dict:
     """The manifest's mark on files whose pictures are drafts (--draft)."""
     return {"draft": DRAFT_NOTE} if rendered.draft else {}
-
-
-def clean(root: Path, names=(), out_dir: Path | None = None, everything: bool = False) -> list[str]:
-    """Remove output/.cache/ and, with `everything`, the named games' output folders (all
-    games when none are named): only what pnp made (a game's folder holds pnp's
-    manifest.json), never through a link (output/ and the folders on the way must be real
-    ones: safefs.py). Returns one line per thing removed or kept."""
-    import stat
-
-    out_dir = out_dir or root / "output"
-    done = []
-    try:
-        out_fd = safefs.open_folder(out_dir.parent, out_dir, make=False)
-    except FileNotFoundError:
-        return ["nothing to remove"]
-    try:
-        kinds = dict(safefs.entries(out_fd))
-        if ".cache" in kinds:
-            size = safefs.size_in(out_fd, ".cache")
-            safefs.remove_in(out_fd, ".cache")   # a link there is removed itself, never followed
-            done.append(f"removed {out_dir / '.cache'} ({size / 1e6:.1f} MB)")
-        if everything:
-            games = resolve_games(root, names) if names else sorted(
-                name for name, st in kinds.items() if stat.S_ISDIR(st.st_mode) and not name.startswith("."))
-            for game_id in games:
-                if game_id not in kinds:
-                    continue
-                if not _made_by_pnp(out_fd, game_id):
-                    done.append(f"kept {out_dir / game_id}: pnp did not make it (no manifest.json of pnp's)")
-                    continue
-                safefs.remove_in(out_fd, game_id)
-                done.append(f"removed {out_dir / game_id}")
-    finally:
-        os.close(out_fd)
-    return done or ["nothing to remove"]
-
-
-def _made_by_pnp(out_fd: int, name: str) -> bool:
-    """True for a real folder holding a manifest.json pnp wrote (a file naming the game)."""
-    try:
-        with safefs.folder(out_fd, name, make=False) as fd:
-            return json.loads(safefs.read_in(fd, "manifest.json").decode("utf-8")).get("game") == name
-    except (OSError, ValueError, AttributeError, InputError):
-        return False
-

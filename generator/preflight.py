@@ -11,19 +11,97 @@ default; the rules themselves are checked by `rules/`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from pathlib import Path
+
 from .draw.glyphs import printed_text_problems
 from .errors import InputError, PnpError, Problem
+from .options import BuildOptions
 from .session import Session
 
 PAPERS = ("a4", "letter")
 
 
-def preflight(game, papers: tuple[str, ...] | None = None, session: Session | None = None) -> list[Problem]:
+@dataclass(frozen=True)
+class Validated:
+    """`pnp validate`'s findings: a report a game, whether some input could not be read,
+    and the notes to show beside the report (how a game was read, what was not checked)."""
+
+    reports: list
+    unreadable: bool
+    notes: list[str]
+
+
+def validate_games(root: Path, games, options: BuildOptions, session: Session, draw: bool = True) -> Validated:
+    """The rules, translations and (`draw`) everything a build would refuse, of the named
+    games (all when none are named), every edition `options.languages` asks for; the rules
+    run once a game, on the cards as written."""
+    from .data.i18ncheck import checked_editions
+    from .data.load import load_game
+    from .errors import RenderError
+    from .pipeline import editions_asked, prepare_output, resolve_games
+    from .rules import RulesReport, check_game
+    from .rules.report import from_problem
+
+    reports, unreadable, notes = [], False, []
+    asked = editions_asked(root, resolve_games(root, games), games, options.languages)
+    if draw:
+        prepare_output(options.output(root))
+    for game_id in asked:
+        try:
+            with session.stage("load"):
+                game = load_game(root, game_id, session)
+            notes += [f"note: {note}" for note in game.notes]
+            with session.stage("rules"):
+                report = check_game(game, strict=options.strict)
+            with session.stage("load"):
+                made, translated = checked_editions(game, asked[game_id])
+            report = _with(report, translated, "translations")
+            if draw:
+                for edition in made:
+                    report = _with_drawing(edition, report, options, session)
+                unreadable = unreadable or report.broken
+            else:
+                notes.append(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out")
+            reports.append(report)
+        except (InputError, RenderError) as exc:
+            unreadable = True
+            problems = exc.problems or [Problem(f"cards/{game_id}", exc.message)]
+            kind = "render" if isinstance(exc, RenderError) else "schema"
+            findings = tuple(from_problem(game_id, p, kind) for p in problems)
+            reports.append(RulesReport(game_id, (kind,), findings, options.strict))
+    return Validated(reports, unreadable, notes)
+
+
+def _with_drawing(game, report, options: BuildOptions, session: Session):
+    """The report plus every problem a build of the game (or edition) would meet after the rules."""
+    from .data.editions import in_edition
+    from .draw.pictures import Asked
+
+    asked = Asked(options.image_dpi, options.draft, str(options.output(game.root) / ".cache" / "pictures"))
+    problems, warned = preflight_report(game, session=session, pictures=asked)
+    return _with(report, in_edition([*problems, *(replace(p, severity="warning") for p in warned)], game), "render")
+
+
+def _with(report, problems, kind: str):
+    """The report plus `problems` as findings of `kind` (errors: input a build refuses)."""
+    from .rules.engine import Finding
+    from .rules.report import from_problem
+
+    if not problems:
+        return report
+    found = tuple(from_problem(report.game, p, kind) if p.severity == "error" else
+                  Finding(kind, report.game, "warning", ": ".join(x for x in (p.field, p.message) if x), p.file,
+                          p.line, (p.card,) if p.card else ()) for p in problems)
+    return replace(report, rules=(*report.rules, kind), findings=(*report.findings, *found))
+
+
+def preflight(game, session: Session, papers: tuple[str, ...] | None = None) -> list[Problem]:
     """Every problem a build of `game` would stop at (none: the build will succeed, rules aside)."""
-    return preflight_report(game, papers, session)[0]
+    return preflight_report(game, session, papers)[0]
 
 
-def preflight_report(game, papers: tuple[str, ...] | None = None, session: Session | None = None,
+def preflight_report(game, session: Session, papers: tuple[str, ...] | None = None,
                      pictures=None) -> tuple[list[Problem], list[Problem]]:
     """The problems a build would stop at, and the warnings it would print (a picture
     below `print: min_image_dpi`, an external reference in an SVG that cannot be
@@ -35,7 +113,6 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
     from .layout.seams import text_on_seams
     from .units import paper_size
 
-    session = session or Session()
     with session.stage("fonts"):
         problems = list(printed_text_problems(game))
     warnings: list[Problem] = []

@@ -58,10 +58,12 @@ def bench_sheets(root: Path) -> bytes:
     finally:
         sys.path.pop(0)
     from generator import pipeline
+    from generator.options import BuildOptions
+    from generator.session import Session
 
     if not (root / "cards").exists():
         bench_deck.write_project(root, CARDS)
-    pipeline.build(root, ["bench"], ("a4",), out_dir=root / "output")
+    pipeline.build(root, ["bench"], BuildOptions(papers=("a4",), out_dir=root / "output"), session=Session())
     return (root / "output" / "bench" / "bench-sheets-a4.pdf").read_bytes()
 
 
@@ -103,9 +105,10 @@ def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path):
     when a face first needs them, not by the warm-up."""
     script = ("import sys; from pathlib import Path; from generator.draw import fonts; "
               "from generator.pipeline import build; from generator.session import Session; "
+              "from generator.options import BuildOptions; "
               "out = Path(sys.argv[1]); fonts.activate(out / '.cache'); "
-              "build(Path(sys.argv[2]), ['olympians'], ('a4',), out_dir=out, session=Session(jobs=int(sys.argv[3])), "
-              "languages=('en', 'ar'))")
+              "build(Path(sys.argv[2]), ['olympians'], BuildOptions(papers=('a4',), out_dir=out, languages=('en', 'ar')), "
+              "session=Session(jobs=int(sys.argv[3])))")
     env = {k: v for k, v in os.environ.items() if k not in ("PNP_FONTCONFIG_ACTIVE", "FONTCONFIG_FILE")}
     written = []
     for jobs in (1, 2):

@@ -229,18 +229,21 @@ def test_remembered_card_checks_report_the_same_problems(mini, remembering):
 def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(warm_project, tmp_path, remembering):
     """Rebuilds in one process (sheet segments replayed, rulebook and draw facts remembered)
     give the same files as a cold build of the edited cards in a fresh output folder."""
+    from generator.options import BuildOptions
     from generator.pipeline import build
+    from generator.session import Session
 
     project = warm_project
-    build(project, ["olympians"], ("a4",), session=remembering, languages=("en",))
+    build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=remembering)
     edit(project / "cards" / "olympians" / "rulebook.md", "Every round follows the same five steps",
          "Every round follows the same five short steps")
-    build(project, ["olympians"], ("a4",), session=remembering, languages=("en",))
+    build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=remembering)
     assert len(remembering.segments) and len(remembering.rulebooks)  # the second build had these to reuse
     edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
-    warm = build(project, ["olympians"], ("a4",), session=remembering, languages=("en",))[0]
+    warm = build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=remembering)[0]
     assert warm.rendered.drawn == 1, "one edited card redraws one bundle"
-    build(project, ["olympians"], ("a4",), out_dir=tmp_path / "cold", languages=("en",))  # a fresh session, nothing drawn yet
+    build(project, ["olympians"], BuildOptions(papers=("a4",), out_dir=tmp_path / "cold", languages=("en",)),
+          session=Session())  # a fresh session, nothing drawn yet
     assert files_of(project / "output" / "olympians") == files_of(tmp_path / "cold" / "olympians")
 
 

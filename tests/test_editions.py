@@ -418,13 +418,16 @@ def test_watching_one_edition_while_the_translations_catch_up(project):
     import threading
 
     from generator.loop.watch import watch
+    from generator.options import BuildOptions
+    from generator.session import Session
 
     edit(project / "cards/olympians/playing-cards.yaml", "No card outranks the king of the mountain.",
          "No card outranks the king of the mountain :favor:.")
     assert run(project, "validate", "olympians", "--no-render").exit_code == 2   # 4 editions lack it
     outcomes, stop = queue.Queue(), threading.Event()
-    thread = threading.Thread(target=watch, args=(project, ["olympians"], outcomes.put, stop),
-                              kwargs={"papers": ("a4",), "languages": ("en",)}, daemon=True)
+    thread = threading.Thread(target=watch, args=(project, ["olympians"], outcomes.put,
+                                                  BuildOptions(papers=("a4",), languages=("en",)),
+                                                  Session(remember=True), stop), daemon=True)
     thread.start()
     try:
         first = outcomes.get(timeout=120)

@@ -19,7 +19,7 @@ FLOORS = [
     {"layout"},
     {"rulebook"},
     {"exports"},
-    {"pipeline", "exporting", "preflight", "changes"},
+    {"pipeline", "exporting", "preflight", "changes", "options", "clean"},
     {"loop"},
     {"cli", "__main__"},
 ]

@@ -198,21 +198,22 @@ def test_a_card_edited_while_watching_is_redrawn_without_decoding_a_picture(buil
     from generator import pipeline
     from generator.draw import picturedraw
     from generator.loop.watch import build_one
+    from generator.options import BuildOptions
     from generator.session import Session
 
     root, _, _ = built
     shutil.copytree(root / "cards", tmp_path / "cards")
     shutil.copytree(root / "templates", tmp_path / "templates")
     session = Session(remember=True)
-    pipeline.build(tmp_path, ["pics"], ("a4",), session=session)
+    pipeline.build(tmp_path, ["pics"], BuildOptions(papers=("a4",)), session=session)
     shutil.rmtree(tmp_path / "output" / ".cache" / "pictures")   # only the session has them now
     prepared = []
     real = picturedraw.prepare
     monkeypatch.setattr(picturedraw, "prepare", lambda *a: prepared.append(a) or real(*a))
     deck = tmp_path / "cards" / "pics" / "deck.yaml"
     deck.write_text(deck.read_text().replace("name: Card b,", "name: Card bee,"))
-    result = pipeline.build(tmp_path, ["pics"], ("a4",), session=session)[0]
+    result = pipeline.build(tmp_path, ["pics"], BuildOptions(papers=("a4",)), session=session)[0]
     assert result.rendered.drawn >= 1 and prepared == []
     assert any("tiny.png" in str(w) for w in result.warnings)
-    outcome = build_one(tmp_path, "pics", session=session, papers=("a4",), draft=True)
+    outcome = build_one(tmp_path, "pics", BuildOptions(papers=("a4",), draft=True), session)
     assert outcome.ok and outcome.result.rendered.draft

@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from generator.layout.pdfstream import PDFStream
+from generator.options import BuildOptions
 from generator.pipeline import build
 from generator.session import Kept, Session
 
@@ -26,25 +27,25 @@ def _digests(folder: Path) -> dict[str, str]:
 def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
     out = project / "output" / "olympians"
     watching = Session(remember=True)
-    build(project, ["olympians"], ("a4",), session=watching, languages=("en",))
+    build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=watching)
     first = _digests(out)
     assert watching.memo.svgs and len(watching.segments) and len(watching.furniture)
     replays = []
     replay = PDFStream.replay
     PDFStream.replay = lambda self, written: replays.append(1) or replay(self, written)
     try:
-        build(project, ["olympians"], ("a4",), session=watching, languages=("en",))
+        build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=watching)
     finally:
         PDFStream.replay = replay
     assert replays, "the second build reused what the first wrote"
     again = _digests(out)
-    build(project, ["olympians"], ("a4",), session=Session(), languages=("en",))
+    build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=Session())
     assert again == _digests(out) == first
 
 
 def test_a_one_shot_session_keeps_nothing(project, tmp_path):
     once = Session()
-    build(project, ["olympians"], ("a4",), out_dir=tmp_path, session=once, languages=("en",))
+    build(project, ["olympians"], BuildOptions(papers=("a4",), out_dir=tmp_path, languages=("en",)), session=once)
     assert not once.memo.svgs and not len(once.segments) and not len(once.furniture) and not len(once.rulebooks)
     assert once.workers is None  # the workers it forked are ended with the build
     assert once.stopwatch.rows(), "its stopwatch timed the build"

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 
 from generator.loop.preview import Preview, serve
 from generator.loop.watch import affected_games, watch
+from generator.options import BuildOptions
+from generator.session import Session
 from tests.conftest import MINI_FRONT, edit
 
 
@@ -24,8 +26,8 @@ def test_changed_files_map_to_their_games(tmp_path):
 def _watching(root, games=("mini",)):
     """Start watch() in a thread; returns (outcomes queue, stop event, thread)."""
     outcomes, stop = queue.Queue(), threading.Event()
-    thread = threading.Thread(target=watch, args=(root, list(games), outcomes.put, stop),
-                              kwargs={"papers": ("a4",)}, daemon=True)
+    thread = threading.Thread(target=watch, args=(root, list(games), outcomes.put, BuildOptions(papers=("a4",)),
+                                                  Session(remember=True), stop), daemon=True)
     thread.start()
     return outcomes, stop, thread
 
@@ -61,7 +63,7 @@ def test_preview_serves_state_and_face_images(mini):
 
     root = mini('- {id: a, name: Alpha, text: "Words."}')
     preview = Preview()
-    preview.update(build_one(root, "mini", papers=("a4",)))
+    preview.update(build_one(root, "mini", BuildOptions(papers=("a4",)), Session()))
     server = serve(preview, 0)
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}"

@@ -2,7 +2,6 @@
 `pull`, flags wired to the pipeline and the data stage."""
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -14,6 +13,7 @@ from .options import (
     PAPER,
     OffsetType,
     _root,
+    build_options,
     cli,
     find_root,
     lang_option,
@@ -26,7 +26,7 @@ from .options import (
 
 @cli.command()
 @click.argument("games", nargs=-1)
-@click.option("--paper", type=PAPER, multiple=True,
+@click.option("--paper", "papers", type=PAPER, multiple=True,
               help="a4, letter, a3, a5, legal, tabloid or WxH like 300x400mm (default: the game's "
                    "print: papers, else a4 and letter). Repeatable.")
 @click.option("--mode", type=MODE, help="duplex-long (default), duplex-short, gutter-fold, fronts-only, "
@@ -50,24 +50,21 @@ from .options import (
 @picture_options
 @lang_option
 @untrusted_limits_options
+@build_options
 @click.pass_context
-def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, guides, changed_since, timings,
-          cutter, stamp, image_dpi, draft, languages, limits):
+def build(ctx, games, timings, options, limits):
     """Build GAMES (default: every game) into output/<game>/."""
     from ..pipeline import build as run_build
     from ..progress import Progress
 
     root = _root(ctx)
     session = session_for(limits)
-    if no_validate:
+    if not options.validate:
         click.secho("WARNING: --no-validate: the rules were NOT checked; these files may not be a "
                     "playable game.", fg="yellow", bold=True, err=True)
     with session.budget("the build"):
-        results = run_build(root, games, tuple(paper) or None, out_dir, validate=not no_validate, guides=guides,
-                            strict=strict, mode=mode.lower() if mode else None, back_offset=back_offset,
-                            changed_since=changed_since, progress=Progress(), session=session, stamp=stamp,
-                            cutter=cutter.lower() if cutter else None, image_dpi=image_dpi, draft=draft,
-                            languages=tuple(languages) or None)
+        results = run_build(root, games, options, session=session, progress=Progress())
+    changed_since = options.changed_since
     for r in results:
         for note in r.rendered.game.notes:
             click.echo(f"note: {note}", err=True)
@@ -97,8 +94,9 @@ def build(ctx, games, paper, mode, back_offset, out_dir, no_validate, strict, gu
 @picture_options
 @lang_option
 @untrusted_limits_options
+@build_options
 @click.pass_context
-def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, limits):
+def validate(ctx, games, fmt, draw, options, limits):
     """Check GAMES (default: every game): schemas, rules, translations, and everything `pnp
     build` would refuse, in every edition of a game of several languages.
 
@@ -106,94 +104,21 @@ def validate(ctx, games, fmt, strict, draw, image_dpi, draft, languages, limits)
     card that cannot be drawn, a component that does not fit the paper, a rulebook problem,
     or bad usage.
     """
+    from ..preflight import validate_games
     from ..rules.report import render
 
     root = _root(ctx)
     session = session_for(limits)
     with session.budget("pnp validate"):
-        reports, unreadable = _validate_games(root, games, fmt, strict, draw, image_dpi, draft, languages, session)
-    output = render(reports, fmt)
+        checked = validate_games(root, games, options, session, draw)
+    if fmt == "text":
+        for note in checked.notes:
+            click.echo(note, err=True)
+    output = render(checked.reports, fmt)
     if output:
         click.echo(output)
-    unreadable = unreadable or any(r.broken for r in reports)
-    ctx.exit(2 if unreadable else (0 if all(r.ok for r in reports) else 1))
-
-
-def _validate_games(root, games, fmt, strict, draw, image_dpi, draft, languages, session):
-    """`pnp validate`'s reports, one a game, and whether some input could not be read."""
-    from ..data.i18ncheck import checked_editions
-    from ..data.load import load_game
-    from ..errors import RenderError
-    from ..pipeline import editions_asked, resolve_games
-    from ..rules import RulesReport, check_game
-    from ..rules.report import from_problem
-
-    reports, unreadable = [], False
-    asked = editions_asked(root, resolve_games(root, games), games, tuple(languages) or None)
-    for game_id in asked:
-        try:
-            with session.stage("load"):
-                game = load_game(root, game_id)
-            if fmt == "text":
-                for note in game.notes:
-                    click.echo(f"note: {note}", err=True)
-            with session.stage("rules"):
-                report = check_game(game, strict=strict)
-            with session.stage("load"):
-                made, translated = checked_editions(game, asked[game_id])
-            report = _with(report, translated, "translations")
-            if draw:
-                for edition in made:   # the rules ran once, on the cards as written
-                    report = _with_drawing(root, edition, report, session, image_dpi, draft)
-                unreadable = unreadable or report.broken
-            elif fmt == "text":
-                click.echo(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out",
-                           err=True)
-            reports.append(report)
-        except (InputError, RenderError) as exc:
-            unreadable = True
-            problems = exc.problems or [_problem_from(exc, game_id)]
-            kind = "render" if isinstance(exc, RenderError) else "schema"
-            findings = tuple(from_problem(game_id, p, kind) for p in problems)
-            reports.append(RulesReport(game_id, (kind,), findings, strict))
-    return reports, unreadable
-
-
-def _with_drawing(root, game, report, session, image_dpi=None, draft=False):
-    """The report plus every problem a build of the game (or edition) would meet after the
-    rules (see preflight.py)."""
-    from ..data.editions import in_edition
-    from ..draw import fonts
-    from ..draw.pictures import Asked
-    from ..errors import OutputError
-    from ..preflight import preflight_report
-
-    try:
-        fonts.activate(root / "output" / ".cache")
-    except OSError as exc:
-        raise OutputError(f"cannot write the font cache in {root / 'output'}: {exc.strerror or exc}") from None
-    asked = Asked(image_dpi, draft, str(root / "output" / ".cache" / "pictures"))
-    problems, warned = preflight_report(game, session=session, pictures=asked)
-    return _with(report, in_edition([*problems, *(replace(p, severity="warning") for p in warned)], game), "render")
-
-
-def _with(report, problems, kind: str):
-    """The report plus `problems` as findings of `kind` (errors: input a build refuses)."""
-    from ..rules.engine import Finding
-    from ..rules.report import from_problem
-
-    if not problems:
-        return report
-    found = tuple(from_problem(report.game, p, kind) if p.severity == "error" else
-                  Finding(kind, report.game, "warning", ": ".join(x for x in (p.field, p.message) if x), p.file,
-                          p.line, (p.card,) if p.card else ()) for p in problems)
-    return replace(report, rules=(*report.rules, kind), findings=(*report.findings, *found))
-
-
-def _problem_from(exc, game_id):
-    from ..errors import Problem
-
-    return Problem(f"cards/{game_id}", exc.message)
+    unreadable = checked.unreadable or any(r.broken for r in checked.reports)
+    ctx.exit(2 if unreadable else (0 if all(r.ok for r in checked.reports) else 1))
 
 
 @cli.command("list")

@@ -1,5 +1,5 @@
 """The edit loop's commands: `pnp watch`, `pnp serve`, `pnp diff` and `pnp clean`, flags
-wired to watch.py, preview.py, changes.py and pipeline.clean, registered on the `pnp`
+wired to watch.py, preview.py, changes.py and clean.py, registered on the `pnp`
 group of cli.py."""
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import PAPER, _root, cli, lang_option, limits_options, picture_options, session_for
+from .options import PAPER, _root, build_options, cli, lang_option, limits_options, picture_options, session_for
 
 
 def _watch_options(f):
     for option in reversed([
         click.argument("games", nargs=-1),
-        click.option("--paper", type=PAPER, multiple=True, help="a4 or letter (default: the game's papers)."),
+        click.option("--paper", "papers", type=PAPER, multiple=True, help="a4 or letter (default: the game's papers)."),
         click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Where to write (default: output/ in the project)."),
         click.option("--no-validate", is_flag=True, help="Build even if the deck breaks its rules."),
@@ -23,6 +23,7 @@ def _watch_options(f):
         picture_options,
         lang_option,
         limits_options,
+        build_options,
     ]):
         f = option(f)
     return f
@@ -32,25 +33,24 @@ def _watch_options(f):
 @_watch_options
 @click.option("--serve", is_flag=True, help="Also serve a live preview on http://127.0.0.1:PORT/.")
 @click.pass_context
-def watch(ctx, games, paper, out_dir, no_validate, port, serve, image_dpi, draft, languages, limits):
+def watch(ctx, games, port, serve, options, limits):
     """Rebuild GAMES (default: every game) each time one of their files is saved.
 
     Prints what changed and how long the build took; a build that fails prints its
     problems, keeps the last good output, and the watch goes on. Ctrl-C stops.
     """
-    _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, limits, image_dpi, draft, languages)
+    _run_watch(ctx, games, port, serve, options, limits)
 
 
 @cli.command()
 @_watch_options
 @click.pass_context
-def serve(ctx, games, paper, out_dir, no_validate, port, image_dpi, draft, languages, limits):
+def serve(ctx, games, port, options, limits):
     """Watch GAMES and show every face live in the browser (same as `pnp watch --serve`)."""
-    _run_watch(ctx, games, paper, out_dir, no_validate, port, True, limits, image_dpi, draft, languages)
+    _run_watch(ctx, games, port, True, options, limits)
 
 
-def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, limits, image_dpi=None, draft=False,
-               languages=()):
+def _run_watch(ctx, games, port, serve, options, limits):
     from ..loop.watch import watch as run_watch
     from ..pipeline import resolve_games
 
@@ -82,9 +82,7 @@ def _run_watch(ctx, games, paper, out_dir, no_validate, port, serve, limits, ima
                 click.echo(f"  {p}", err=True)
 
     click.echo(f"watching {', '.join(names)} (cards/ and templates/); Ctrl-C stops")
-    run_watch(root, names, report, papers=tuple(p.lower() for p in paper) or None, out_dir=out_dir,
-              validate=not no_validate, limits=limits, image_dpi=image_dpi, draft=draft,
-              languages=tuple(languages) or None)
+    run_watch(root, names, report, options, session_for(limits, remember=True))
 
 
 @cli.command()
@@ -149,7 +147,7 @@ def clean(ctx, games, everything, out_dir):
     The face cache is shared by every game (a face drawn for one game serves another), so
     it is removed whole, whether or not GAMES are named.
     """
-    from ..pipeline import clean as run_clean
+    from ..clean import clean as run_clean
 
     root = _root(ctx)
     for line in run_clean(root, games, out_dir, everything):

@@ -11,9 +11,12 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from ..exports.targets import TARGETS
+from ..layout.cutters import CUTTERS
+from ..layout.modes import MODES
+from ..options import BuildOptions
 
-MODE = click.Choice(["duplex-long", "duplex-short", "gutter-fold", "fronts-only", "fronts-then-backs", "interleaved"],
-                    case_sensitive=False)
+MODE = click.Choice(MODES, case_sensitive=False)
 
 
 class PaperType(click.ParamType):
@@ -48,7 +51,7 @@ class OffsetType(click.ParamType):
 
 
 PAPER = PaperType()
-CUTTER = click.Choice(["silhouette", "cricut", "scanncut"], case_sensitive=False)
+CUTTER = click.Choice(CUTTERS, case_sensitive=False)
 
 
 def stamp_option(command):
@@ -141,9 +144,10 @@ def _confine(ctx, limits, kwargs) -> None:
     if limits.untrusted == "off":
         jail.confine(Path("."), Path("."), limits, "off")
         return
-    if (kwargs.get("profile") or "").lower() == "dtc":
-        raise InputError("--profile dtc: DriveThruCards' ink check runs Ghostscript, a program, which an untrusted "
-                         "build cannot run (--untrusted, on where CI is set): export it with --trusted")
+    profile = (kwargs.get("profile") or "").lower()
+    if profile in TARGETS and TARGETS[profile].program:
+        raise InputError(f"--profile {profile}: {TARGETS[profile].program}, a program, which an untrusted build "
+                         "cannot run (--untrusted, on where CI is set): export it with --trusted")
     since = kwargs.get("changed_since")
     if since not in (None, "last"):
         raise InputError(f"--changed-since {since}: reading a git ref runs git, which an untrusted build cannot "
@@ -201,6 +205,29 @@ def lang_option(command):
     return click.option("--lang", "languages", multiple=True, metavar="LANG",
                         help="Only this edition of a game of several languages (game.yaml languages:), e.g. de. "
                              "Repeatable. Default: every edition.")(command)
+
+
+def build_options(command):
+    """The command's options that say what a build makes (papers, mode, stamp, pictures,
+    editions...) gathered into one `BuildOptions` (options.py), passed as `options`; a
+    value it refuses is a usage error. `--no-validate` becomes `validate`, `--paper`
+    (repeatable) `papers`, `--lang` `languages`."""
+    names = set(BuildOptions.names())
+
+    @functools.wraps(command)
+    def with_options(*args, **kwargs):
+        given = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
+        if "no_validate" in kwargs:
+            given["validate"] = not kwargs.pop("no_validate")
+        for many in ("papers", "languages"):
+            if many in given:
+                given[many] = tuple(given[many]) or None
+        try:
+            options = BuildOptions(**given)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        return command(*args, options=options, **kwargs)
+    return with_options
 
 
 def session_for(limits, remember: bool = False):

@@ -2,17 +2,18 @@
 layout/calibration.py), registered on the `pnp` group of cli.py."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
 
+from ..exports.targets import TARGETS, shops, tabletops
 from .options import (
     CUTTER,
     MODE,
     PAPER,
     OffsetType,
     _root,
+    build_options,
     cli,
     lang_option,
     picture_options,
@@ -21,14 +22,23 @@ from .options import (
     untrusted_limits_options,
 )
 
-TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=False)
+TABLETOPS, SHOPS = tabletops(), shops()
+TARGET = click.Choice(TABLETOPS, case_sensitive=False)
+
+
+def _export_help(command):
+    """`pnp export`'s help: a line for each target of the table (exports/targets.py)."""
+    lines = [f"{f'pnp export {name} [GAMES]':<42}{TARGETS[name].what}" for name in TABLETOPS]
+    lines.append(f"{f'pnp export --profile {chr(124).join(SHOPS)} [GAMES]':<42}print-shop files")
+    command.__doc__ = command.__doc__.replace("{targets}", "\n    ".join(lines))
+    return command
 
 
 @cli.command("export")
-@click.argument("args", nargs=-1, metavar="png|tts|tabletopia|faces [GAMES]...")
-@click.option("--profile", type=click.Choice(["tgc", "mpc", "dtc"], case_sensitive=False),
-              help="Files a print shop accepts as is: tgc (The Game Crafter), mpc (MakePlayingCards), "
-                   "dtc (DriveThruCards). Then every argument is a game.")
+@click.argument("args", nargs=-1, metavar=f"{'|'.join(TABLETOPS)} [GAMES]...")
+@click.option("--profile", type=click.Choice(SHOPS, case_sensitive=False),
+              help="Files a print shop accepts as is: " + ", ".join(f"{s} ({TARGETS[s].what})" for s in SHOPS)
+                   + ". Then every argument is a game.")
 @click.option("--target", type=TARGET, help="The export target, as an option: then every argument is a game.")
 @click.option("--dpi", type=click.IntRange(30, 1200),
               help="Resolution of PNG images and TTS sheets (default 300; tabletopia: 10 px a mm, 254 dpi).")
@@ -43,17 +53,14 @@ TARGET = click.Choice(["png", "tts", "tabletopia", "faces"], case_sensitive=Fals
 @picture_options
 @lang_option
 @untrusted_limits_options
+@build_options
 @click.pass_context
-def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir, no_validate, image_dpi, draft,
-               languages, limits):
+@_export_help
+def export_cmd(ctx, args, profile, target, options, limits):
     """Export GAMES (default: every game) into output/<game>/exports/<target>/.
 
     \b
-    pnp export png [GAMES]      one PNG per face, named by card id
-    pnp export tts [GAMES]      Tabletop Simulator deck sheets and a saved object
-    pnp export tabletopia [GAMES]   one PNG per face, 10 px a mm, each deck's faces one size
-    pnp export faces [GAMES]    the same at --dpi, for any tabletop that takes one image per face
-    pnp export --profile tgc|mpc|dtc [GAMES]   print-shop files
+    {targets}
     """
     from ..exporting import run_exports
 
@@ -61,21 +68,16 @@ def export_cmd(ctx, args, profile, target, dpi, base_url, stamp, bleed, out_dir,
         target, games = profile.lower(), args
     elif target:
         target, games = target.lower(), args
-    elif args and args[0] in ("png", "tts", "tabletopia", "faces"):
+    elif args and args[0] in TABLETOPS:
         target, games = args[0], args[1:]
     else:
-        raise click.UsageError("say what to export: `pnp export png|tts|tabletopia|faces` or "
-                               "`pnp export --profile tgc|mpc|dtc`")
-    if base_url is not None:
-        if target != "tts":
-            raise click.UsageError("--base-url is for `pnp export tts`")
-        if not re.fullmatch(r"https?://[^\s\"'<>]+", base_url):
-            raise click.UsageError(f"--base-url {base_url!r}: an http:// or https:// URL of the folder the images "
-                                   "will be uploaded to")
-    with session_for(limits).budget(f"pnp export {target}"):
-        results = run_exports(_root(ctx), games, target, dpi, bleed, out_dir, validate=not no_validate,
-                              base_url=base_url, stamp=stamp, image_dpi=image_dpi, draft=draft,
-                              languages=tuple(languages) or None)
+        raise click.UsageError(f"say what to export: `pnp export {'|'.join(TABLETOPS)}` or "
+                               f"`pnp export --profile {'|'.join(SHOPS)}`")
+    if options.base_url is not None and target != "tts":
+        raise click.UsageError("--base-url is for `pnp export tts`")
+    session = session_for(limits)
+    with session.budget(f"pnp export {target}"):
+        results = run_exports(_root(ctx), games, target, options, session)
     for r in results:
         folder = r.files[-1].parent
         for w in r.drawing:
@@ -117,7 +119,7 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
 
 @cli.command()
 @click.argument("game")
-@click.option("--paper", type=PAPER, multiple=True,
+@click.option("--paper", "papers", type=PAPER, multiple=True,
               help="Papers to include (default: the game's print: papers, else a4 and letter). Repeatable.")
 @click.option("--mode", type=MODE, help="Print mode of the sheets (default: the game's print: mode).")
 @click.option("--back-offset", type=OffsetType(), help="X,Y mm to move the backs by.")
@@ -128,16 +130,16 @@ def calibrate(ctx, paper, mode, back_offset, out_dir):
 @picture_options
 @lang_option
 @untrusted_limits_options
+@build_options
 @click.pass_context
-def kit(ctx, game, paper, mode, back_offset, cutter, stamp, out_dir, image_dpi, draft, languages, limits):
+def kit(ctx, game, options, limits):
     """Zip GAME's sheets, rulebook, cut files and a read-me for players (output/<game>/exports/kit/;
     one kit per edition of a game of several languages: exports/kit-<language>/)."""
     from ..exporting import run_kit
 
-    with session_for(limits).budget("pnp kit"):
-        results = run_kit(_root(ctx), game, tuple(paper) or None, mode.lower() if mode else None, back_offset,
-                          out_dir, cutter=cutter.lower() if cutter else None, stamp=stamp, image_dpi=image_dpi,
-                          draft=draft, languages=tuple(languages) or None)
+    session = session_for(limits)
+    with session.budget("pnp kit"):
+        results = run_kit(_root(ctx), game, options, session)
     for r in results:
         for w in r.drawing:
             click.echo(f"warning: {w}", err=True)

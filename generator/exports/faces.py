@@ -34,6 +34,11 @@ MAX_PX = 4000
 TABLETOPIA_PX_PER_MM = 10
 
 
+def faces_target(rendered, asked):
+    """`pnp export tabletopia` and `pnp export faces` (exports/targets.py)."""
+    return face_images(rendered, asked.target, asked.dpi)
+
+
 def face_images(rendered, target: str, dpi: int | None = None):
     """The images of every face and the summary (decks) of the manifest."""
     per_mm = TABLETOPIA_PX_PER_MM if target == "tabletopia" and dpi is None else (dpi or 300) / 25.4

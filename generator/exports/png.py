@@ -26,6 +26,12 @@ def face_box(deck, bleed: bool) -> tuple[float, float, float, float]:
     return deck.bleed, deck.bleed, deck.trim_w, deck.trim_h
 
 
+def png_target(rendered, asked):
+    """`pnp export png` (exports/targets.py): one PNG per face at `asked.dpi` (300)."""
+    dpi = asked.dpi or 300
+    return face_pngs(rendered, dpi, asked.bleed), {"dpi": dpi, "bleed": asked.bleed}
+
+
 def face_pngs(rendered, dpi: int = 300, bleed: bool = True, raster: Rasteriser | None = None) -> list[ExportFile]:
     if raster is None:
         with Rasteriser(rendered) as own:

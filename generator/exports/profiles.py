@@ -137,6 +137,12 @@ def fit(deck, cw: float, ch: float) -> tuple[float, tuple[float, float, float, f
     return scale, ((deck.width - w) / 2, (deck.height - h) / 2, w, h)
 
 
+def profile_target(rendered, asked):
+    """`pnp export --profile NAME` (exports/targets.py); the CMYK preflight's files go to
+    output/.cache/preflight."""
+    return profile_files(rendered, asked.target, scratch=asked.folder.parents[2] / ".cache" / "preflight")
+
+
 def profile_files(rendered, name: str, scratch=None):
     """Every file of the profile for the game's card decks; returns (files, summary).
     `scratch`: a folder for the CMYK preflight's files (output/.cache/preflight)."""

@@ -68,6 +68,12 @@ def guid(*parts: str, taken: set | None = None) -> str:
         n += 1
 
 
+def tts_target(rendered, asked):
+    """`pnp export tts` (exports/targets.py): URLs to `asked.base_url`, else the folder's file:// URL."""
+    return tts_decks(rendered, asked.base_url or asked.folder.resolve().as_uri(), asked.dpi or 300,
+                     shared=asked.base_url is not None)
+
+
 def tts_decks(rendered, base_url: str, dpi: int = 300, shared: bool = False):
     """The sheets, backs and saved object of a game; returns (files, manifest summary).
     `shared`: `base_url` is where the designer uploads the files (--base-url)."""

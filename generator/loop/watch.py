@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..draw.render import SHARED
 from ..errors import PnpError, Problem
-from ..guard import Limits
+from ..options import BuildOptions
 from ..session import Session
 
 
@@ -77,13 +77,13 @@ def editions_touched(root: Path, game: str, paths) -> tuple[str, ...] | None:
     return tuple(lang for lang in langs if lang in touched) or None
 
 
-def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
+def build_one(root: Path, game: str, options: BuildOptions, session: Session, changed=()) -> Outcome:
     """Build one game; never raises for the designer's mistakes (they come back as problems)."""
     from ..pipeline import build
 
     started = time.perf_counter()
     try:
-        result = build(root, [game], **options)[0]
+        result = build(root, [game], options, session=session)[0]
     except PnpError as exc:
         problems = tuple(exc.problems) or (Problem(f"cards/{game}", exc.message),)
         return Outcome(game, False, time.perf_counter() - started, tuple(changed),
@@ -91,19 +91,20 @@ def build_one(root: Path, game: str, changed=(), **options) -> Outcome:
     return Outcome(game, True, time.perf_counter() - started, tuple(changed), result=result)
 
 
-def watch(root: Path, games: list[str], report, stop: threading.Event | None = None, limits: Limits | None = None,
-          languages: tuple[str, ...] | None = None, **options) -> None:
+def watch(root: Path, games: list[str], report, options: BuildOptions, session: Session,
+          stop: threading.Event | None = None) -> None:
     """Build every game once, then again on each save that touches it (only the edition a
     save touches, when it is one edition's own file), until `stop` is set (or Ctrl-C).
-    `options` go to pipeline.build (papers, out_dir, validate, strict); every build runs
-    within `limits`. `languages`: only these editions of games of several languages (the
-    English one, while the translations catch up with a card just added)."""
+    Every build is made as `options` ask, in `session` (one that remembers: rebuilds
+    re-render only the cards whose inputs changed), within its limits.
+    `options.languages`: only these editions of games of several languages (the English
+    one, while the translations catch up with a card just added)."""
     import watchfiles
 
-    session = Session(remember=True, limits=limits)  # rebuilds re-render only the cards whose inputs changed
+    languages = options.languages
     try:
         for game in games:
-            report(build_one(root, game, session=session, languages=languages, **options))
+            report(build_one(root, game, options, session))
             session.settle()
         folders = [str(root / "cards"), str(root / "templates")]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
@@ -117,7 +118,7 @@ def watch(root: Path, games: list[str], report, stop: threading.Event | None = N
                     langs = tuple(lang for lang in langs if lang in languages)
                     if not langs:
                         continue   # a translation the watch does not build was saved
-                report(build_one(root, game, touched, session=session, languages=langs, **options))
+                report(build_one(root, game, options.but(languages=langs), session, touched))
                 session.settle()  # what the build let go, handed back once it is reported
     finally:
         gc.unfreeze()
