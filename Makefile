@@ -8,7 +8,7 @@ BIN    ?= $(HOME)/.local/bin
 # Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
 CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test bench validate clean browser cmyk-profile install hostile strace
+.PHONY: build test bench validate clean browser cmyk-profile install hostile strace bytepin
 
 # the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts;
 # libseccomp, which the jail of --untrusted loads (generator/jailbridge.py)
@@ -81,3 +81,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf output/*/ output/.cache
+
+# the byte pin: every shipped game (and, with EXPORTS=1, exports) written by this tree's code and by
+# REF's, compared byte for byte (a change meant to change no output)
+bytepin: $(STAMP)
+	$(PY) -m tests.bytepin $(REF) $(if $(EXPORTS),--exports)
