@@ -1,5 +1,6 @@
 """The house rules of the code itself: no import cycles, data flowing one way through the
-packages, every module and package saying what comes in and what goes out."""
+packages, every module and package saying what comes in and what goes out, no function
+wider than eight parameters."""
 from __future__ import annotations
 
 import ast
