@@ -1,5 +1,6 @@
 """The house rules of the code itself: no import cycles, data flowing one way through the
-packages, every module and package saying what comes in and what goes out."""
+packages, every module and package saying what comes in and what goes out, no function
+wider than eight parameters."""
 from __future__ import annotations
 
 import ast
@@ -111,3 +112,53 @@ def test_every_module_and_package_says_what_it_is():
 def test_modules_stay_small():
     big = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > 420}
     assert not big, f"modules over ~400 lines: {big}"
+
+
+MAX_PARAMETERS = 8
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Positional-only, positional and keyword-only parameters, less a method's self or cls
+    (*args and **kwargs not counted)."""
+    args = function.args
+    named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    return len(named) - (1 if named[:1] in (["self"], ["cls"]) else 0)
+
+
+def _wide_functions(package: Path = PACKAGE) -> dict[str, int]:
+    """'module path:qualified name' -> parameters, of every function over MAX_PARAMETERS."""
+    wide = {}
+
+    def walk(node: ast.AST, prefix: str, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef) and (n := _parameters(child)) > MAX_PARAMETERS:
+                    wide[f"{where}:{name}"] = n
+                walk(child, name + ".", where)
+            else:
+                walk(child, prefix, where)
+
+    for path in sorted(package.rglob("*.py")):
+        walk(ast.parse(path.read_text()), "", path.relative_to(package).as_posix())
+    return wide
+
+
+def test_no_function_takes_more_than_eight_parameters():
+    wide = _wide_functions()
+    assert not wide, (f"functions over {MAX_PARAMETERS} parameters (group the ones that travel together "
+                     f"into a frozen dataclass, or pass a context object, as BuildOptions): {wide}")
+
+
+def test_the_parameter_count_sees_every_kind_of_parameter(tmp_path):
+    (tmp_path / "wide.py").write_text(
+        "def fine(a, b, c, d, e, f, g, h, *args, **kwargs): ...\n"
+        "def mixed(a, /, b, c, *, d, e, f, g, h, i): ...\n"
+        "class Holder:\n"
+        "    def method(self, a, b, c, d, e, f, g, h): ...\n"
+        "    @classmethod\n"
+        "    def made(cls, a, b, c, d, e, f, g, h, i): ...\n"
+        "    def outer(self):\n"
+        "        def inner(a, b, c, d, e, f, g, h, i): ...\n")
+    assert _wide_functions(tmp_path) == {"wide.py:mixed": 9, "wide.py:Holder.made": 9,
+                                         "wide.py:Holder.outer.inner": 9}

@@ -18,7 +18,7 @@ import pytest
 from generator.draw import pangobridge as pb
 from generator.draw.bundlepdf import draw_bundle, face_facts, primer
 from generator.draw.fonts import shipped
-from generator.draw.textfit import TextDoesNotFit, TextSetter
+from generator.draw.textfit import TextDoesNotFit, TextSetter, TextStyle
 
 MM = 72 / 25.4
 
@@ -229,3 +229,18 @@ def test_the_primer_gives_every_bundle_the_same_font_subsets(setter):
     unprimed = draw_bundle([("a", one, None)])[0]
     assert _font_streams(unprimed, 0) != streams_a   # without the primer the subsets differ
     assert face_facts(one, shipped())[2], "the face's shaped clusters are part of its facts"
+
+
+def test_a_text_box_takes_the_keywords_of_its_style_and_refuses_any_other(setter):
+    """textbox()'s keywords are TextStyle's fields; a misspelt one is refused as Python refuses
+    an unknown keyword (the message the designer has always had), and spec() takes only
+    those that set the text, not how it fills a box."""
+    styled = setter.svg("a", x=0, y=0, w=40, h=10, **{f: getattr(TextStyle(), f) for f in
+                                                      TextStyle.__dataclass_fields__})
+    assert styled == setter.svg("a", x=0, y=0, w=40, h=10)   # the defaults are the style's
+    with pytest.raises(TypeError, match=r"^TextSetter\.svg\(\) got an unexpected keyword argument 'colour'$"):
+        setter.svg("a", x=0, y=0, w=40, h=10, colour="#fff")
+    with pytest.raises(TypeError, match=r"^TextSetter\.spec\(\) got an unexpected keyword argument 'valign'$"):
+        setter.spec("a", w=40, valign="top")
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'h'"):
+        setter.svg("a", x=0, y=0, w=40)

@@ -38,6 +38,18 @@ class Pulled:
     url: str = ""   # the URL downloaded (a share link's CSV export URL)
 
 
+@dataclass(frozen=True)
+class _Game:
+    """The game one pull refreshes: the project, its id and folder, its game.yaml (read, and
+    as messages name it) and the problems found so far (every download's, added to)."""
+    root: Path
+    game_id: str
+    meta: dict
+    cards_dir: Path
+    shown: str
+    problems: list[Problem]
+
+
 class _Where(TypedDict):
     """Where a `pull:` entry is written in game.yaml, as a Problem's keywords."""
     line: int | None
@@ -67,7 +79,9 @@ def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pull
     except OSError as exc:
         raise InputError(f"cannot write {cache.relative_to(root)}: {exc.strerror or exc}") from None
     temps: list[Path] = []  # the temporary files this run created: the only files it deletes
-    results, problems = [], []
+    results: list[tuple[Path, Pulled]] = []
+    problems: list[Problem] = []
+    game = _Game(root, game_id, meta, cards_dir, shown, problems)
     try:
         for name, url in wanted.items():
             where: _Where = {"line": line_of(meta, ("pull", name)), "field": f"pull.{shorten(name)}"}
@@ -84,7 +98,7 @@ def pull_game(root: Path, game_id: str, timeout: float = TIMEOUT_S) -> list[Pull
             if tmp is None:
                 continue
             temps.append(tmp)
-            pulled = _checked(root, game_id, meta, name, source, tmp, cards_dir, problems, shown, where)
+            pulled = _checked(game, name, source, tmp, where)
             if pulled is not None:
                 results.append((tmp, pulled))
         if problems:
@@ -111,9 +125,9 @@ def _fetch(url, cache: Path, name: str, timeout, problems, shown, where: _Where)
     return tmp
 
 
-def _checked(root, game_id, meta, name, url, tmp: Path, cards_dir: Path, problems, shown,
-             where: _Where) -> Pulled | None:
+def _checked(game: _Game, name, url, tmp: Path, where: _Where) -> Pulled | None:
     """A `Pulled` when the download is a table the game's decks can read, else None."""
+    shown, problems = game.shown, game.problems
     try:
         table = read_table(tmp)
     except SheetError as exc:
@@ -122,10 +136,10 @@ def _checked(root, game_id, meta, name, url, tmp: Path, cards_dir: Path, problem
     if not table.rows:
         problems.append(Problem(shown, f"what {shorten(url, 120)} sent has a header but no rows", **where))
         return None
-    for message in _deck_problems(root, game_id, meta, name, table):
+    for message in _deck_problems(game.root, game.game_id, game.meta, name, table):
         problems.append(Problem(shown, f"what {shorten(url, 120)} sent does not fit {message}", **where))
-    target = cards_dir / name
-    same = is_file_inside(root, target) and os.path.getsize(target) == tmp.stat().st_size \
+    target = game.cards_dir / name
+    same = is_file_inside(game.root, target) and os.path.getsize(target) == tmp.stat().st_size \
         and target.read_bytes() == tmp.read_bytes()
     return Pulled(target, len(table.rows), not same, url)
 

@@ -40,13 +40,21 @@ class FacesPDF:
     pictures: dict = field(default_factory=dict)   # face key -> (Placements, remarks) of faces with pictures
 
 
+@dataclass(frozen=True)
+class FontsUsed:
+    """The fonts faces are drawn with: a game's own besides pnp's ((templates dir, as shown),
+    or None) and, when the render stage worked them out as it rendered, every face's
+    `face_facts` merged, found in those fonts (None: worked out here, face by face)."""
+    game_fonts: tuple | None = None
+    facts: tuple | None = None
+
+
 def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
-               cache=None, progress=None, game_fonts: tuple | None = None,
-               session: Session | None = None, policy: Policy | None = None,
-               facts: tuple | None = None) -> FacesPDF:
+               cache=None, progress=None, fonts_used: FontsUsed = FontsUsed(),
+               session: Session | None = None, policy: Policy | None = None) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
-    `game_fonts` is (templates dir, as shown) of a game with fonts of its own, `policy` how
-    pictures are embedded (default: at 300 dpi, no picture store).
+    `fonts_used` the game's own fonts (and the faces' facts), `policy` how pictures are embedded
+    (default: at 300 dpi, no picture store).
 
     :param cache: a `FaceCache`: bundles found there are not drawn; bundles drawn without
         problems are stored.
@@ -54,13 +62,12 @@ def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[
         manager yielding advance(n), called once per bundle drawn (see progress.py).
     :param session: its memo keeps each face's draw key and facts for later builds; its
         workers, when forked, draw the bundles.
-    :param facts: every face's `face_facts` merged (render_svgs works them out as it renders);
-        default: worked out here, face by face.
     """
     session = session or Session()
     policy = policy or Policy()
     memo = session.memo
     sizes = sizes or {}
+    game_fonts, facts = fonts_used.game_fonts, fonts_used.facts
     own = _game_fonts_digest(game_fonts)
     draw_keys = {k: draw_key(svgs, k, sizes.get(k), roots, own, memo, policy.digest()) for k in svgs}
     fonts = fontset(game_fonts)

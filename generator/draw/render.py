@@ -27,7 +27,7 @@ from .bundlepdf import Facts, face_facts
 from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
-from .faces import draw_faces
+from .faces import FontsUsed, draw_faces
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
 from .jinja_errors import plain_message, template_line
@@ -80,8 +80,8 @@ def render_game(game: Game, guides: bool = False, cache=None, progress=None,
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
-        faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress, game_fonts=found.game_fonts,
-                           session=session, policy=policy, facts=found.facts)
+        faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress,
+                           fonts_used=FontsUsed(found.game_fonts, found.facts), session=session, policy=policy)
     owners: dict[str | None, RenderedCard] = {}   # face key -> the first card that shows it
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):

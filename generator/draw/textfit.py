@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from xml.sax.saxutils import escape, quoteattr
 
 from markupsafe import Markup
@@ -24,12 +25,73 @@ from .fonts import GENERIC, FontSet
 from .markup import TextDoesNotFit, TextError, parse
 from .pangotext import ALIGN, Spec, engine, parsed
 
-__all__ = ["Icon", "TextDoesNotFit", "TextError", "TextSetter", "parse", "read_icon"]
+__all__ = ["Icon", "TextDoesNotFit", "TextError", "TextSetter", "TextStyle", "parse", "read_icon"]
 
 NS = "urn:pnp:text"
 VALIGN = {"top": 0.0, "middle": 0.5, "bottom": 1.0}
 _LANG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 STYLES = ("text", "bold", "italic")
+
+
+@dataclass(frozen=True)
+class TextStyle:
+    """How a text box sets and paints its text: every keyword of `textbox()` besides the box,
+    with its default. The values are the template's as given; they are checked (and made
+    numbers) where they are used, so a template's mistake is named as it always was."""
+
+    family: str = "sans-serif"
+    size: float = 3.5
+    min_size: float | None = None   # None: size (the text never shrinks)
+    leading: float = 1.2
+    align: str = "left"
+    valign: str = "top"
+    color: str = "#000"
+    bold: bool = False
+    max_lines: int | None = None
+    lang: str | None = None         # None: the edition's language
+    features: str | Mapping = ""    # 'onum, smcp', or a mapping of STYLES to such a string
+    letter_spacing: float = 0.0
+    hyphenate: bool = True
+
+    @classmethod
+    def given(cls, caller: str, style: Mapping, names: frozenset | None = None) -> TextStyle:
+        """The style these keywords ask for; a name not among `names` (default: every field) is
+        refused as Python refuses an unknown keyword argument of `caller`."""
+        for name in style:
+            if name not in (FIELDS if names is None else names):
+                raise TypeError(f"{caller}() got an unexpected keyword argument {name!r}")
+        return cls(**style)
+
+    def smallest(self):
+        """The smallest size the text may shrink to (`min_size`, or `size`), checked with `valign`."""
+        min_size = self.size if self.min_size is None else self.min_size
+        if self.valign not in VALIGN:
+            raise TextError(f"valign must be one of {', '.join(VALIGN)} (got {self.valign!r})")
+        if min_size > self.size or min_size <= 0:
+            raise TextError(f"min_size {min_size:g} must be above 0 and at most size {self.size:g}")
+        return min_size
+
+    def setting(self, default_lang: str) -> tuple[str, str, tuple]:
+        """The font family asked for (a generic name resolved), the language (`default_lang`
+        when none is given) and the OpenType features by style, checked."""
+        name = (self.family or "sans-serif").split(",")[0].strip().strip("'\"")
+        name = GENERIC.get(name.lower(), name)
+        lang = default_lang if self.lang is None else str(self.lang)
+        if not _LANG.fullmatch(lang):
+            raise TextError(f"lang {lang!r} is not a BCP 47 language tag (en, de, ar, ja, pt-BR...)")
+        if self.align not in ALIGN:
+            raise TextError(f"align must be one of {', '.join(ALIGN)} (got {self.align!r})")
+        features = self.features
+        if isinstance(features, str):
+            features = {"text": features}
+        if not hasattr(features, "items") or any(k not in STYLES for k in features):
+            raise TextError(f"features: a string such as 'onum, smcp', or a mapping of {', '.join(STYLES)} to one")
+        return name, lang, tuple((k, check_features(str(v))) for k, v in sorted(features.items()) if v)
+
+
+FIELDS = frozenset(f.name for f in fields(TextStyle))
+FITTING = frozenset({"min_size", "valign", "color", "max_lines"})   # how a box is filled: svg() only
+SETTING = FIELDS - FITTING   # what spec() takes besides the width
 
 
 class TextSetter:
@@ -41,21 +103,15 @@ class TextSetter:
         self.lang = lang
         self.engine = engine_for(fonts)
 
-    def spec(self, text, *, w, size=3.5, family="sans-serif", bold=False, leading=1.2, align="left",
-             lang=None, features="", letter_spacing=0.0, hyphenate=True) -> Spec:
-        """The layout request for `text`, checked: its font styles exist, its icons are known."""
-        name = (family or "sans-serif").split(",")[0].strip().strip("'\"")
-        name = GENERIC.get(name.lower(), name)
-        lang = self.lang if lang is None else str(lang)
-        if not _LANG.fullmatch(lang):
-            raise TextError(f"lang {lang!r} is not a BCP 47 language tag (en, de, ar, ja, pt-BR...)")
-        if align not in ALIGN:
-            raise TextError(f"align must be one of {', '.join(ALIGN)} (got {align!r})")
-        if isinstance(features, str):
-            features = {"text": features}
-        if not hasattr(features, "items") or any(k not in STYLES for k in features):
-            raise TextError(f"features: a string such as 'onum, smcp', or a mapping of {', '.join(STYLES)} to one")
-        features = tuple((k, check_features(str(v))) for k, v in sorted(features.items()) if v)
+    def spec(self, text, *, w, **style) -> Spec:
+        """The layout request for `text`, `w` mm wide, in the style of `TextStyle`'s keywords
+        (those that set the text: none of `FITTING`), checked."""
+        return self.spec_for(text, w, TextStyle.given("TextSetter.spec", style, SETTING))
+
+    def spec_for(self, text, w, style: TextStyle) -> Spec:
+        """The layout request for `text` in `style`, checked: its font styles exist, its icons are known."""
+        name, lang, features = style.setting(self.lang)
+        bold = style.bold
         styles = {(bool(bold), False)}
         names = []
         for para in parsed(text):
@@ -75,34 +131,34 @@ class TextSetter:
             known = ", ".join(sorted(self.icons)) or "none"
             raise TextError(f"unknown icon ':{unknown[0]}:' (icons: {known})")
         icons = tuple((n, self.icons[n].aspect) for n in dict.fromkeys(names))
-        return Spec(str(text), float(w), float(size), face.family if name.lower() == face.family.lower() else name,
-                    bool(bold), float(leading), align, lang, features, float(letter_spacing), bool(hyphenate),
-                    None, icons)
+        return Spec(str(text), float(w), float(style.size),
+                    face.family if name.lower() == face.family.lower() else name,
+                    bool(bold), float(style.leading), style.align, lang, features, float(style.letter_spacing),
+                    bool(style.hyphenate), None, icons)
 
-    def svg(self, text, *, x, y, w, h, family="sans-serif", size=3.5, min_size=None,
-            leading=1.2, align="left", valign="top", color="#000", bold=False,
-            max_lines=None, lang=None, features="", letter_spacing=0.0, hyphenate=True):
-        """Fit `text` into the box and return the SVG that draws it."""
-        min_size = size if min_size is None else min_size
-        if valign not in VALIGN:
-            raise TextError(f"valign must be one of {', '.join(VALIGN)} (got {valign!r})")
-        if min_size > size or min_size <= 0:
-            raise TextError(f"min_size {min_size:g} must be above 0 and at most size {size:g}")
-        spec = self.spec(text, w=w, size=size, family=family, bold=bold, leading=leading, align=align, lang=lang,
-                         features=features, letter_spacing=letter_spacing, hyphenate=hyphenate)
+    def svg(self, text, *, x, y, w, h, **style):
+        """Fit `text` into the box and return the SVG that draws it: the keywords of
+        `textbox()`, whose names and defaults are `TextStyle`'s."""
+        return self.fitted_svg(text, (x, y, w, h), TextStyle.given("TextSetter.svg", style))
+
+    def fitted_svg(self, text, box: tuple, style: TextStyle):
+        """Fit `text` into `box` (x, y, w, h in mm) in `style` and return the SVG that draws it."""
+        x, y, w, h = box
+        min_size = style.smallest()
+        spec = self.spec_for(text, w, style)
         missing = self.engine.unknown_characters(spec)
         if missing:
             ch = missing[0]
             raise TextError(f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) is in no font "
                             f"pnp ships nor the game's: put a font that has it in {self._where()}")
         try:
-            fitted = self.engine.fit(spec, float(h), float(min_size), max_lines)
+            fitted = self.engine.fit(spec, float(h), float(min_size), style.max_lines)
         except TextDoesNotFit as exc:
             raise TextDoesNotFit(f"{exc}: {_preview(text)!r}") from None
-        top = y + VALIGN[valign] * (h - fitted.height)
-        parts = [element(fitted.spec, x, top, color)]
+        top = y + VALIGN[style.valign] * (h - fitted.height)
+        parts = [element(fitted.spec, x, top, style.color)]
         for name, ix, iy, ih in self.engine.icon_boxes(fitted.spec):
-            parts.append(self.icons[name].svg(x + ix, top + iy, ih, fill=color))
+            parts.append(self.icons[name].svg(x + ix, top + iy, ih, fill=style.color))
         return Markup("".join(parts))
 
     def _where(self) -> str:

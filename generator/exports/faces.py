@@ -22,6 +22,8 @@ their outline; cards and tiles are opaque rectangles.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -39,6 +41,17 @@ def faces_target(rendered, asked):
     return face_images(rendered, asked.target, asked.dpi)
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """How every face of one deck becomes an image: the deck (its shape), the pixel size, the
+    box of the face drawn (its trim, mm) and the pixels a mm written in the PNG."""
+    deck: Any
+    w: int
+    h: int
+    box: tuple[float, float, float, float]
+    px_per_mm: float
+
+
 def face_images(rendered, target: str, dpi: int | None = None):
     """The images of every face and the summary (decks) of the manifest."""
     per_mm = TABLETOPIA_PX_PER_MM if target == "tabletopia" and dpi is None else (dpi or 300) / 25.4
@@ -53,13 +66,14 @@ def face_images(rendered, target: str, dpi: int | None = None):
             w, h = deck_size(deck.trim_w, deck.trim_h, per_mm)
             scale = w / (deck.trim_w * per_mm)
             box = (deck.bleed, deck.bleed, deck.trim_w, deck.trim_h)
+            frame = _Frame(deck, w, h, box, per_mm * scale)
             backs = {rc.back for rc in cards}
             shared = len(backs) == 1 and cards[0].back is not None and deck.layout != "dice"
             entry = {"deck": deck_id, "name": deck.name, "kind": deck.kind, "shape": deck.shape,
                      "trim_mm": [deck.trim_w, deck.trim_h], "width_px": w, "height_px": h,
                      "scale": round(scale, 4), "back": f"{deck_id}/back.png" if shared else None, "cards": []}
             if shared:
-                files.append(_file(f"{deck_id}/back.png", raster, cards[0].back, w, h, box, deck, per_mm * scale,
+                files.append(_file(f"{deck_id}/back.png", raster, cards[0].back, frame,
                                    {"deck": deck_id, "side": "back", "count": sum(rc.card.count for rc in cards)}))
             for rc in cards:
                 card = {"id": rc.card.id, "name": rc.card.name, "count": rc.card.count}
@@ -68,7 +82,7 @@ def face_images(rendered, target: str, dpi: int | None = None):
                         card["back"] = entry["back"]
                         continue
                     path = f"{deck_id}/{rc.card.id}-{side}.png"
-                    files.append(_file(path, raster, key, w, h, box, deck, per_mm * scale,
+                    files.append(_file(path, raster, key, frame,
                                        {"deck": deck_id, "id": rc.card.id, "side": side, "count": rc.card.count}))
                     card[side] = path
                 entry["cards"].append(card)
@@ -88,11 +102,12 @@ def deck_size(trim_w: float, trim_h: float, per_mm: float) -> tuple[int, int]:
     return max(1, min(MAX_PX, math.floor(w * scale + 0.5))), max(1, min(MAX_PX, math.floor(h * scale + 0.5)))
 
 
-def _file(path, raster, key, w, h, box, deck, px_per_mm, entry) -> ExportFile:
-    image = raster.face(key, w, h, box)
-    if deck.shape in ("circle", "hex"):
-        image = _cut_out(image, deck)
-    return ExportFile(path, png_bytes(image, px_per_mm * 25.4), {**entry, "width_px": w, "height_px": h})
+def _file(path, raster, key, frame: _Frame, entry) -> ExportFile:
+    image = raster.face(key, frame.w, frame.h, frame.box)
+    if frame.deck.shape in ("circle", "hex"):
+        image = _cut_out(image, frame.deck)
+    return ExportFile(path, png_bytes(image, frame.px_per_mm * 25.4),
+                      {**entry, "width_px": frame.w, "height_px": frame.h})
 
 
 def _cut_out(image: Image.Image, deck) -> Image.Image:

@@ -57,6 +57,16 @@ class BoardPlan:
     panels: tuple[Panel, ...]
 
 
+@dataclass(frozen=True)
+class _Split:
+    """How a board is split: the page every panel prints on, how many panels across and down,
+    and how far neighbours overlap (mm)."""
+    page: tuple[float, float]
+    cols: int
+    rows: int
+    overlap: float
+
+
 def _orientations(page):
     w, h = page
     return [(w, h), (h, w)] if w != h else [(w, h)]
@@ -110,16 +120,18 @@ def _grid(page, w, h, cols, rows, overlap, mode) -> BoardPlan:
     ph = (h + (rows - 1) * overlap) / rows
     step_x, step_y = pw - overlap, ph - overlap
     panels: list[Panel] = []
+    split = _Split(page, cols, rows, overlap)
     for row in range(rows):
         for col in range(cols):
             # board y is up; row 0 is the top row
             region = (round(col * step_x, 4), round(h - ph - row * step_y, 4), round(pw, 4), round(ph, 4))
             at = _place(pw, ph, page, FOOT)
-            panels.append(_panel(len(panels) + 1, col, row, cols, rows, page, region, at, overlap))
+            panels.append(_panel(split, len(panels) + 1, col, row, region, at))
     return BoardPlan(mode, cols, rows, overlap, tuple(panels))
 
 
-def _panel(number, col, row, cols, rows, page, region, at, overlap) -> Panel:
+def _panel(split: _Split, number, col, row, region, at) -> Panel:
+    page, cols, rows, overlap = split.page, split.cols, split.rows, split.overlap
     x, y, pw, ph = region
     ax, ay = at
     glue, ticks = [], []

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from xml.sax.saxutils import escape
 
 from ..data.editions import direction_of
@@ -114,16 +115,26 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
     whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms,
                   _stamp(rendered), words))
-    return memo.derived(("rulebook", whole),
-                        lambda: _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session, words),
-                        few=True)
+    book = _Book(game, blocks, figure_faces, paper, cover, words)
+    return memo.derived(("rulebook", whole), lambda: _placed(book, faces, rendered, session), few=True)
 
 
-def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: Session, words) -> RulebookPDF:
+@dataclass(frozen=True)
+class _Book:
+    """What a rulebook is laid out from: the game, its blocks, the faces each figure shows
+    (block number -> (faces, width)), the paper, the cover's faces and the book's words."""
+    game: Any
+    blocks: list
+    figure_faces: dict
+    paper: str
+    cover: list
+    words: dict
+
+
+def _placed(book: _Book, faces, rendered, session: Session) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes (and, in a book set by
     Pango, its text over them)."""
-    pdf_bytes, figures, headings, text = _laid_out(game, blocks, figure_faces, paper, cover, faces, session,
-                                                   words, _stamp(rendered))
+    pdf_bytes, figures, headings, text = _laid_out(book, faces, session, _stamp(rendered))
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
         key, card_id, trim_w, trim_h, bleed, corner, shape, orientation, outline, _ = face
@@ -152,13 +163,15 @@ def _placed(game, blocks, figure_faces, paper, cover, faces, rendered, session: 
     return RulebookPDF(pdf, pages, components, tuple(placements), tuple(headings))
 
 
-def _laid_out(game, blocks, figure_faces, paper, cover, faces, session: Session, words: dict, stamp: str = ""):
+def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
     """build_pdf, or the pages it gave last time for the same text, figure sizes and cards:
     the Platypus layout does not depend on what a face shows, only on which card it is and
     its size, so a card edit that leaves the rulebook's text alone (`pnp watch`) skips it.
     The figures come back with the faces as they are now."""
     def by_card(face):
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
+    game, blocks, figure_faces, paper, cover, words = (book.game, book.blocks, book.figure_faces, book.paper,
+                                                       book.cover, book.words)
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items()),
                 stamp, words))
