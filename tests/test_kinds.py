@@ -57,6 +57,9 @@ def test_every_kind_answers_every_question():
         if said.startswith("kind: "):
             owner = kind_of(said.split(":")[1].strip())
             assert owner is not SHEET and key in owner.keys, key
+    for kind in KINDS[1:]:   # the schema's word on `kind:` names the kinds with layouts of their own
+        assert f"{kind.name}" in schema["kind"]["description"], kind.name
+    assert KINDS[0] is SHEET
     for word in ("cards", "tiles", "tokens", "reference", "sheet", "anything"):
         assert kind_of(word) is SHEET
 

@@ -1,4 +1,5 @@
-"""Every printed component turned into page plans, one planner per kind of layout.
+"""Every printed component turned into page plans, one planner per kind of layout
+(`PLANNERS`, by the names of `data/kinds.KINDS`).
 
 In: a `RenderedGame` and a paper. Out: `PagePlan`s in printing order. Cards, tiles and
 rectangular tokens go on grids with crop marks (`grid.py`); round and hexagonal tokens are
