@@ -158,7 +158,7 @@ def _geometry_only(game):
     for deck in game.decks:
         for card in deck.cards:
             faces = tuple(f"{card.id}/{n}" for n, _ in enumerate(card.fields.get("faces") or ()))
-            back = f"{card.id}/back" if card.back is not None and deck.layout != "dice" else None
+            back = f"{card.id}/back" if card.back is not None and not deck.family.per_face else None
             cards.append(RenderedCard(card, deck, f"{card.id}/front", back, faces))
     return RenderedGame(game, tuple(cards), Bundles(None, []), {})
 

@@ -212,18 +212,5 @@ def pull_cmd(ctx, games, timeout):
 
 def _shape(deck) -> str:
     """A deck's size and cut shape as a designer says it: '25 mm circle', '63 x 88 mm rect',
-    'd12 nets, 16 mm edges' (sizes to one decimal, as a person reads them)."""
-    def mm(v):
-        return f"{round(v, 1):g}"
-    if deck.layout == "dice":
-        return f"{deck.die} nets, {mm(deck.edge)} mm edges"
-    if deck.shape == "circle":
-        return f"{mm(deck.trim_w)} mm circle"
-    size = f"{mm(deck.trim_w)} x {mm(deck.trim_h)} mm"
-    if deck.shape == "hex":
-        return f"{size} hex ({deck.orientation}-top)"
-    if deck.shape == "rounded":
-        return f"{size} rounded ({deck.corner:g} mm corners)"
-    if deck.layout == "board" and deck.sections:
-        return f"{size} board in {deck.sections[0]} x {deck.sections[1]} sections"
-    return f"{size} {'board' if deck.layout == 'board' else 'rect'}"
+    'd12 nets, 16 mm edges' (sizes to one decimal, as a person reads them): its kind's words."""
+    return deck.family.listing(deck)

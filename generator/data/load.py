@@ -25,8 +25,9 @@ from ..guard import (
     shorten,
 )
 from ..session import Session
-from ..shapes import DICE, die_face_box, hex_height
+from ..shapes import hex_height
 from .editions import read_source_strings
+from .kinds import KINDS, kind_of
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
 from .yamlsrc import line_of, read_yaml
@@ -293,33 +294,8 @@ def card_schema(raw, shown):
     return schema, problems
 
 
-def _dice_geometry(raw, shown, bleed, problems):
-    """A die's face box from its solid and edge: (w, h, die, edge, outline) or None."""
-    line = line_of(raw, ("kind",))
-    if "die" not in raw or "edge" not in raw or "size" in raw:
-        problems.append(Problem(shown, "kind: dice takes `die` (d6, d8, d12) and `edge` (a face's edge length), "
-                                       "not `size`", line=line, field="die"))
-        return None
-    edge = units.to_mm(raw["edge"])
-    if not 5 <= edge <= 60:
-        problems.append(Problem(shown, f"edge {edge:g} mm: a printable die face has an edge of 5 to 60 mm",
-                                line=line_of(raw, ("edge",)), field="edge"))
-        return None
-    box_w, box_h, outline = die_face_box(raw["die"], edge, bleed)
-    sides = DICE[raw["die"]][1]
-    for i, c in enumerate(raw["cards"]):
-        faces = c.get("faces") if isinstance(c, dict) else None
-        if not isinstance(faces, list) or len(faces) != sides:
-            found = f"{len(faces)} faces" if isinstance(faces, list) else "no `faces` list"
-            problems.append(Problem(shown, f"a {raw['die']} has {sides} faces; the card has {found}",
-                                    line=line_of(raw, ("cards", i)), card=c.get("id") if isinstance(c, dict) else None,
-                                    field="faces"))
-    return (box_w - 2 * bleed, box_h - 2 * bleed, raw["die"], edge,
-            tuple((round(x, 4), round(y, 4)) for x, y in outline))
-
-
 def _geometry(raw, shown, problems):
-    kind = raw.get("kind", "cards")
+    kind = kind_of(raw.get("kind", "cards"))
     try:
         size = raw.get("size", "poker")
         w, h = units.CARD_SIZES[size] if isinstance(size, str) else (
@@ -350,11 +326,12 @@ def _geometry(raw, shown, problems):
         return None
     if "hex" in raw and shape != "hex":
         problems.append(Problem(shown, "'hex' applies to shape: hex only", line=where("hex"), field="hex"))
-    for key, needs in (("overlap", "board"), ("sections", "board"), ("die", "dice"), ("edge", "dice")):
-        if key in raw and kind != needs:
-            problems.append(Problem(shown, f"'{key}' applies to kind: {needs} only", line=where(key), field=key))
+    for own in KINDS:
+        for key in own.keys:
+            if key in raw and kind is not own:
+                problems.append(Problem(shown, f"'{key}' applies to kind: {own.name} only", line=where(key), field=key))
     if "gutter" in raw:
-        if kind in ("board", "dice", "standee") or shape in ("circle", "hex"):
+        if not kind.gutter or shape in ("circle", "hex"):
             problems.append(Problem(shown, "'gutter' applies to cards and tiles laid out in rows and columns "
                                     "(round and hexagonal tokens are packed, boards, dice and standees placed)",
                                     line=where("gutter"), field="gutter"))
@@ -368,16 +345,12 @@ def _geometry(raw, shown, problems):
                 problems.append(Problem(shown, f"gutter {extra['gutter']:g} mm: must be 0 to {MAX_SIZE_MM:g} mm",
                                         line=where("gutter"), field="gutter"))
                 return None
-    if kind == "dice":
-        dice = _dice_geometry(raw, shown, bleed, problems)
-        if dice is None:
-            return None
-        w, h, extra["die"], extra["edge"], extra["face_outline"] = dice
-        corner = 0.0
-    if kind == "board":
-        extra["overlap"] = units.to_mm(raw.get("overlap", 10))
-        if "sections" in raw:
-            extra["sections"] = (raw["sections"]["cols"], raw["sections"]["rows"])
+    own_geometry = kind.geometry(raw, shown, bleed, problems) if kind.geometry is not None else {}
+    if own_geometry is None:
+        return None
+    w, h = own_geometry.pop("trim_w", w), own_geometry.pop("trim_h", h)
+    corner = own_geometry.pop("corner", corner)
+    extra.update(own_geometry)
     if w <= 0 or h <= 0 or 2 * safe >= min(w, h):
         problems.append(Problem(shown, f"size {w:g} x {h:g} mm with safe margin {safe:g} mm leaves no room",
                                 line=line_of(raw, ("size",)), field="size"))

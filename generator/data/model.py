@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..shapes import face_outline
+from .kinds import Kind, kind_of
 from .yamlsrc import plain
 
 
@@ -66,9 +67,14 @@ class Deck:
     label: str = ""                # an edition's: the name sheets print in their slug line (the source's)
 
     @property
+    def family(self) -> Kind:
+        """Its kind's entry in `kinds.KINDS`: what pnp does with a deck of this kind."""
+        return kind_of(self.kind)
+
+    @property
     def layout(self) -> str:
         """How the deck is laid out: sheet (cards, tiles, tokens), board, dice or standee."""
-        return self.kind if self.kind in ("board", "dice", "standee") else "sheet"
+        return self.family.name
 
     @property
     def width(self) -> float:

@@ -167,7 +167,7 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
             card_key = card_json(card_context) if memo.on else None
             contexts = (game_context, deck_context, card_context)
             sides: list[tuple[str, str | None, dict]] = [("front", card.front, {}), ("back", card.back, {})]
-            if deck.layout == "dice":  # the front template draws each face of the die in turn
+            if deck.family.per_face:  # the front template draws each face of the die in turn
                 sides = [("front", card.front, {"face": face, "face_number": n})
                          for n, face in enumerate(card.fields.get("faces") or (), start=1)]
             for side, template, extra in sides:
@@ -198,7 +198,7 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                               if memo.on else face_facts(svg, setter.fonts))
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
-            if deck.layout == "dice":
+            if deck.family.per_face:
                 rendered.append(RenderedCard(card, deck, keys[0] if keys else None, None, tuple(keys)))
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
@@ -362,7 +362,7 @@ def _with_guides(svg: str, deck: Deck) -> str:
     if deck.shape == "circle":
         trim = f'<circle cx="{cx}" cy="{cy}" r="{deck.trim_w / 2}" {trim_style}/>'
         safe = f'<circle cx="{cx}" cy="{cy}" r="{deck.trim_w / 2 - s}" {safe_style}/>'
-    elif deck.shape == "hex" or deck.layout == "dice":
+    elif deck.shape == "hex" or deck.family.polygon:
         def ring(shrink):
             pts = []
             for x, y in outline:
@@ -370,7 +370,7 @@ def _with_guides(svg: str, deck: Deck) -> str:
                 d = (dx * dx + dy * dy) ** 0.5 or 1.0
                 pts.append(f"{x - dx / d * shrink:.3f},{y - dy / d * shrink:.3f}")
             return " ".join(pts)
-        if deck.layout == "dice":  # the polygon's own centre
+        if deck.family.polygon:  # the polygon's own centre
             cx = sum(x for x, _ in outline) / len(outline)
             cy = sum(y for _, y in outline) / len(outline)
         trim = f'<polygon points="{ring(0)}" {trim_style}/>'

@@ -68,7 +68,7 @@ def face_images(rendered, target: str, dpi: int | None = None):
             box = (deck.bleed, deck.bleed, deck.trim_w, deck.trim_h)
             frame = _Frame(deck, w, h, box, per_mm * scale)
             backs = {rc.back for rc in cards}
-            shared = len(backs) == 1 and cards[0].back is not None and deck.layout != "dice"
+            shared = len(backs) == 1 and cards[0].back is not None and not deck.family.per_face
             entry = {"deck": deck_id, "name": deck.name, "kind": deck.kind, "shape": deck.shape,
                      "trim_mm": [deck.trim_w, deck.trim_h], "width_px": w, "height_px": h,
                      "scale": round(scale, 4), "back": f"{deck_id}/back.png" if shared else None, "cards": []}

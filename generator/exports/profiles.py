@@ -150,7 +150,7 @@ def profile_files(rendered, name: str, scratch=None):
     max_ink = (rendered.game.meta.get("print") or {}).get("max_ink", profile.max_ink)
     decks: dict[str, list] = {}
     for rc in rendered.cards:
-        if rc.deck.layout == "sheet" and rc.card.count > 0:
+        if rc.deck.family.card_exports and rc.card.count > 0:
             decks.setdefault(rc.deck.id, []).append(rc)
     problems, matched = [], {}
     for deck_id, cards in decks.items():

@@ -92,7 +92,7 @@ def _tts_decks(rendered, raster, base_url: str, dpi: int):
     taken: set[str] = set()
     decks: dict[str, list] = {}   # deck id -> its rendered cards
     for rc in rendered.cards:
-        if rc.deck.layout == "sheet" and rc.card.count > 0:
+        if rc.deck.family.card_exports and rc.card.count > 0:
             decks.setdefault(rc.deck.id, []).append(rc)
     for position, (deck_id, cards) in enumerate(decks.items()):
         deck = cards[0].deck

@@ -1,4 +1,5 @@
-"""Every printed component turned into page plans, one planner per kind of layout.
+"""Every printed component turned into page plans, one planner per kind of layout
+(`PLANNERS`, by the names of `data/kinds.KINDS`).
 
 In: a `RenderedGame` and a paper. Out: `PagePlan`s in printing order. Cards, tiles and
 rectangular tokens go on grids with crop marks (`grid.py`); round and hexagonal tokens are
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from itertools import groupby
+from types import MappingProxyType
 
 from ..data.yamlsrc import line_of
 from ..errors import InputError, Problem
@@ -43,27 +45,17 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
     pages: list[PagePlan] = []
     geometry = lambda rc: (rc.deck.layout, rc.deck.shape, rc.deck.orientation,
                            rc.deck.trim_w, rc.deck.trim_h, rc.deck.bleed, rc.deck.corner, rc.deck.gutter)
-    for (layout, shape, *_), run in groupby(copies, key=geometry):
+    for _, run in groupby(copies, key=geometry):
         group = list(run)
         deck = group[0].deck
+        kind = deck.family
         whole = paper
-        if gutter_fold and layout == "sheet" and any(rc.back for rc in group):
+        if gutter_fold and kind.gutter_fold and any(rc.back for rc in group):
             paper = half_paper(whole)
         try:
-            if layout == "board" and _boards_share_pages(deck, paper):
-                pages.extend(_grid_pages(group, paper))
-            elif layout == "board":
-                pages.extend(_board_pages(group, paper))
-            elif layout == "dice":
-                pages.extend(dice_pages(group, paper))
-            elif layout == "standee":
-                pages.extend(standee_pages(group, paper))
-            elif shape in ("circle", "hex"):
-                pages.extend(_token_pages(group, paper))
-            else:
-                pages.extend(_grid_pages(group, paper))
+            pages.extend(PLANNERS[kind.name](group, paper))
         except DoesNotFit as exc:
-            hint = "" if layout != "sheet" else "; use a smaller size, or kind: board to split it across pages"
+            hint = kind.too_big
             if paper != whole:
                 hint = (f" (gutter-fold prints fronts and backs on half a {whole.upper()} page each); "
                         "use a smaller size or another print mode")
@@ -123,6 +115,20 @@ def _inside(page: PagePlan, area, sheet: CutterSheet, size, planned: PagePlan) -
     boxes += [(o.x, o.y, o.w, o.h) for _, o in page.cut_paths()] + [g for g in page.glue]
     return all(x >= ax - 1e-6 and y >= ay - 1e-6 and x + w <= ax + aw + 1e-6 and y + h <= ay + ah + 1e-6
                and sheet.clear_of_marks((x, y, w, h)) for x, y, w, h in boxes)
+
+
+def _sheet_pages(group, paper: str) -> list[PagePlan]:
+    """Rectangles on grids with crop marks; round and hexagonal ones packed."""
+    if group[0].deck.shape in ("circle", "hex"):
+        return _token_pages(group, paper)
+    return _grid_pages(group, paper)
+
+
+def _boards(group, paper: str) -> list[PagePlan]:
+    """Boards whole, in sections or in glued panels; small ones (two to a page) like cards."""
+    if _boards_share_pages(group[0].deck, paper):
+        return _grid_pages(group, paper)
+    return _board_pages(group, paper)
 
 
 def _boards_share_pages(deck, paper) -> bool:
@@ -242,3 +248,7 @@ def _box_marks(cut: Outline, bleed: float, panel) -> list:
     for y in (y0, y1):
         marks += [(x0 - MARK_START, y, max(x0 - reach, 0.0), y), (x1 + MARK_START, y, min(x1 + reach, panel.page_w), y)]
     return marks
+
+
+# how each kind of `data/kinds.KINDS` becomes pages: its rendered copies and a paper -> plans
+PLANNERS = MappingProxyType({"sheet": _sheet_pages, "board": _boards, "dice": dice_pages, "standee": standee_pages})

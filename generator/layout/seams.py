@@ -106,7 +106,7 @@ def text_on_seams(rendered, paper: str) -> list[Problem]:
     problems = []
     for rc in rendered.cards:
         deck = rc.deck
-        if deck.layout != "board" or deck.sections:
+        if not deck.family.seams or deck.sections:
             continue
         try:
             plan = plan_board(paper, paper_size(paper), deck.trim_w, deck.trim_h, deck.bleed, deck.overlap)

@@ -97,7 +97,7 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
         if kind == "components" and chosen:  # the longer side as long as a card's (30 x 42 mm)
             w, h = chosen[0][2], chosen[0][3]
             width = COMPONENT_MM * 88 / 63 * w / max(w, h)
-        if len(chosen) == 1 and faces[found[0]].deck.layout == "board":  # a board gets the text's width
+        if len(chosen) == 1 and faces[found[0]].deck.family.wide_figure:  # a board gets the text's width
             trim_w, trim_h = chosen[0][2], chosen[0][3]
             width = BOARD_MM * min(1.0, trim_w / trim_h * 1.2)
         if chosen:  # never larger than life: a 22 mm token is pictured 22 mm wide, not 50
@@ -234,13 +234,14 @@ def _expand_components(blocks, rendered, words: dict):
             seen: set = set()
             ids: list[str] = []
             for rc in rendered.cards:
-                if rc.deck is deck and rc.front not in seen and len(ids) < (1 if deck.layout == "dice" else 4):
+                if rc.deck is deck and rc.front not in seen and len(ids) < deck.family.figure_designs:
                     seen.add(rc.front)
                     ids.append(rc.card.id)
             copies = sum(c.count for c in deck.cards)
             last = rows[-1] if rows else None
             if (len(ids) == 1 and last and len(last[0]) < 4 and len(last[1]) == len(last[0])
-                    and deck.layout == last[2].layout == "sheet" and _size(deck, words) == _size(last[2], words)):
+                    and deck.family is last[2].family and deck.family.shares_rows
+                    and _size(deck, words) == _size(last[2], words)):
                 last[0].append(ids[0])   # a row of one-design decks of the same size
                 last[1].append(f"{copies} × {deck.name}")
             else:
@@ -257,9 +258,8 @@ def mm_text(value: float) -> str:
 
 
 def _size(deck, words: dict) -> str:
-    if deck.layout == "dice":
-        return fill(words["dice"], die=deck.die, edge=mm_text(deck.edge))
-    return fill(words["size"], w=mm_text(deck.trim_w), h=mm_text(deck.trim_h))
+    kind = deck.family
+    return fill(words[kind.size_word], **kind.size(deck, mm_text))
 
 
 class WithText(Sequence):
