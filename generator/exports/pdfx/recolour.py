@@ -19,7 +19,7 @@ from pikepdf import ContentStreamInstruction as Ins
 from pikepdf import Name, Operator
 from PIL import Image
 
-from ..draw.pictures import idat
+from ...draw.pictures import idat
 from .cmyk import Cmyk
 
 ALPHA_KEYS = ("/CA", "/ca", "/SMask", "/BM", "/AIS", "/TK")
