@@ -1,5 +1,7 @@
-"""The PDF/X-1a rewrite's operators: one table (`recolour.OPERATORS`), and a content stream
-using every operator in it converted to the byte as before the table (pinned)."""
+"""The PDF/X-1a converter's operators: two tables (`recolour.OPERATORS`: how each is
+rewritten in CMYK; `paint.OPERATORS`: what each paints, transparently or not), and content
+streams using every operator in them converted and analysed as before the tables (pinned
+from the if/elif chains they replace)."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +13,7 @@ import textwrap
 import pikepdf
 from pikepdf import Array, Dictionary, Name
 
-from generator.exports.pdfx import recolour
+from generator.exports.pdfx import paint, recolour
 from generator.exports.pdfx.cmyk import Cmyk
 from generator.exports.pdfx.recolour import INLINE, OPERATORS, Recolour
 
@@ -29,6 +31,12 @@ CONTENT = (b"q 1 0 0 rg 0 0 1 RG 0.5 g 0.2 G 0 0 0 1 k 0 0 0 0.5 K\n"
            b"BT /F0 12 Tf 1 0 0 1 2 2 Tm (A) Tj ET\n"
            b"/Span /M0 BDC EMC /Note /M1 DP /Span <</MCID 1>> BDC EMC\n"
            b"BI /W 3 /H 3 /CS /RGB /BPC 8 ID " + b"\xff\x80\x10" * 9 + b" EI Q\n")
+
+# text, paths and clips: what paint.py follows beyond CONTENT
+TEXT = (b"q 0.5 0 0 0.5 1 1 cm 2 w 4 M /G0 gs BT /F0 12 Tf 3 Tr 1 Tc 2 Tw 90 Tz 14 TL 1 Ts 1 0 0 1 2 2 Tm (AB) Tj "
+        b"5 6 Td (C) Tj 1 2 TD [(D) -200 (E)] TJ T* (F) ' 1 2 (G) \" 2 Tr (H) Tj ET "
+        b"/F0 9 Tf (I) Tj 0 0 m 5 5 l 1 1 2 2 3 3 c 1 1 2 2 v 1 1 2 2 y h W n 0 0 9 9 re W* f* "
+        b"/Pattern cs /P1 scn 0 0 3 3 re b* 0 0 1 rg 1 1 3 3 re F 0 0 3 3 re s 0 0 2 2 re B* 0 0 2 2 re b Q (J) Tj\n")
 
 # what the rewrite made of CONTENT before its operators were a table (the if/elif chain)
 EXPECTED = textwrap.dedent("""\
@@ -79,6 +87,35 @@ EXPECTED_RESOURCES = [("/ExtGState", ["/G0"]), ("/Font", ["/F0"]), ("/Pattern", 
                       ("/XObject", ["/Fm0", "/Im0", "/PnpInline40"])]
 # the whole file, nested form, patterns, image, shading and inline image included
 EXPECTED_FILE = "6f4283e9181769c736f429dab25b9f05f9c9296d097a2a061d01a39b9043e970"
+
+
+# what paint.py found in CONTENT and in TEXT (with CONTENT's resources) before its table
+PAINTS = [
+    "Paint(index=16, box=(0.0, 0.0, 10.0, 10.0), transparent=False, kind='path', text_mode=0, parts=())",
+    "Paint(index=20, box=(0.0, 0.0, 5.0, 5.0), transparent=False, kind='path', text_mode=0, parts=())",
+    "Paint(index=24, box=(0.0, 0.0, 10.0, 10.0), transparent=True, kind='path', text_mode=0, parts=())",
+    "Paint(index=27, box=(0.0, 0.0, 10.0, 10.0), transparent=True, kind='shading', text_mode=0, parts=())",
+    "Paint(index=28, box=(0.0, 0.0, 1.0, 1.0), transparent=True, kind='image', text_mode=0, parts=())",
+    "Paint(index=29, box=(0.0, 0.0, 1.0, 1.0), transparent=True, kind='form', text_mode=0, parts=((0.0, 0.0, 1.0, 1.0),))",
+    "Paint(index=33, box=(0.0, 0.0, 10.0, 10.0), transparent=True, kind='text', text_mode=0, parts=())",
+    "Paint(index=40, box=(0.0, 0.0, 1.0, 1.0), transparent=True, kind='image', text_mode=0, parts=())",
+]
+TEXT_PAINTS = [
+    "Paint(index=14, box=None, transparent=False, kind='text', text_mode=3, parts=())",
+    "Paint(index=16, box=None, transparent=False, kind='text', text_mode=3, parts=())",
+    "Paint(index=18, box=None, transparent=False, kind='text', text_mode=3, parts=())",
+    "Paint(index=20, box=None, transparent=False, kind='text', text_mode=3, parts=())",
+    "Paint(index=21, box=None, transparent=False, kind='text', text_mode=3, parts=())",
+    "Paint(index=23, box=(0.0, 1.5, 10.0, 10.0), transparent=True, kind='text', text_mode=2, parts=())",
+    "Paint(index=26, box=(0.0, 0.0, 10.0, 10.0), transparent=True, kind='text', text_mode=2, parts=())",
+    "Paint(index=37, box=(1.0, 1.0, 3.5, 3.5), transparent=True, kind='path', text_mode=0, parts=())",
+    "Paint(index=41, box=(1.0, 1.0, 3.5, 3.5), transparent=True, kind='path', text_mode=0, parts=())",
+    "Paint(index=44, box=(1.5, 1.5, 3.0, 3.0), transparent=True, kind='path', text_mode=0, parts=())",
+    "Paint(index=46, box=(1.0, 1.0, 3.5, 3.5), transparent=False, kind='path', text_mode=0, parts=())",
+    "Paint(index=48, box=(1.0, 1.0, 3.5, 3.5), transparent=True, kind='path', text_mode=0, parts=())",
+    "Paint(index=50, box=(1.0, 1.0, 3.5, 3.5), transparent=True, kind='path', text_mode=0, parts=())",
+    "Paint(index=52, box=None, transparent=False, kind='text', text_mode=0, parts=())",
+]
 
 
 def _tiling(pdf, content: bytes, resources) -> pikepdf.Object:
@@ -141,3 +178,30 @@ def test_a_stream_using_every_operator_is_converted_as_before():
     out = io.BytesIO()
     pdf.save(out, deterministic_id=True, compress_streams=False, qdf=True, static_id=True)
     assert hashlib.sha256(out.getvalue()).hexdigest() == EXPECTED_FILE
+
+
+def test_what_each_operator_paints_is_one_table():
+    pdf = pikepdf.new()
+    text = _every_operator(pdf)
+    text.write(TEXT)
+    used = {INLINE if isinstance(ins, pikepdf.ContentStreamInlineImage) else str(ins.operator)
+            for form in (_every_operator(pdf), text) for ins in pikepdf.parse_content_stream(form)}
+    assert set(paint.OPERATORS) <= used   # the streams use every operator of the table
+    follows = {"q", "Q", "cm", "w", "M", "gs", "m", "l", "c", "v", "y", "re", "W", "W*", "f", "F", "f*", "S", "s",
+               "B", "B*", "b", "b*", "n", "sh", "Do", INLINE, "cs", "CS", "sc", "SC", "scn", "SCN", "rg", "RG",
+               "g", "G", "k", "K", "BT", "ET", "Tf", "Tc", "Tw", "Tz", "TL", "Ts", "Tr", "Td", "TD", "Tm", "T*",
+               "Tj", "TJ", "'", '"'}
+    assert set(paint.OPERATORS) == follows
+    loop = ast.parse(textwrap.dedent(inspect.getsource(paint.Analyser.paints)))
+    assert not [n for n in ast.walk(loop) if isinstance(n, ast.Compare) and any(
+        isinstance(c, ast.Constant) and c.value in follows for c in ast.walk(n))]
+
+
+def test_streams_using_every_operator_are_analysed_as_before():
+    pdf = pikepdf.new()
+    form = _every_operator(pdf)
+    found = [repr(p) for p in paint.Analyser().paints(form, tuple(float(v) for v in form.BBox))]
+    assert found == PAINTS
+    form.write(TEXT)
+    found = [repr(p) for p in paint.Analyser().paints(form, tuple(float(v) for v in form.BBox))]
+    assert found == TEXT_PAINTS

@@ -9,8 +9,9 @@ find in a written file (`pdfx_problems`) with the total ink of its pages (`page_
 This is the package's whole surface; the modules inside are its own (nothing outside
 `exports/pdfx/` imports them, `tests/test_house.py` checks): `convert` (`PdfX`, the
 document), `paint` + `textmarks` (what each operator paints, and which are transparent),
-`recolour` (content streams rewritten in CMYK, operator by operator from one table),
-`cmyk` (the colour transform) and `check` (the file read back as a preflight would).
+`recolour` (content streams rewritten in CMYK), `cmyk` (the colour transform) and `check`
+(the file read back as a preflight would). `paint` and `recolour` each take a content
+stream's operators through one table (`OPERATORS`: operator -> method).
 """
 from __future__ import annotations
 
