@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import jinja2
@@ -201,3 +202,69 @@ def test_t_measures_its_placeholders_before_it_fills_them():
     with pytest.raises(jinja2.TemplateRuntimeError, match="at most 1,000,000"):
         env.from_string("{% set big = 'x' * 999000 %}{{ t('boom', x=big)|length }}").render()
     assert env.from_string("{{ t('ok', x='b') }}").render() == "A b"
+
+
+# ---------------------------------------------------------------------------------------------
+# the registry feeds the face cache key, and the designers' reference lists it
+
+
+def test_an_input_a_helper_declares_joins_the_cache_key_without_touching_render(monkeypatch, mini):
+    """A helper that reads a new input is one entry of the registry: the faces a remembering
+    session rendered are rendered again when that input changes, and only when a helper of
+    the faces declares it (render.py names no input of its own)."""
+    from generator.data.load import load_game
+    from generator.draw import render
+    from generator.session import Session
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    session = Session(remember=True)
+    drawn: list[str] = []
+    real = render._render_face
+    monkeypatch.setattr(render, "_render_face", lambda *a, **k: drawn.append("face") or real(*a, **k))
+
+    def faces_rendered() -> int:
+        drawn.clear()
+        render.render_svgs(load_game(root, "mini"), session=session)
+        return len(drawn)
+
+    assert faces_rendered() == 2 and faces_rendered() == 0   # front and back, then remembered
+    phase = ["new"]
+    monkeypatch.setitem(helpers.READS, "moon", helpers.Read("the moon's phase", lambda i: phase[0]))
+    assert faces_rendered() == 0   # an input no helper of the faces reads
+    monkeypatch.setattr(helpers, "HELPERS", tuple(
+        replace(h, reads=h.reads | {"moon"}) if h.name == "lang" else h for h in HELPERS))
+    assert faces_rendered() == 2   # `lang` reads it now: a new key
+    assert faces_rendered() == 0
+    phase[0] = "full"
+    assert faces_rendered() == 2   # the input changed: rendered again
+
+
+def test_cache_words_come_from_the_reads_of_the_helpers_of_a_place():
+    inputs = Inputs(Deadline(5), strings={"a": "A"}, language="de", fonts="F")
+    assert helpers.cache_words(FACE, inputs) == "F" + "de" + '{"a": "A"}'   # fonts, icons (''), language, strings
+    assert helpers.cache_words(RULEBOOK, inputs) == "de" + '{"a": "A"}'
+    assert helpers.cache_words(CARD_TEXT, inputs) == ""
+    assert set(helpers.READS) == set().union(*(h.reads for h in HELPERS))   # none declared in vain
+
+
+def test_the_reference_lists_every_helper_and_no_other():
+    """docs/reference.md names every helper of HELPERS (pnp's own in its table, jinja2's own
+    by kind), the data names of a face, and nothing a template cannot reach."""
+    section = (REPO / "docs" / "reference.md").read_text().split("## In every template", 1)[1].split("\n## ", 1)[0]
+    table: set[str] = set()
+    for row in (line for line in section.splitlines() if line.startswith("| `")):
+        for span in re.findall(r"`([^`]+)`", row.split(" | ", 1)[0]):
+            name = re.match(r"\s*(\w+)", span.rsplit("|", 1)[-1])
+            assert name, span
+            table.add(name.group(1))
+    assert table - set(helpers.DATA[FACE]) == {h.name for h in HELPERS if h.make is not None}
+    jinja = re.search(r"jinja2's own, in every template: (.*?)\. Left out: (.*?)\.\n", section, re.S)
+    assert jinja, "the reference's paragraph of jinja2's own helpers"
+    listed, left_out = jinja.groups()
+    kinds = {}
+    for part in listed.split(";"):
+        kind, names = part.split(None, 1)
+        kinds[kind] = set(re.findall(r"`(\w+)`", names))
+    assert kinds == {k + "s": {h.name for h in HELPERS if h.make is None and h.kind == k}
+                     for k in ("global", "filter", "test")}
+    assert re.findall(r"`(\w+)`", left_out) and not set(re.findall(r"`(\w+)`", left_out)) & {h.name for h in HELPERS}

@@ -224,9 +224,9 @@ def test_every_pdfium_call_goes_through_the_one_lock():
     pnp = Path(__file__).resolve().parents[1] / "generator"
     callers = sorted(str(p.relative_to(pnp)) for p in pnp.rglob("*.py")
                      if re.search(r"^\s*(import|from) pypdfium2", p.read_text(), re.M))
-    assert callers == ["exports/pdfx.py", "exports/raster.py", "pdfiumlock.py"], callers
+    assert callers == ["exports/pdfx/convert.py", "exports/raster.py", "pdfiumlock.py"], callers
     assert "with PDFIUM:" in (pnp / "exports" / "raster.py").read_text()
-    for user in ("exports/pdfx.py", "layout/seams.py"):
+    for user in ("exports/pdfx/convert.py", "layout/seams.py"):
         assert "with pdfium_document(" in (pnp / user).read_text(), user
     from generator.pdfiumlock import PDFIUM
 

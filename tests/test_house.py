@@ -162,3 +162,21 @@ def test_the_parameter_count_sees_every_kind_of_parameter(tmp_path):
         "        def inner(a, b, c, d, e, f, g, h, i): ...\n")
     assert _wide_functions(tmp_path) == {"wide.py:mixed": 9, "wide.py:Holder.made": 9,
                                          "wide.py:Holder.outer.inner": 9}
+
+
+def test_the_pdfx_package_is_used_through_its_surface_only():
+    """exports/pdfx/ (DriveThruCards' PDF/X-1a) is a fenced sub-package: the rest of pnp and
+    the benchmarks import `generator.exports.pdfx` itself, never a module inside it (the
+    tests may, to test its parts)."""
+    inside = "generator.exports.pdfx"
+    graph = _graph()
+    through = [f"{m} imports {t}" for m, targets in graph.items() if m != inside and not m.startswith(inside + ".")
+               for t in targets if t.startswith(inside + ".")]
+    for path in (PACKAGE.parent / "benchmarks").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            names += [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            through += [f"benchmarks/{path.name} imports {n}" for n in names if n.startswith(inside + ".")]
+    assert not through, "modules inside exports/pdfx/ imported from outside:\n" + "\n".join(sorted(through))
+    assert {t for targets in graph.values() for t in targets if t.startswith(inside)} >= {inside}

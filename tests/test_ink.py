@@ -12,8 +12,8 @@ import pikepdf
 import pytest
 from PIL import Image
 
-from generator.exports.cmyk import Cmyk, limit_ink, most_ink
-from generator.exports.pdfx_check import ink_problems, page_inks, pdfx_problems
+from generator.exports.pdfx.check import ink_problems, page_inks, pdfx_problems
+from generator.exports.pdfx.cmyk import Cmyk, limit_ink, most_ink
 from generator.exports.profiles import PROFILES
 from tests.conftest import run
 from tests.test_exports import make_game

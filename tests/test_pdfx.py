@@ -12,9 +12,9 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageStat
 
-from generator.exports.cmyk import Cmyk
-from generator.exports.paint import Analyser, raster_set
-from generator.exports.pdfx_check import pdfx_problems
+from generator.exports.pdfx.check import pdfx_problems
+from generator.exports.pdfx.cmyk import Cmyk
+from generator.exports.pdfx.paint import Analyser, raster_set
 from tests.conftest import run
 from tests.test_exports import make_game
 
@@ -209,7 +209,7 @@ def test_checker_refuses_an_rgb_transparent_pdf():
 
 
 def test_missing_cmyk_profile_is_a_clear_error(layered, monkeypatch, tmp_path):
-    import generator.exports.cmyk as cmyk
+    import generator.exports.pdfx.cmyk as cmyk
     monkeypatch.setattr(cmyk, "CMYK_PROFILE", tmp_path / "nowhere.icc")
     result = run(layered, "export", "--profile", "dtc", "ex")
     assert result.exit_code == 2
@@ -265,7 +265,7 @@ def test_rgb_shading_becomes_a_table_of_profile_colours():
 
 
 def test_a_colour_space_pdfx_1a_cannot_take_is_named():
-    from generator.exports.recolour import Recolour
+    from generator.exports.pdfx.recolour import Recolour
     pdf = pikepdf.new()
     form = pdf.make_stream(b"/L0 cs 50 0 0 sc 0 0 10 10 re f")
     form.BBox = [0, 0, 10, 10]

@@ -9,7 +9,7 @@ import pikepdf
 import pytest
 from PIL import Image
 
-from generator.exports.pdfx_check import pdfx_problems
+from generator.exports.pdfx.check import pdfx_problems
 from tests.conftest import run
 from tests.picturekit import art_game, delta_e, images, jpeg, png, reference, smooth
 

@@ -10,7 +10,7 @@ import pypdfium2 as pdfium
 import reportlab
 import reportlab.platypus.paragraph as platypus_paragraph
 from reportlab.lib.styles import ParagraphStyle
-from reportlab.pdfbase import ttfonts
+from reportlab.pdfbase import pdfmetrics, ttfonts
 from reportlab.platypus import Paragraph, SimpleDocTemplate
 
 from generator.rulebook import rlbridge
@@ -43,6 +43,20 @@ def test_reportlab_still_shapes_through_the_name_the_bridge_replaces():
     assert features.get("dlig"), "reportlab no longer asks for discretionary ligatures: the bridge may go"
     assert "shapeFragWord(_)" in inspect.getsource(platypus_paragraph)   # the call site that uses the name
 
+
+
+def test_the_private_attributes_the_bridge_writes_are_still_there():
+    """rlbridge writes two private attributes of a shaped TTFont (name-mangled `__hbUnis`,
+    `__hbPrivate`): when reportlab renames them, the bridge would silently forget nothing."""
+    _caption("fjord")   # an f+j ligature: the font numbers a private-use character
+    font = pdfmetrics.getFont(fonts()["italic"])
+    assert isinstance(font, ttfonts.TTFont)
+    assert isinstance(getattr(font, "_TTFont__hbUnis", None), dict) and font._TTFont__hbUnis
+    assert isinstance(getattr(font, "_TTFont__hbPrivate", None), int)
+    with rlbridge.shaping():
+        assert font._TTFont__hbUnis == {} and font._TTFont__hbPrivate == 0xE000
+    for name in ("__hbUnis", "__hbPrivate"):   # and the code that gives them out still names them
+        assert f"self.{name}" in inspect.getsource(ttfonts.TTFont), name
 
 def test_shaped_text_keeps_its_words_and_its_kerning():
     plain_text, plain_width = _text_and_width(False)

@@ -26,6 +26,7 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markupsafe import Markup
 
+from ..data import yamlsrc
 from ..data.editions import PLACEHOLDER, direction_of, lookup, translator
 from ..guard import Deadline, shorten
 from .jinja_errors import plain_message
@@ -45,15 +46,6 @@ PLACES = ("face", "card text", "rulebook")
 FACE, CARD_TEXT, RULEBOOK = PLACES
 EVERYWHERE = frozenset(PLACES)
 
-# what a helper may read besides its arguments; each is part of the face cache key (render.py)
-READS = {
-    "fonts": "the fonts pnp ships and the game's own (their digest)",
-    "icons": "the icon files of the template folders (their digests)",
-    "language": "the edition's language",
-    "strings": "the edition's strings (i18n/<language>.yaml strings:)",
-}
-
-
 @dataclass(frozen=True)
 class Inputs:
     """What one build gives the helpers of its environments (None where a place has none)."""
@@ -64,6 +56,30 @@ class Inputs:
     strings: Mapping = field(default_factory=dict)   # t()
     language: str = "en"
     stage: Callable | None = None        # session.stage, so text fitting is timed apart
+    fonts: str = ""                      # digest of the fonts the setter uses (drawkey's, shipped + the game's)
+
+
+@dataclass(frozen=True)
+class Read:
+    """An input a helper may read besides its arguments, and what of it joins the face cache key."""
+
+    doc: str
+    word: Callable[[Inputs], str]       # its part of the key, from the build's Inputs
+
+
+def _strings_word(inputs: Inputs) -> str:
+    return json.dumps(yamlsrc.plain(inputs.strings), sort_keys=True, ensure_ascii=False, default=str)
+
+
+# what a helper may read besides its arguments; `cache_words` makes the face cache key's part
+# from the inputs the helpers of a place declare (render.py adds nothing of its own)
+READS: dict[str, Read] = {
+    "fonts": Read("the fonts pnp ships and the game's own (their digest)", lambda i: i.fonts),
+    # the icon files lie in the template folders, every file of which the render memo's scope digests
+    "icons": Read("the icon files of the template folders (their digests)", lambda i: ""),
+    "language": Read("the edition's language", lambda i: i.language),
+    "strings": Read("the edition's strings (i18n/<language>.yaml strings:)", _strings_word),
+}
 
 
 @dataclass(frozen=True)
@@ -321,10 +337,7 @@ def template_data(place: str, **values) -> dict:
     return values
 
 
-def cache_words(place: str, language: str, strings: Mapping) -> str:
-    """The part of the face cache key that the helpers of `place` read from the edition."""
-    found = reads(place)
-    words = language if "language" in found else ""
-    if "strings" in found:
-        words += json.dumps(strings, sort_keys=True, ensure_ascii=False, default=str)
-    return words
+def cache_words(place: str, inputs: Inputs) -> str:
+    """The part of the face cache key that the helpers of `place` read: each input of READS
+    they declare, in the order of its name."""
+    return "".join(READS[name].word(inputs) for name in sorted(reads(place)))

@@ -18,7 +18,6 @@ import jinja2
 from jinja2.sandbox import SecurityError
 
 from ..data.model import Card, Deck, Game
-from ..data.yamlsrc import plain
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..rendermemo import card_json
@@ -146,17 +145,19 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                         game.meta.get("language", "en"))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
-    env = make_env(game, session, Inputs(session.limits.deadline("rendering the face"), setter=setter, icons=icons,
-                                         strings=game.strings, language=game.language, stage=session.stage))
+    deadline = session.limits.deadline("rendering the face")
+    own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
+    inputs = Inputs(deadline, setter=setter, icons=icons, strings=game.strings, language=game.language,
+                    stage=session.stage, fonts=_fonts_digest() + own_fonts)
+    env = make_env(game, session, inputs)
     game_context = template_data(FACE, game=game.context())["game"]
     svgs = SVGTexts()
     facts = Facts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
-    own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
-    words = cache_words(FACE, game.language, plain(game.strings))   # what the helpers read of the edition
+    words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       SALT + _fonts_digest() + own_fonts + words) if memo.on else None
+                       SALT + words) if memo.on else None
     for deck in game.decks:
         deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context) if scope is not None else None   # (memo.on)

@@ -4,9 +4,8 @@ In: a `RenderedGame` (every face as a vector PDF page). Out: `ExportFile`s (byte
 manifest entry each) that `export.write_exports` writes under output/<game>/exports/.
 Nothing here writes files. `raster.py` turns a face into pixels of an exact size;
 `png.py` makes one image per face, `tts.py` Tabletop Simulator decks, `profiles.py` the
-files print shops accept (DriveThruCards' as PDF/X-1a: `pdfx.py`, with `paint.py` and
-`textmarks.py` finding transparency, `recolour.py` and `cmyk.py` converting to CMYK,
-`pdfx_check.py` checking the result), `kit.py` the zip a player downloads.
+files print shops accept (DriveThruCards' as PDF/X-1a: the package `pdfx/`, which makes
+a file CMYK without transparency and checks it), `kit.py` the zip a player downloads.
 """
 from __future__ import annotations
 

@@ -15,12 +15,12 @@ and boards are not cards and are left out.
 - dtc (DriveThruCards): one PDF per deck, one card per page, each page trim + 1/8 in bleed
   (poker 2.75 x 3.75 in), back then front for every copy (Squib's DriveThruCards sprue:
   "alternate back/front"; DTC's own template not seen), every page with TrimBox and
-  BleedBox. The file is PDF/X-1a:2003, as DTC asks (pdfx.py): CMYK through Ghostscript's
+  BleedBox. The file is PDF/X-1a:2003, as DTC asks (pdfx/): CMYK through Ghostscript's
   SWOP profile, which the OutputIntent embeds; transparent marks and what lies beneath
   them become a CMYK image per face, the rest (usually all text) stays vector. The
   manifest says `"colour": "CMYK"`, `"pdf"`, `"output_intent"`, and lists under
   `flattened` each face with pixels (their size, and how many text operators lie in them,
-  kept as invisible text). Each file is checked (pdfx_check.py) before it is written,
+  kept as invisible text). Each file is checked (pdfx/check.py) before it is written,
   rendered in CMYK too: a page whose total ink passes the limit is refused.
 
 Total ink (`max_ink`, percent of C+M+Y+K) is each shop's limit for a CMYK file: 240 for
@@ -43,10 +43,8 @@ from ..errors import InputError, OutputError, Problem, RenderError
 from ..layout.forms import FacePlacer
 from ..units import PT_PER_MM
 from . import ExportFile
-from .cmyk import Cmyk
 from .pdfx import VERSION as pdfx_version
-from .pdfx import PdfX
-from .pdfx_check import page_inks, pdfx_problems
+from .pdfx import Cmyk, PdfX, page_inks, pdfx_problems
 from .png import card_sides
 from .raster import Rasteriser, png_bytes
 

@@ -8,7 +8,6 @@ and the line. Parsing is markdown-it-py's (CommonMark plus tables).
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
@@ -18,8 +17,8 @@ from jinja2.sandbox import SecurityError
 from markdown_it import MarkdownIt
 
 from ..data.editions import rulebook_paths
-from ..data.yamlsrc import line_of, plain
-from ..draw.helpers import RULEBOOK, Inputs, rulebook_environment, template_data
+from ..data.yamlsrc import line_of
+from ..draw.helpers import RULEBOOK, Inputs, cache_words, rulebook_environment, template_data
 from ..draw.jinja_errors import plain_message, template_line
 from ..draw.templates import render
 from ..errors import InputError, Problem
@@ -69,10 +68,6 @@ def rulebook_file(game):
     return own
 
 
-def _strings_key(game) -> str:
-    return json.dumps(plain(game.strings), sort_keys=True, ensure_ascii=False, default=str)
-
-
 def render_markdown(game, path, session: Session | None = None) -> str:
     """The Markdown after Jinja (sandboxed, bounded: draw/templates.py), with the game's
     data in scope; its compiled template remembered by a remembering session while `pnp
@@ -84,7 +79,7 @@ def render_markdown(game, path, session: Session | None = None) -> str:
     try:
         text = read_text_inside(game.root, path, shown)
         inputs = Inputs(deadline, strings=game.strings, language=game.language)
-        template = session.memo.derived(("rulebook template", text, game.language, _strings_key(game)),
+        template = session.memo.derived(("rulebook template", text, cache_words(RULEBOOK, inputs)),
                                         lambda: rulebook_environment(inputs).from_string(text), few=True)
         return render(template, template.environment.deadline,
                       **template_data(RULEBOOK, game=ctx, data=ctx["data"], decks=ctx["decks"]))

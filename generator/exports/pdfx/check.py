@@ -30,7 +30,7 @@ import pikepdf
 from pikepdf import Name
 from PIL import Image
 
-from .. import safefs
+from ... import safefs
 from .cmyk import most_ink
 
 INK_DPI = 100          # resolution the pages are rendered at to measure their ink
@@ -87,7 +87,7 @@ def page_inks(data: bytes, scratch: Path | None = None, dpi: int = INK_DPI) -> l
 
     :raises OutputError: Ghostscript is missing or fails.
     """
-    from ..errors import OutputError
+    from ...errors import OutputError
 
     gs = shutil.which("gs")
     if gs is None:

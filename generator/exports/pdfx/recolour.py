@@ -9,17 +9,22 @@ masks and blend modes, forms their transparency groups. Resources the rewritten 
 does not use are dropped. Gray (`g`, `G`, DeviceGray) and CMYK stay as they are.
 Anything else in RGB (Separation with an RGB alternate, mesh shadings, type 4 functions)
 is a `ValueError` that says what it is.
+
+Which operators are rewritten, and how, is one table (`OPERATORS`: operator -> method);
+every other operator is copied as it is.
 """
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from typing import Any
 
 import pikepdf
 from pikepdf import ContentStreamInstruction as Ins
 from pikepdf import Name, Operator
 from PIL import Image
 
-from ..draw.pictures import idat
+from ...draw.pictures import idat
 from .cmyk import Cmyk
 
 ALPHA_KEYS = ("/CA", "/ca", "/SMask", "/BM", "/AIS", "/TK")
@@ -34,85 +39,100 @@ class Recolour:
 
     def stream(self, holder: pikepdf.Object, ops=None, before: bytes = b"", extra: dict | None = None) -> None:
         """Rewrite `holder` (a stream with /Resources) in place, from `ops` when given;
-        `before` is content drawn first, `extra` the XObjects it uses."""
-        res = holder.get("/Resources", pikepdf.Dictionary())
+        `before` is content drawn first, `extra` the XObjects it uses. Each operator goes
+        through its entry in `OPERATORS`; one not there is kept as it is."""
         ops = list(pikepdf.parse_content_stream(holder)) if ops is None else ops
-        used: dict[str, dict] = {}
-        out: list = []
-        fill = stroke = "gray"
-
-        def use(kind, name, value):
-            used.setdefault(kind, {})[name] = value
-
+        run = _Run(holder.get("/Resources", pikepdf.Dictionary()))
         for i, ins in enumerate(ops):
-            if isinstance(ins, pikepdf.ContentStreamInlineImage):
-                if ins.operands[0].image_mask or ins.operands[0].mode in ("L", "1", "CMYK"):
-                    out.append(ins)   # a stencil (painted in the fill colour), gray or CMYK: as it is
-                    continue
-                name = Name(f"/PnpInline{i}")
-                use("/XObject", name, self._inline(ins))
-                out.append(Ins([name], Operator("Do")))
-                continue
-            op, args = str(ins.operator), list(ins.operands)
-            if op in ("rg", "RG"):
-                out.append(Ins(list(self.cmyk.colour(args)), Operator("k" if op == "rg" else "K")))
-                fill, stroke = ("cmyk", stroke) if op == "rg" else (fill, "cmyk")
-            elif op in ("g", "k", "G", "K"):
-                kind = "gray" if op in ("g", "G") else "cmyk"
-                fill, stroke = (kind, stroke) if op in ("g", "k") else (fill, kind)
-                out.append(ins)
-            elif op in ("cs", "CS"):
-                name, kind = self._space(res, args[0], use)
-                fill, stroke = (kind, stroke) if op == "cs" else (fill, kind)
-                out.append(Ins([name], ins.operator))
-            elif op in ("sc", "scn", "SC", "SCN"):
-                kind = fill if op in ("sc", "scn") else stroke
-                if kind == "rgb":
-                    out.append(Ins(list(self.cmyk.colour(args[:3])), ins.operator))
-                elif kind == "pattern":
-                    if len(args) != 1:
-                        raise ValueError("an uncoloured tiling pattern")
-                    pattern = self._pattern(res, args[0])
-                    if pattern is None:  # transparent: everything it paints was drawn as pixels
-                        out += [Ins([Name.DeviceGray], Operator("cs" if op == "scn" else "CS")),
-                                Ins([0], Operator("sc" if op == "scn" else "SC"))]
-                    else:
-                        use("/Pattern", args[0], pattern)
-                        out.append(ins)
-                else:
-                    out.append(ins)
-            elif op == "gs":
-                gs = res.get("/ExtGState", {}).get(args[0])
-                clean = self._gs(gs) if gs is not None else None
-                if clean is not None:
-                    use("/ExtGState", args[0], clean)
-                    out.append(ins)
-            elif op == "sh":
-                use("/Shading", args[0], self._shading(res.Shading[args[0]]))
-                out.append(ins)
-            elif op == "Do":
-                use("/XObject", args[0], self._xobject(res.XObject[args[0]]))
-                out.append(ins)
-            elif op == "Tf":
-                font = res.get("/Font", {}).get(args[0])
-                if font is not None:
-                    use("/Font", args[0], self._font(font))
-                out.append(ins)
-            elif op in ("BDC", "DP") and isinstance(args[-1], pikepdf.Name):
-                props = res.get("/Properties", pikepdf.Dictionary()).get(args[-1])
-                if props is not None:
-                    use("/Properties", args[-1], props)
-                out.append(ins)
+            op = INLINE if isinstance(ins, pikepdf.ContentStreamInlineImage) else str(ins.operator)
+            handler = OPERATORS.get(op)
+            if handler is None:
+                run.out.append(ins)
             else:
-                out.append(ins)
+                handler(self, run, i, ins, op)
         for name, value in (extra or {}).items():
-            use("/XObject", name, value)
-        holder.write(before + pikepdf.unparse_content_stream(out))
+            run.use("/XObject", name, value)
+        holder.write(before + pikepdf.unparse_content_stream(run.out))
         holder.Resources = pikepdf.Dictionary({
             k: pikepdf.Dictionary({str(n): o for n, o in sorted(v.items(), key=lambda kv: str(kv[0]))})
-            for k, v in sorted(used.items())})
+            for k, v in sorted(run.used.items())})
         if "/Group" in holder:
             del holder["/Group"]
+
+    # One method per family of operators, each named in OPERATORS below the class.
+
+    def _inline_image(self, run: _Run, i: int, ins, op: str) -> None:
+        if ins.operands[0].image_mask or ins.operands[0].mode in ("L", "1", "CMYK"):
+            run.out.append(ins)   # a stencil (painted in the fill colour), gray or CMYK: as it is
+            return
+        name = Name(f"/PnpInline{i}")
+        run.use("/XObject", name, self._inline(ins))
+        run.out.append(Ins([name], Operator("Do")))
+
+    def _rgb(self, run: _Run, i: int, ins, op: str) -> None:
+        run.out.append(Ins(list(self.cmyk.colour(list(ins.operands))), Operator("k" if op == "rg" else "K")))
+        run.fill, run.stroke = ("cmyk", run.stroke) if op == "rg" else (run.fill, "cmyk")
+
+    def _device(self, run: _Run, i: int, ins, op: str) -> None:
+        kind = "gray" if op in ("g", "G") else "cmyk"
+        run.fill, run.stroke = (kind, run.stroke) if op in ("g", "k") else (run.fill, kind)
+        run.out.append(ins)
+
+    def _colour_space(self, run: _Run, i: int, ins, op: str) -> None:
+        name, kind = self._space(run.res, ins.operands[0], run.use)
+        run.fill, run.stroke = (kind, run.stroke) if op == "cs" else (run.fill, kind)
+        run.out.append(Ins([name], ins.operator))
+
+    def _colour(self, run: _Run, i: int, ins, op: str) -> None:
+        args = list(ins.operands)
+        kind = run.fill if op in ("sc", "scn") else run.stroke
+        if kind == "rgb":
+            run.out.append(Ins(list(self.cmyk.colour(args[:3])), ins.operator))
+        elif kind == "pattern":
+            if len(args) != 1:
+                raise ValueError("an uncoloured tiling pattern")
+            pattern = self._pattern(run.res, args[0])
+            if pattern is None:  # transparent: everything it paints was drawn as pixels
+                run.out += [Ins([Name.DeviceGray], Operator("cs" if op == "scn" else "CS")),
+                            Ins([0], Operator("sc" if op == "scn" else "SC"))]
+            else:
+                run.use("/Pattern", args[0], pattern)
+                run.out.append(ins)
+        else:
+            run.out.append(ins)
+
+    def _graphics_state(self, run: _Run, i: int, ins, op: str) -> None:
+        name = ins.operands[0]
+        gs = run.res.get("/ExtGState", {}).get(name)
+        clean = self._gs(gs) if gs is not None else None
+        if clean is not None:
+            run.use("/ExtGState", name, clean)
+            run.out.append(ins)
+
+    def _paint_shading(self, run: _Run, i: int, ins, op: str) -> None:
+        name = ins.operands[0]
+        run.use("/Shading", name, self._shading(run.res.Shading[name]))
+        run.out.append(ins)
+
+    def _draw_xobject(self, run: _Run, i: int, ins, op: str) -> None:
+        name = ins.operands[0]
+        run.use("/XObject", name, self._xobject(run.res.XObject[name]))
+        run.out.append(ins)
+
+    def _set_font(self, run: _Run, i: int, ins, op: str) -> None:
+        name = ins.operands[0]
+        font = run.res.get("/Font", {}).get(name)
+        if font is not None:
+            run.use("/Font", name, self._font(font))
+        run.out.append(ins)
+
+    def _marked_content(self, run: _Run, i: int, ins, op: str) -> None:
+        tag = ins.operands[-1]
+        if isinstance(tag, pikepdf.Name):
+            props = run.res.get("/Properties", pikepdf.Dictionary()).get(tag)
+            if props is not None:
+                run.use("/Properties", tag, props)
+        run.out.append(ins)
 
     def _space(self, res, name, use):
         """The name to set a colour space by, and its kind (gray, rgb, cmyk, pattern)."""
@@ -248,6 +268,44 @@ class Recolour:
         image.Width, image.Height, image.BitsPerComponent = pil.width, pil.height, 8
         image.ColorSpace = Name.DeviceCMYK
         return image
+
+
+class _Run:
+    """What one stream's rewrite has so far: the operators out, the resources they use and
+    the kind of colour space (gray, rgb, cmyk, pattern, other) filling and stroking."""
+
+    __slots__ = ("res", "out", "used", "fill", "stroke")
+
+    def __init__(self, res: pikepdf.Object):
+        self.res = res
+        self.out: list = []
+        self.used: dict[str, dict] = {}
+        self.fill = self.stroke = "gray"
+
+    def use(self, kind, name, value) -> None:
+        self.used.setdefault(kind, {})[name] = value
+
+
+INLINE = "INLINE IMAGE"   # how pikepdf names an inline image (BI ... ID ... EI) among the operators
+
+Handler = Callable[[Recolour, _Run, int, Any, str], None]
+
+# Every operator the rewrite changes or whose resources it keeps, and what it does with it;
+# any other operator (paths, painting, text, q/Q, cm, ...) is copied as it is.
+OPERATORS: dict[str, Handler] = {
+    INLINE: Recolour._inline_image,                                # RGB pixels: a CMYK image XObject
+    "rg": Recolour._rgb, "RG": Recolour._rgb,                      # become k / K
+    "g": Recolour._device, "G": Recolour._device,                  # gray: kept
+    "k": Recolour._device, "K": Recolour._device,                  # CMYK: kept
+    "cs": Recolour._colour_space, "CS": Recolour._colour_space,    # RGB spaces become DeviceCMYK
+    "sc": Recolour._colour, "scn": Recolour._colour,               # a colour in the current space
+    "SC": Recolour._colour, "SCN": Recolour._colour,
+    "gs": Recolour._graphics_state,                                # ExtGState without alpha
+    "sh": Recolour._paint_shading,                                 # shading with CMYK colours
+    "Do": Recolour._draw_xobject,                                  # image or form, rewritten once
+    "Tf": Recolour._set_font,                                      # a Type 3 font's glyphs rewritten
+    "BDC": Recolour._marked_content, "DP": Recolour._marked_content,  # their /Properties kept
+}
 
 
 def _kind(space) -> str:

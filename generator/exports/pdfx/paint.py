@@ -8,11 +8,14 @@ whether it is transparent: drawn with a constant alpha below 1, a soft mask or a
 other than Normal, or an image or form or pattern that carries any of these. `raster_set`
 picks the paints that must become pixels: the transparent ones and every paint beneath a
 later one of those (boxes that touch); all others can stay vector, drawn over the pixels.
-Nothing is changed here.
+Nothing is changed here. Which operators the analysis follows, and how, is one table
+(`OPERATORS`: operator -> method); every other operator changes nothing it follows.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pikepdf
 from pikepdf import Name
@@ -72,100 +75,125 @@ class Analyser:
     def paints(self, holder: pikepdf.Object, limit, ops=None, res=None) -> list[Paint]:
         """Every painting operator of the stream `holder`, in order; `limit` is the box
         nothing it draws can leave (a form's BBox); `res` the resources when they are not
-        the stream's own (a Type 3 glyph's are its font's)."""
+        the stream's own (a Type 3 glyph's are its font's). Each operator goes through its
+        entry in `OPERATORS`; one not there changes nothing this analysis follows."""
         res = holder.get("/Resources", pikepdf.Dictionary()) if res is None else res
         ops = pikepdf.parse_content_stream(holder) if ops is None else ops
-        state = _State(limit)
-        stack, out = [], []
-        path: list[tuple[float, float]] = []
-        clip_next = False
-        text = None
+        walk = _Walk(res, _State(limit))
         for i, ins in enumerate(ops):
-            op = "INLINE IMAGE" if isinstance(ins, pikepdf.ContentStreamInlineImage) else str(ins.operator)
-            args = ins.operands
-            if op == "q":
-                stack.append(state.copy())
-            elif op == "Q":
-                if stack:
-                    state = stack.pop()
-            elif op == "cm":
-                state.ctm = mul(tuple(float(v) for v in args), state.ctm)
-            elif op == "w":
-                state.lw = float(args[0])
-            elif op == "M":
-                state.miter = float(args[0])
-            elif op == "gs":
-                state.apply_gs(res.get("/ExtGState", {}).get(args[0]))
-            elif op in ("m", "l"):
-                path.append((float(args[0]), float(args[1])))
-            elif op in ("c", "v", "y"):
-                path += [(float(args[k]), float(args[k + 1])) for k in range(0, len(args), 2)]
-            elif op == "re":
-                x, y, w, h = (float(v) for v in args)
-                path += [(x, y), (x + w, y + h)]
-            elif op in ("W", "W*"):
-                clip_next = True
-            elif op in FILLS | STROKES | BOTH | {"n"}:
-                box = None
-                if path:
-                    xs, ys = [p[0] for p in path], [p[1] for p in path]
-                    box = (min(xs), min(ys), max(xs), max(ys))
-                if op != "n" and box is not None:
-                    grow = state.lw / 2 * max(1.0, state.miter) if op not in FILLS else 0.0
-                    drawn = box_through((box[0] - grow, box[1] - grow, box[2] + grow, box[3] + grow), state.ctm)
-                    alpha = ((state.ca < 1 if op not in STROKES else False)
-                             or (state.CA < 1 if op not in FILLS else False))
-                    pattern = (op not in STROKES and self._pattern_transparent(res, state.fill_pattern)) or \
-                              (op not in FILLS and self._pattern_transparent(res, state.stroke_pattern))
-                    out.append(Paint(i, _clipped(drawn, state.clip), alpha or pattern or state.masked, "path"))
-                if clip_next and box is not None:
-                    state.clip = meet(state.clip, box_through(box, state.ctm))
-                path, clip_next = [], False
-            elif op == "sh":
-                shading = res.get("/Shading", {}).get(args[0])
-                box = state.clip
-                if shading is not None and "/BBox" in shading:
-                    box = meet(box, box_through([float(v) for v in shading.BBox], state.ctm))
-                out.append(Paint(i, _clipped(box, state.clip), state.ca < 1 or state.masked, "shading"))
-            elif op == "Do":
-                xobj = res.get("/XObject", {}).get(args[0])
-                out.append(self._xobject(i, xobj, state))
-            elif op == "INLINE IMAGE":
-                drawn = box_through((0, 0, 1, 1), state.ctm)
-                out.append(Paint(i, _clipped(drawn, state.clip), state.ca < 1 or state.masked, "image"))
-            elif op == "cs":
-                state.fill_pattern = None
-            elif op == "CS":
-                state.stroke_pattern = None
-            elif op in ("scn", "SCN"):
-                name = args[-1] if args and isinstance(args[-1], pikepdf.Name) else None
-                if op == "scn":
-                    state.fill_pattern = name
-                else:
-                    state.stroke_pattern = name
-            elif op in ("rg", "k", "g", "sc"):
-                state.fill_pattern = None
-            elif op in ("RG", "K", "G", "SC"):
-                state.stroke_pattern = None
-            elif op == "BT":
-                text = TextObject(self._metrics)
-            elif op == "ET":
-                text = None
-            elif text is not None or op in ("Tf", "Tc", "Tw", "Tz", "TL", "Ts", "Tr"):
-                text = text or TextObject(self._metrics)
-                paint = text.step(op, args, state, res)
-                if paint is not None:
-                    box, painted = paint
-                    alpha = state.masked or (state.ca < 1 and state.tr in (0, 2, 4, 6)) or \
-                        (state.CA < 1 and state.tr in (1, 2, 5, 6))
-                    pattern = self._pattern_transparent(res, state.fill_pattern) or \
-                        self._pattern_transparent(res, state.stroke_pattern) or self._type3_transparent(state.font)
-                    if state.tr in (1, 2, 5, 6) and box is not None:
-                        g = state.lw / 2 * max(1.0, state.miter)
-                        box = (box[0] - g, box[1] - g, box[2] + g, box[3] + g)
-                    box = _clipped(box_through(box, state.ctm), state.clip)
-                    out.append(Paint(i, box if painted else None, painted and (alpha or pattern), "text", state.tr))
-        return out
+            op = INLINE if isinstance(ins, pikepdf.ContentStreamInlineImage) else str(ins.operator)
+            handler = OPERATORS.get(op)
+            if handler is not None:
+                handler(self, walk, i, ins.operands, op)
+        return walk.out
+
+    # One method per family of operators, each named in OPERATORS below the class.
+
+    def _save(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.stack.append(walk.state.copy())
+
+    def _restore(self, walk: _Walk, i: int, args, op: str) -> None:
+        if walk.stack:
+            walk.state = walk.stack.pop()
+
+    def _concat(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.state.ctm = mul(tuple(float(v) for v in args), walk.state.ctm)
+
+    def _line_width(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.state.lw = float(args[0])
+
+    def _miter(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.state.miter = float(args[0])
+
+    def _graphics_state(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.state.apply_gs(walk.res.get("/ExtGState", {}).get(args[0]))
+
+    def _point(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.path.append((float(args[0]), float(args[1])))
+
+    def _curve(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.path += [(float(args[k]), float(args[k + 1])) for k in range(0, len(args), 2)]
+
+    def _rectangle(self, walk: _Walk, i: int, args, op: str) -> None:
+        x, y, w, h = (float(v) for v in args)
+        walk.path += [(x, y), (x + w, y + h)]
+
+    def _clip(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.clip_next = True
+
+    def _end_path(self, walk: _Walk, i: int, args, op: str) -> None:
+        """A fill, stroke, both or `n`: what the path paints, and the clip it may set."""
+        state, res, path = walk.state, walk.res, walk.path
+        box = None
+        if path:
+            xs, ys = [p[0] for p in path], [p[1] for p in path]
+            box = (min(xs), min(ys), max(xs), max(ys))
+        if op != "n" and box is not None:
+            grow = state.lw / 2 * max(1.0, state.miter) if op not in FILLS else 0.0
+            drawn = box_through((box[0] - grow, box[1] - grow, box[2] + grow, box[3] + grow), state.ctm)
+            alpha = ((state.ca < 1 if op not in STROKES else False)
+                     or (state.CA < 1 if op not in FILLS else False))
+            pattern = (op not in STROKES and self._pattern_transparent(res, state.fill_pattern)) or \
+                      (op not in FILLS and self._pattern_transparent(res, state.stroke_pattern))
+            walk.out.append(Paint(i, _clipped(drawn, state.clip), alpha or pattern or state.masked, "path"))
+        if walk.clip_next and box is not None:
+            state.clip = meet(state.clip, box_through(box, state.ctm))
+        walk.path, walk.clip_next = [], False
+
+    def _shading(self, walk: _Walk, i: int, args, op: str) -> None:
+        state = walk.state
+        shading = walk.res.get("/Shading", {}).get(args[0])
+        box = state.clip
+        if shading is not None and "/BBox" in shading:
+            box = meet(box, box_through([float(v) for v in shading.BBox], state.ctm))
+        walk.out.append(Paint(i, _clipped(box, state.clip), state.ca < 1 or state.masked, "shading"))
+
+    def _draw_xobject(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.out.append(self._xobject(i, walk.res.get("/XObject", {}).get(args[0]), walk.state))
+
+    def _inline_image(self, walk: _Walk, i: int, args, op: str) -> None:
+        state = walk.state
+        drawn = box_through((0, 0, 1, 1), state.ctm)
+        walk.out.append(Paint(i, _clipped(drawn, state.clip), state.ca < 1 or state.masked, "image"))
+
+    def _fill_space(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.state.fill_pattern = None    # a space or colour set: no pattern fills
+
+    def _stroke_space(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.state.stroke_pattern = None
+
+    def _pattern_colour(self, walk: _Walk, i: int, args, op: str) -> None:
+        name = args[-1] if args and isinstance(args[-1], pikepdf.Name) else None
+        if op == "scn":
+            walk.state.fill_pattern = name
+        else:
+            walk.state.stroke_pattern = name
+
+    def _begin_text(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.text = TextObject(self._metrics)
+
+    def _end_text(self, walk: _Walk, i: int, args, op: str) -> None:
+        walk.text = None
+
+    def _text(self, walk: _Walk, i: int, args, op: str) -> None:
+        """A text operator: inside BT..ET (or once a text state operator began one), the
+        text matrix follows it, and a string shown is a paint."""
+        if walk.text is None and op not in TEXT_STATE:
+            return
+        walk.text = walk.text or TextObject(self._metrics)
+        state, res = walk.state, walk.res
+        paint = walk.text.step(op, args, state, res)
+        if paint is not None:
+            box, painted = paint
+            alpha = state.masked or (state.ca < 1 and state.tr in (0, 2, 4, 6)) or \
+                (state.CA < 1 and state.tr in (1, 2, 5, 6))
+            pattern = self._pattern_transparent(res, state.fill_pattern) or \
+                self._pattern_transparent(res, state.stroke_pattern) or self._type3_transparent(state.font)
+            if state.tr in (1, 2, 5, 6) and box is not None:
+                g = state.lw / 2 * max(1.0, state.miter)
+                box = (box[0] - g, box[1] - g, box[2] + g, box[3] + g)
+            box = _clipped(box_through(box, state.ctm), state.clip)
+            walk.out.append(Paint(i, box if painted else None, painted and (alpha or pattern), "text", state.tr))
 
     def _xobject(self, i, xobj, state) -> Paint:
         if xobj is None:
@@ -217,6 +245,47 @@ class Analyser:
         if key not in self._fonts:
             self._fonts[key] = font_metrics(font)
         return self._fonts[key]
+
+
+class _Walk:
+    """What one stream's analysis has so far: its resources, the graphics state and those
+    saved by `q`, the paints found, the path being built, whether it clips, the text object."""
+
+    __slots__ = ("res", "state", "stack", "out", "path", "clip_next", "text")
+
+    def __init__(self, res, state: _State):
+        self.res, self.state = res, state
+        self.stack: list[_State] = []
+        self.out: list[Paint] = []
+        self.path: list[tuple[float, float]] = []
+        self.clip_next = False
+        self.text: TextObject | None = None
+
+
+INLINE = "INLINE IMAGE"   # how pikepdf names an inline image (BI ... ID ... EI) among the operators
+TEXT_STATE = {"Tf", "Tc", "Tw", "Tz", "TL", "Ts", "Tr"}   # they begin a text object of their own
+TEXT = TEXT_STATE | {"Td", "TD", "Tm", "T*"} | SHOWS
+
+Handler = Callable[[Analyser, _Walk, int, Any, str], None]
+
+# Every operator the analysis follows, and what it does with it; any other changes nothing
+# it follows (marked content, dashes, joins, colours' values, Type 3 glyph widths...).
+OPERATORS: dict[str, Handler] = {
+    "q": Analyser._save, "Q": Analyser._restore, "cm": Analyser._concat,
+    "w": Analyser._line_width, "M": Analyser._miter, "gs": Analyser._graphics_state,
+    "m": Analyser._point, "l": Analyser._point,
+    "c": Analyser._curve, "v": Analyser._curve, "y": Analyser._curve, "re": Analyser._rectangle,
+    "W": Analyser._clip, "W*": Analyser._clip,
+    **dict.fromkeys(sorted(FILLS | STROKES | BOTH | {"n"}), Analyser._end_path),
+    "sh": Analyser._shading, "Do": Analyser._draw_xobject, INLINE: Analyser._inline_image,
+    "cs": Analyser._fill_space, "rg": Analyser._fill_space, "k": Analyser._fill_space,
+    "g": Analyser._fill_space, "sc": Analyser._fill_space,
+    "CS": Analyser._stroke_space, "RG": Analyser._stroke_space, "K": Analyser._stroke_space,
+    "G": Analyser._stroke_space, "SC": Analyser._stroke_space,
+    "scn": Analyser._pattern_colour, "SCN": Analyser._pattern_colour,
+    "BT": Analyser._begin_text, "ET": Analyser._end_text,
+    **dict.fromkeys(sorted(TEXT), Analyser._text),
+}
 
 
 def raster_set(paints: list[Paint]) -> set[int]:

@@ -35,7 +35,7 @@ import pikepdf
 from pikepdf import Name
 from PIL import Image, ImageCms, ImageFilter, ImageMath
 
-from ..errors import OutputError
+from ...errors import OutputError
 
 CMYK_PROFILE = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
 SAMPLES = 256   # entries of a converted shading's colour table

@@ -28,7 +28,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 from pikepdf import Name
 
-from ..pdfiumlock import pdfium_document
+from ...pdfiumlock import pdfium_document
 from .cmyk import Cmyk
 from .paint import Analyser, raster_set, without
 from .recolour import Recolour
