@@ -18,6 +18,7 @@ from .draw.pictures import Asked
 from .draw.stamp import stamp_of
 from .errors import OutputError
 from .exports.files import write_exports
+from .session import Session
 
 TARGETS = ("png", "tts", "tabletopia", "faces", "tgc", "mpc", "dtc")
 log = logging.getLogger("pnp")
@@ -51,14 +52,15 @@ def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: b
     from .draw.render import render_game
     from .pipeline import editions_asked, resolve_games
 
+    session = Session()   # an entry point: the session of the export (TODO(lead): the CLI's)
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)
     asked = Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures"))
     results = []
     for game_id, langs in editions_asked(root, resolve_games(root, names), names, languages).items():
-        for edition in _editions(root, game_id, validate, langs):
+        for edition in _editions(root, game_id, validate, langs, session):
             started = time.perf_counter()
-            rendered = render_game(edition, stamp=stamp_of(edition, stamp), pictures=asked)
+            rendered = render_game(edition, session, stamp=stamp_of(edition, stamp), pictures=asked)
             name = _target(target, edition)
             folder = out_dir / game_id / "exports" / name
             files, summary = make_target(rendered, target, dpi, bleed, folder, base_url)
@@ -77,11 +79,11 @@ def run_exports(root: Path, names, target: str, dpi: int | None = None, bleed: b
     return results
 
 
-def _editions(root: Path, game_id: str, validate: bool, languages) -> list:
+def _editions(root: Path, game_id: str, validate: bool, languages, session: Session) -> list:
     """The editions of a game an export makes, its translations and (`validate`) its rules checked."""
     from .pipeline import _validate, load_editions
 
-    game, made, _ = load_editions(root, game_id, languages)
+    game, made, _ = load_editions(root, game_id, languages, session)
     if validate:
         _validate(game, strict=False)
     return made
@@ -103,17 +105,18 @@ def run_kit(root: Path, game_id: str, papers=None, mode: str | None = None, back
     from .layout.calibration import calibration_pdf
     from .pipeline import game_papers, layout_game, print_mode_of, resolve_games
 
+    session = Session()   # an entry point: the session of the kit (TODO(lead): the CLI's)
     out_dir = out_dir or root / "output"
     _activate_fonts(out_dir)
     (game_id,) = resolve_games(root, [game_id])
     results = []
-    for edition in _editions(root, game_id, validate, languages):
+    for edition in _editions(root, game_id, validate, languages, session):
         started = time.perf_counter()
         papers_of_kit = game_papers(edition, papers)
         print_mode = print_mode_of(edition, mode, back_offset, cutter)
-        rendered = render_game(edition, stamp=stamp_of(edition, stamp),
+        rendered = render_game(edition, session, stamp=stamp_of(edition, stamp),
                                pictures=Asked(image_dpi, draft, str(out_dir / ".cache" / "pictures")))
-        artifacts = layout_game(edition, rendered, papers_of_kit, print_mode)
+        artifacts = layout_game(edition, rendered, papers_of_kit, print_mode, session)
         calibration = {p: calibration_pdf(p, print_mode) for p in papers_of_kit} if print_mode.duplex else {}
         kit = kit_zip(edition, artifacts, print_mode, calibration)
         name = _target("kit", edition)

@@ -83,8 +83,7 @@ def editions_asked(root: Path, games: list[str], named, asked) -> dict[str, tupl
     return out
 
 
-def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None = None,
-                  session: Session | None = None) -> tuple:
+def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None, session: Session) -> tuple:
     """The game and the editions of it to make (`languages`; None: all), its printed text
     and translations checked: (game, editions, the translations' warnings).
 
@@ -207,7 +206,8 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
     from .draw import drawpool
 
     name = f"{game.id} ({game.edition})" if game.edition else game.id
-    reference = changes.before(game.root, game.id, changed_since, out_dir, game.edition)[1] if changed_since else None
+    reference = changes.before(game.root, game.id, changed_since, out_dir, game.edition, session)[1] \
+        if changed_since else None
     log.info("%s: step 3/5 render", name)
 
     def drawing(todo, total):
@@ -231,7 +231,7 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
         spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
         try:
             safefs.real_folder(out_dir.parent, spool)
-            artifacts = layout_game(game, rendered, papers, print_mode, guides, advance, session, spool)
+            artifacts = layout_game(game, rendered, papers, print_mode, session, guides, advance, spool)
             if changed:
                 artifacts += [_changed_sheets(rendered, changed, paper, print_mode, session, spool)
                               for paper in papers]
@@ -255,12 +255,11 @@ def _build_edition(game, cache, papers, out_dir, guides, strict, print_mode, cha
     return artifacts, drawn, changed, rendered
 
 
-def layout_game(game, rendered, papers, print_mode: PrintMode, guides: bool = False,
-                advance=lambda: None, session: Session | None = None, spool: Path | None = None) -> list[Artifact]:
+def layout_game(game, rendered, papers, print_mode: PrintMode, session: Session, guides: bool = False,
+                advance=lambda: None, spool: Path | None = None) -> list[Artifact]:
     """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory
     (the sheets in temporary files in `spool`, when given); `advance` is called after each
     paper (a progress bar)."""
-    session = session or Session()
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
 

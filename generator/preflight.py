@@ -18,12 +18,12 @@ from .session import Session
 PAPERS = ("a4", "letter")
 
 
-def preflight(game, papers: tuple[str, ...] | None = None, session: Session | None = None) -> list[Problem]:
+def preflight(game, session: Session, papers: tuple[str, ...] | None = None) -> list[Problem]:
     """Every problem a build of `game` would stop at (none: the build will succeed, rules aside)."""
-    return preflight_report(game, papers, session)[0]
+    return preflight_report(game, session, papers)[0]
 
 
-def preflight_report(game, papers: tuple[str, ...] | None = None, session: Session | None = None,
+def preflight_report(game, session: Session, papers: tuple[str, ...] | None = None,
                      pictures=None) -> tuple[list[Problem], list[Problem]]:
     """The problems a build would stop at, and the warnings it would print (a picture
     below `print: min_image_dpi`, an external reference in an SVG that cannot be
@@ -35,7 +35,6 @@ def preflight_report(game, papers: tuple[str, ...] | None = None, session: Sessi
     from .layout.seams import text_on_seams
     from .units import paper_size
 
-    session = session or Session()
     with session.stage("fonts"):
         problems = list(printed_text_problems(game))
     warnings: list[Problem] = []

@@ -40,9 +40,8 @@ class FacesPDF:
     pictures: dict = field(default_factory=dict)   # face key -> (Placements, remarks) of faces with pictures
 
 
-def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
-               cache=None, progress=None, game_fonts: tuple | None = None,
-               session: Session | None = None, policy: Policy | None = None,
+def draw_faces(svgs: Mapping[str, str], session: Session, sizes: dict | None = None, roots: tuple[str, ...] = (),
+               cache=None, progress=None, game_fonts: tuple | None = None, policy: Policy | None = None,
                facts: tuple | None = None) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
     `game_fonts` is (templates dir, as shown) of a game with fonts of its own, `policy` how
@@ -57,7 +56,6 @@ def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[
     :param facts: every face's `face_facts` merged (render_svgs works them out as it renders);
         default: worked out here, face by face.
     """
-    session = session or Session()
     policy = policy or Policy()
     memo = session.memo
     sizes = sizes or {}
