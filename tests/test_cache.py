@@ -1,6 +1,7 @@
 """The face cache: warm builds redraw only what changed and write the same bytes as a cold build."""
 from __future__ import annotations
 
+import hashlib
 import shutil
 
 import pytest
@@ -289,3 +290,33 @@ def test_a_word_that_brings_a_ligature_redraws_only_its_bundle(project):
     edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Ruler of the Skies")
     warm = render_game(load_game(project, "olympians", Session()), Session(), cache=cache)
     assert 1 <= warm.drawn <= 2 < len(cold.faces_pdfs)
+
+
+def test_the_face_cache_and_the_picture_store_are_one_store_with_one_format(tmp_path):
+    """Both disk stores are a `diskstore.Store` in a subfolder of their own: the same entry
+    format (fields, lengths, a tag keyed with this machine's key), written and read by
+    the same code; each refuses (and removes) a damaged entry."""
+    from generator import diskstore
+    from generator.draw.pictures import Prepared
+    from generator.draw.picturestore import PictureStore
+
+    faces, pictures = FaceCache(tmp_path / "faces"), PictureStore(tmp_path / "pictures")
+    assert isinstance(faces, diskstore.Store) and isinstance(pictures, diskstore.Store)
+    for method in ("fields", "write", "drop", "prune", "size"):   # the format and the folder: never their own
+        assert getattr(type(faces), method) is getattr(type(pictures), method) or method == "prune"
+    assert "prune" not in vars(PictureStore) and all(m not in vars(FaceCache) for m in ("fields", "write", "drop"))
+    key = "ab" + "0" * 62
+    faces.put(key, b"%PDF-1.5 faces", b"notes")
+    pixels = b"prepared pixels"
+    pictures.put(key, Prepared("png", pixels, (2, 2), "resampled", b"", hashlib.sha256(pixels).hexdigest(), ()))
+    face_entry, picture_entry = tmp_path / "faces" / "ab" / f"{key}.pdf", tmp_path / "pictures" / "ab" / key
+    assert diskstore.unpack(f"faces/{key}", face_entry.read_bytes()) == (b"%PDF-1.5 faces", b"notes")
+    assert diskstore.unpack(f"pictures/{key}", picture_entry.read_bytes())[2] == pixels
+    assert diskstore.unpack(f"faces/{key}", picture_entry.read_bytes()) is None   # the kind is part of the tag
+    assert faces.entry(key) == (b"%PDF-1.5 faces", b"notes") and pictures.get(key, b"").data == pixels
+    for entry in (face_entry, picture_entry):
+        damaged = bytearray(entry.read_bytes())
+        damaged[3] ^= 1
+        entry.write_bytes(bytes(damaged))
+    assert faces.entry(key) is None and not face_entry.exists()
+    assert pictures.get(key, b"") is None and not picture_entry.exists()
