@@ -262,3 +262,18 @@ def test_a_memo_that_remembers_nothing_builds_no_key():
     assert remembering.unless_passed(lambda: ("passes", 1), list) == []
     assert remembering.unless_passed(lambda: ("passes", 1), no_key) == []   # passed before: not checked again
     assert Session().keeps_workers and not Session(remember=True).keeps_workers
+
+
+def test_bounded_maps_are_cachetools_not_hand_rolled():
+    """Every bounded map of pnp is cachetools' `LRUCache` (the session's, the render memo's,
+    the text engine's): no policy of its own made of an OrderedDict and popitem."""
+    from cachetools import LRUCache
+
+    rolled = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path in sorted(PACKAGE.rglob("*.py"))
+              for node in ast.walk(ast.parse(path.read_text()))
+              if isinstance(node, ast.Attribute) and node.attr in ("popitem", "move_to_end")
+              or isinstance(node, ast.Name) and node.id == "OrderedDict"]
+    assert not rolled, f"a bounded map of its own: {rolled}"
+    watching = Session(remember=True)
+    assert all(isinstance(held, LRUCache) for held in (watching.segments, watching.furniture, watching.rulebooks,
+                                                        watching.pictures, watching.memo.svgs, watching.font_digests))
