@@ -6,8 +6,8 @@ In: a key (sha256 hex of everything that decides what is stored) and the fields 
 entry (byte strings: a bundle's PDF and its notes, a picture's description and pixels).
 Out: the same fields on a later build (or in another drawing worker), or None. Each entry
 is `<folder>/<key[:2]>/<key><suffix>`: its fields one after the other, each field's
-length (4 bytes), how many fields (1 byte), and a 32-byte BLAKE2b of the key and all
-that, keyed with this machine's cache key (safefs.cache_key, kept outside the project).
+length (4 bytes), how many fields (1 byte), and a 32-byte BLAKE2b of the format, the
+key and all that, keyed with this machine's cache key (safefs.cache_key, kept outside the project).
 An entry whose tag does not match (damaged, torn, planted in a checkout, made under
 another key) is treated as missing and removed. Entries are written to a temporary name
 and renamed into place, never through a link (safefs.py: folders opened by their fds,
@@ -29,6 +29,7 @@ from pathlib import Path
 from . import safefs
 
 _TAG = 32
+FORMAT = "pnp store 1"   # part of every tag: an entry of another format is never read as one of this
 _SHARD = re.compile(r"[0-9a-f]{2}")
 _TMP = re.compile(r"\..+\.tmp")
 
@@ -36,13 +37,13 @@ _TMP = re.compile(r"\..+\.tmp")
 def pack(name: str, fields: tuple[bytes, ...]) -> bytes:
     """An entry's bytes: the fields, their lengths, their number, the tag of all that under `name`."""
     body = b"".join((*fields, *(len(f).to_bytes(4, "big") for f in fields), len(fields).to_bytes(1, "big")))
-    return body + safefs.tag(name, body)
+    return body + safefs.tag(f"{FORMAT}: {name}", body)
 
 
 def unpack(name: str, blob: bytes) -> tuple[bytes, ...] | None:
     """The fields of a whole entry made under `name` with this machine's key; None for any other."""
     body, digest = blob[:-_TAG], blob[-_TAG:]
-    if len(blob) < _TAG + 1 or not hmac.compare_digest(safefs.tag(name, body), digest):
+    if len(blob) < _TAG + 1 or not hmac.compare_digest(safefs.tag(f"{FORMAT}: {name}", body), digest):
         return None
     n = body[-1]
     head = len(body) - 1 - 4 * n
