@@ -158,9 +158,10 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from generator.draw import fonts, render
 from generator.data import load
+from generator.session import Session
 root = Path(sys.argv[2])
 fonts.activate(root / "output" / ".cache")   # the same shipped fonts pnp draws with
-svgs = list(render.render_svgs(load.load_game(root, "bench")).svgs.values())
+svgs = list(render.render_svgs(load.load_game(root, "bench", Session()), Session()).svgs.values())
 sample = svgs[::-(-len(svgs) // 1000)]   # past 1,000 faces, an even sample: the cost per face is what counts
 # CairoSVG alone cannot draw pnp's <pnp:text>: give it the same words in the same places as plain
 # <text>, one element per line (what a script calling CairoSVG would write), untimed

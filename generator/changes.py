@@ -27,6 +27,7 @@ from .draw.pictures import policy_for
 from .draw.render import render_svgs
 from .errors import InputError, RenderError, collect
 from .guard import git_command, git_env
+from .session import Session
 
 LAST = "last"
 KEEP_REFS = 4
@@ -41,9 +42,9 @@ def component_keys(cards, draw_keys: dict) -> dict[str, list[str | None]]:
     return {rc.card.id: [draw_keys.get(k) for k in face_list(rc)] for rc in cards}
 
 
-def current(game):
+def current(game, session: Session):
     """(FaceSVGs, {component: draw keys}, {face key: draw key}) of a loaded game, nothing drawn."""
-    found = render_svgs(game)
+    found = render_svgs(game, session)
     collect("while rendering", list(found.problems), RenderError)  # a version whose templates fail
     pictures = policy_for(game.meta.get("print")).digest()   # as a build without --draft or --image-dpi
     draw_keys = {k: face_key(svg, found.sizes.get(k), found.roots, found.fonts_digest, pictures)
@@ -138,7 +139,7 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
     return dest
 
 
-def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str = ""):
+def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str, session: Session):
     """The reference's (game or None, {component: draw keys}); a game absent at `ref` is
     empty. `lang`: an edition in another language than the cards are written in."""
     if ref == LAST:
@@ -146,9 +147,9 @@ def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str = ""):
     tree = checkout(root, ref, out_dir)
     if not (tree / "cards" / game_id / "game.yaml").is_file():
         return None, {}
-    game = load_game(tree, game_id)
+    game = load_game(tree, game_id, session)
     if lang:
         if lang not in languages_of(game.meta):
             return None, {}
         game = edition(game, lang, read_translation(game, lang))
-    return game, current(game)[1]
+    return game, current(game, session)[1]

@@ -212,7 +212,7 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
     options, session, out_dir = run.options, run.session, run.out_dir
     name = f"{game.id} ({game.edition})" if game.edition else game.id
     since = options.changed_since
-    reference = changes.before(game.root, game.id, since, out_dir, game.edition)[1] if since else None
+    reference = changes.before(game.root, game.id, since, out_dir, game.edition, session)[1] if since else None
     log.info("%s: step 3/5 render", name)
 
     def drawing(todo, total):

@@ -1,6 +1,9 @@
 """Rendered face SVGs remembered from one build to the next (`pnp watch` re-renders only
 the cards whose inputs changed), held by a remembering `Session` (session.py). A one-shot
-build's session has a memo that is off: it would only hold every SVG in memory.
+build's session has a `Memo` that remembers nothing: it makes every value when asked and
+builds no key (holding every SVG would only cost memory), so no stage asks which it has.
+The bounded maps of a remembering session are cachetools' `LRUCache` (`Kept`; `Forgets`
+is the one that keeps nothing).
 
 In: what a face's Jinja render reads: the game's template folders (every file, icons
 included), the game's and the deck's template contexts, the card's context, the side,
@@ -19,8 +22,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from cachetools import LRUCache
 
 LIMIT = 50_000          # faces remembered, least recently used dropped first
 DERIVED_PER_FACE = 8    # facts kept about each (draw key, fonts, packed SVG, schema passed...)
@@ -36,14 +42,90 @@ def _json(value) -> str:
     return json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
 
 
-class RenderMemo:
-    def __init__(self, limit: int = 0):
-        self.limit = limit  # 0: off
-        self.svgs: OrderedDict[str, str] = OrderedDict()
-        self._files: dict[tuple, str] = {}
+class Kept(LRUCache):
+    """The last values put, up to `limit` of them (or `limit` bytes as `size` measures
+    them), least recently used dropped first (cachetools' `LRUCache`); a value larger than
+    the whole limit is not kept. A remembering session's segments, furniture, rulebooks and
+    pictures (session.py)."""
+
+    def __init__(self, limit: int, size: Callable[[Any], int] | None = None):
+        super().__init__(limit, getsizeof=size)
+
+    def put(self, key, value) -> None:
+        if key not in self and self.getsizeof(value) <= self.maxsize:
+            self[key] = value
+
+    def keep(self, key, make: Callable[..., Any]) -> None:
+        """`put(key, make())`: `make` is called only by a map that keeps (not by `Forgets`)."""
+        self.put(key, make())
+
+
+class Forgets:
+    """A `Kept` that keeps nothing: what a session that remembers nothing holds."""
+
+    def get(self, key, default=None):
+        return default
+
+    def put(self, key, value) -> None:
+        pass
+
+    def keep(self, key, make: Callable[..., Any]) -> None:
+        pass
+
+    def __len__(self) -> int:
+        return 0
+
+
+class Memo:
+    """The memo of a session that remembers nothing: every value made when asked for, no
+    key of it built, nothing kept. `RenderMemo` is the one that remembers."""
+
+    def __init__(self) -> None:
         self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
-        self._derived: OrderedDict[tuple, object] = OrderedDict()
-        self._few: OrderedDict[tuple, object] = OrderedDict()
+
+    def scope(self, folders, game_context, salt: Callable[[], str]) -> tuple[str, str, str]:
+        """Digests of what all of a game's faces share (`RenderMemo.scope`); none here."""
+        return "", "", ""
+
+    def deck_scope(self, scope: tuple[str, str, str], deck_context) -> tuple[str, str]:
+        return "", ""
+
+    def card_key(self, card_context) -> str:
+        """A card's template context as `key` takes it (made once for both sides)."""
+        return ""
+
+    def face(self, key: Callable[..., str], render: Callable[..., str | None]) -> str | None:
+        """A face's SVG: `render()` (remembered under `key()` by a remembering memo)."""
+        return render()
+
+    def derived(self, key: tuple, make: Callable[..., Any], few: bool = False):
+        """`make()` (remembered under `key` by a remembering memo)."""
+        return make()
+
+    def unless_passed(self, key: Callable[..., tuple], check: Callable[..., list]) -> list:
+        """The problems `check()` finds (none again, by a remembering memo, for what passed
+        under `key()` before)."""
+        return check()
+
+    def recall(self, key: tuple, few: bool = False):
+        """What `keep` kept under `key` (None: nothing was)."""
+        return None
+
+    def keep(self, key: tuple, value, few: bool = False) -> None:
+        """Keep `value` under `key` (a remembering memo does)."""
+
+    def key(self, deck_scope: tuple[str, str], card_context, side: str, template: str, extra,
+            reads_decks: bool) -> str:
+        """The key of one face's render; `card_context` may be given as its JSON (`card_key`)."""
+        card = card_context if isinstance(card_context, str) else _json(card_context)
+        decks = deck_scope[1] if reads_decks or "decks" in card else ""
+        return hashlib.sha256(f"{deck_scope[0]}\n{decks}\n{template}\n{side}\n{card}\n{_json(extra)}"
+                              .encode()).hexdigest()
+
+    def face_key(self, env, scope: tuple[str, str, str], deck_scope: tuple[str, str], card_context, side: str,
+                 template: str, extra) -> str:
+        """`key`, knowing whether the template reads `game.decks` (`reads_decks`)."""
+        return self.key(deck_scope, card_context, side, template, extra, self.reads_decks(env, scope[2], template))
 
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`reads_decks` for templates as they are (`files`: scope digest), parsed once."""
@@ -51,10 +133,24 @@ class RenderMemo:
             self._readers[(files, template)] = reads_decks(env, template)
         return self._readers[(files, template)]
 
-    def scope(self, folders, game_context, salt: str) -> tuple[str, str, str]:
+
+class RenderMemo(Memo):
+    """The memo of a remembering session (`pnp watch`): up to `limit` rendered faces, up to
+    DERIVED_PER_FACE facts a face (a face has several facts: a fixed share of the limit
+    would evict, every rebuild, what the same rebuild asks for next) and FEW large values
+    (rulebooks), least recently used dropped first."""
+
+    def __init__(self, limit: int = LIMIT):
+        super().__init__()
+        self.svgs: LRUCache[str, str] = LRUCache(limit)
+        self._files: dict[tuple, str] = {}
+        self._derived: LRUCache[tuple, object] = LRUCache(limit * DERIVED_PER_FACE)
+        self._few: LRUCache[tuple, object] = LRUCache(FEW)
+
+    def scope(self, folders, game_context, salt: Callable[[], str]) -> tuple[str, str, str]:
         """Digests of what all of a game's faces share: (template files and the game context
         without its decks, the game's decks, the template files alone)."""
-        h = hashlib.sha256(salt.encode())
+        h = hashlib.sha256(salt().encode())
         for folder in folders:
             folder = Path(folder)
             if not folder.is_dir():
@@ -70,69 +166,45 @@ class RenderMemo:
     def deck_scope(self, scope: tuple[str, str, str], deck_context) -> tuple[str, str]:
         return hashlib.sha256((scope[0] + _json(deck_context)).encode()).hexdigest(), scope[1]
 
-    def key(self, deck_scope: tuple[str, str], card_context, side: str, template: str, extra,
-            reads_decks: bool) -> str:
-        """The key of one face's render; `card_context` may be given as its JSON (`card_json`)."""
-        card = card_context if isinstance(card_context, str) else _json(card_context)
-        decks = deck_scope[1] if reads_decks or "decks" in card else ""
-        return hashlib.sha256(f"{deck_scope[0]}\n{decks}\n{template}\n{side}\n{card}\n{_json(extra)}"
-                              .encode()).hexdigest()
+    def card_key(self, card_context) -> str:
+        return card_json(card_context)
 
-    def remember(self, limit: int = LIMIT) -> None:
-        """Keep up to `limit` rendered faces from now on (0: off)."""
-        self.limit = limit
-        while len(self.svgs) > limit:
-            self.svgs.popitem(last=False)
-        while len(self._derived) > limit * DERIVED_PER_FACE:
-            self._derived.popitem(last=False)
-        while len(self._few) > (FEW if limit else 0):
-            self._few.popitem(last=False)
-
-    @property
-    def on(self) -> bool:
-        return self.limit > 0
-
-    def get(self, key: str) -> str | None:
-        svg = self.svgs.get(key)
-        if svg is not None:
-            self.svgs.move_to_end(key)
+    def face(self, key: Callable[..., str], render: Callable[..., str | None]) -> str | None:
+        """The SVG a render with the same inputs gave (only successful renders are kept: a
+        render that failed is tried again, so its error is reported again)."""
+        remembered = key()
+        svg = self.svgs.get(remembered)
+        if svg is None:
+            svg = render()
+            if svg is not None:
+                self.svgs[remembered] = svg
         return svg
 
-    def put(self, key: str, svg: str) -> None:
-        self.svgs[key] = svg
-        while len(self.svgs) > self.limit:
-            self.svgs.popitem(last=False)
-
-    def derived(self, key: tuple, make, few: bool = False):
-        """`make()`, remembered under `key` while the memo is on: facts drawn from a face's
-        SVG (its fonts and characters), keyed by what decides them (the SVG's digest).
-        `few`: a large value of which only the last FEW are worth keeping (a rulebook)."""
+    def derived(self, key: tuple, make: Callable[..., Any], few: bool = False):
+        """`make()`, remembered under `key`: facts drawn from a face's SVG (its fonts and
+        characters), keyed by what decides them (the SVG's digest). `few`: a large value
+        of which only the last FEW are worth keeping (a rulebook)."""
         found = self.recall(key, few)
         if found is None:
             found = make()
             self.keep(key, found, few)
         return found
 
-    def recall(self, key: tuple, few: bool = False):
-        """What `keep` kept under `key` (None when the memo is off, or nothing was kept)."""
-        store = self._few if few else self._derived
-        found = store.get(key) if self.on else None
-        if found is not None:
-            store.move_to_end(key)
+    def unless_passed(self, key: Callable[..., tuple], check: Callable[..., list]) -> list:
+        passed = key()
+        if self.recall(passed):
+            return []
+        found = check()
+        if not found:
+            self.keep(passed, True)
         return found
 
+    def recall(self, key: tuple, few: bool = False):
+        return (self._few if few else self._derived).get(key)
+
     def keep(self, key: tuple, value, few: bool = False) -> None:
-        """Keep `value` (not None) under `key` while the memo is on: up to DERIVED_PER_FACE
-        entries a remembered face (a face has several facts: a fixed share of the limit
-        would evict, every rebuild, what the same rebuild asks for next), or FEW of the
-        large ones."""
-        if not self.on or value is None:
-            return
-        store, limit = (self._few, FEW) if few else (self._derived, self.limit * DERIVED_PER_FACE)
-        store[key] = value
-        store.move_to_end(key)
-        while len(store) > limit:
-            store.popitem(last=False)
+        if value is not None:
+            (self._few if few else self._derived)[key] = value
 
     def _file_digest(self, path: Path, root: Path) -> str:
         """sha256 of a template folder's file, read as the render reads files (a regular

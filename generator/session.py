@@ -10,9 +10,13 @@ through every stage, holding
 - `segments`: parts of the PDFs this session wrote, replayed when a rebuild would write
   the same bytes (layout/sheets.py, forms.py, overlay.py);
 - `furniture` and `rulebooks`: sheet furniture and Platypus layouts, the last few;
-- `templates`: compiled Jinja templates (checked against their source by Jinja);
 - `pictures`: pictures prepared for print (draw/picturedraw.py), by what they were made
   from, so an edit redrawn in this process neither reads nor decodes them again;
+  (these five are null objects doing the plain thing in a session that remembers
+  nothing: `Memo`, `Forgets`; bounded `cachetools` maps in one that does: `RenderMemo`,
+  `Kept`. No stage asks which it has; only `keeps_workers` and `release` differ);
+- `templates`: compiled Jinja templates (checked against their source by Jinja);
+- `font_digests`: the digests of the fonts of the face bundles its builds wrote forms of;
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
 - the key of the disk caches (safefs.cache_key, read once per process when the first
   session is made, before anything of the project is read);
@@ -32,15 +36,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections import OrderedDict
-from collections.abc import Callable
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cachetools import LRUCache
 
 from . import memory
 from .errors import TookTooLong
 from .guard import Limits, OutOfTime
-from .rendermemo import LIMIT, RenderMemo
+from .rendermemo import LIMIT, Forgets, Kept, Memo, RenderMemo
 from .safefs import cache_key
 from .stopwatch import Stopwatch
 
@@ -48,42 +52,10 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 
-class Kept:
-    """The last values put, up to `limit` of them (or `limit` bytes as `size` measures
-    them); none at all when `limit` is 0. Least recently used go first."""
-
-    def __init__(self, limit: int, size: Callable[[Any], int] | None = None):
-        self.limit = limit
-        self.size = size
-        self.held = 0
-        self.values: OrderedDict = OrderedDict()
-
-    @property
-    def on(self) -> bool:
-        return self.limit > 0
-
-    def get(self, key):
-        found = self.values.get(key)
-        if found is not None:
-            self.values.move_to_end(key)
-        return found
-
-    def put(self, key, value) -> None:
-        if not self.on or key in self.values:
-            return
-        self.values[key] = value
-        self.held += self.size(value) if self.size else 1
-        while self.held > self.limit:
-            _, dropped = self.values.popitem(last=False)
-            self.held -= self.size(dropped) if self.size else 1
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-
 SEGMENT_BYTES = 96 * 2**20   # PDF segments a remembering session keeps
 PICTURE_BYTES = 64 * 2**20   # prepared pictures it keeps
 FEW = 8                      # sheet furniture and rulebook layouts it keeps
+FONT_BUNDLES = 256           # face bundles whose font digests a session keeps
 
 
 def usable_cpus() -> int:
@@ -100,16 +72,28 @@ class Session:
         self.remember = remember
         self.jobs = jobs or usable_cpus()
         self.limits = limits or Limits()
-        self.memo = RenderMemo(LIMIT if remember else 0)
-        self.segments = Kept(SEGMENT_BYTES if remember else 0, size=lambda value: len(value[0].data))
-        self.furniture = Kept(FEW if remember else 0)
-        self.rulebooks = Kept(FEW if remember else 0)
+        # a session that remembers nothing holds null objects doing the plain thing: no stage asks which it has
+        self.memo: Memo = RenderMemo(LIMIT) if remember else Memo()
+        self.segments: Kept | Forgets = Kept(SEGMENT_BYTES, size=lambda value: len(value[0].data)) \
+            if remember else Forgets()
+        self.furniture: Kept | Forgets = Kept(FEW) if remember else Forgets()
+        self.rulebooks: Kept | Forgets = Kept(FEW) if remember else Forgets()
         self.templates: dict[str, bytes] = {}
-        self.pictures = Kept(PICTURE_BYTES if remember else 0, size=lambda p: len(p.data) + len(p.alpha))
+        self.pictures: Kept | Forgets = Kept(PICTURE_BYTES, size=lambda p: len(p.data) + len(p.alpha)) \
+            if remember else Forgets()
+        # {face bundle's sha256: {font object: digest}}: a build writes each bundle once a paper
+        self.font_digests: LRUCache[bytes, dict] = LRUCache(FONT_BUNDLES)
         self.stopwatch = Stopwatch()
         self.workers: ProcessPoolExecutor | None = None
         self.budget_ends: float | None = None   # time.monotonic() when the command's total time ends
         self.working_on: str | None = None      # the card whose faces are being rendered
+
+    @property
+    def keeps_workers(self) -> bool:
+        """Whether the drawing workers are forked once for the whole build (draw/drawpool.py):
+        not by a remembering session, whose rebuilds mostly draw one bundle or none, in this
+        process (a draw of several bundles forks its own workers then)."""
+        return not self.remember
 
     @contextmanager
     def budget(self, what: str):

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.session import Session
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -183,7 +185,7 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
     for name in ("cards", "templates"):
         shutil.copytree(REPO / name, work / name)
     fonts.activate(work / "output" / ".cache")
-    icons, _ = load_icons(load_game(work, "olympians"))
+    icons, _ = load_icons(load_game(work, "olympians", Session()))
     setter = TextSetter(shipped(), icons)
     targets = sorted(p for g in GAMES for p in (work / "cards" / g).iterdir() if p.suffix in (".yaml", ".json"))
     templates = sorted([*(work / "templates" / TEMPLATE_GAME).glob("*.j2"), work / "cards" / TEMPLATE_GAME / "rulebook.md"])

@@ -27,6 +27,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 from PIL import Image, ImageChops, ImageFilter
 
+from generator.session import Session
+
 
 def render(pdf, page: int = 0, dpi: float = 50) -> Image.Image:
     """Page `page` (from 0) of `pdf` (bytes or a path) as an RGB image at `dpi`."""
@@ -162,8 +164,8 @@ def shipped_faces(root: Path, game_id: str, dpi: float = FACES_DPI) -> dict[str,
     from generator.draw.render import render_svgs
 
     fonts.activate(Path(tempfile.mkdtemp(prefix="pnp-pages-")))   # the fontconfig plain <text> is drawn with
-    game = load_game(root, game_id)
-    found = render_svgs(game)
+    game = load_game(root, game_id, Session())
+    found = render_svgs(game, Session())
     first = {}
     for rc in found.cards:
         if rc.front is not None:

@@ -1,6 +1,7 @@
 """The face cache: warm builds redraw only what changed and write the same bytes as a cold build."""
 from __future__ import annotations
 
+import hashlib
 import shutil
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from generator.draw.bundles import bundle_count
 from generator.draw.drawkey import face_key
 from generator.draw.facecache import FaceCache
+from generator.session import Session
 from tests.conftest import edit, run
 
 
@@ -42,15 +44,15 @@ def test_warm_build_redraws_only_the_changed_bundles(mini):
     cards = "\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words of card {i}."}}' for i in range(60))
     root = mini(cards)
     cache = FaceCache(root / "output" / ".cache" / "faces")
-    cold = render_game(load_game(root, "mini"), cache=cache)
+    cold = render_game(load_game(root, "mini", Session()), Session(), cache=cache)
     n = len(cold.faces_pdfs)
     assert n == bundle_count(len(cold.page_of)) > 2 and cold.drawn == n
-    again = render_game(load_game(root, "mini"), cache=cache)
+    again = render_game(load_game(root, "mini", Session()), Session(), cache=cache)
     assert again.drawn == 0 and list(again.faces_pdfs) == list(cold.faces_pdfs)
     edit(root / "cards" / "mini" / "deck.yaml", "Words of card 7.", "Other words of card 7.")
-    warm = render_game(load_game(root, "mini"), cache=cache)
+    warm = render_game(load_game(root, "mini", Session()), Session(), cache=cache)
     assert 1 <= warm.drawn <= 2
-    fresh = render_game(load_game(root, "mini"))  # no cache: everything drawn
+    fresh = render_game(load_game(root, "mini", Session()), Session())  # no cache: everything drawn
     assert fresh.drawn == n and list(fresh.faces_pdfs) == list(warm.faces_pdfs) and fresh.page_of == warm.page_of
 
 
@@ -112,8 +114,8 @@ def test_bundles_in_the_cache_are_read_back_not_held(mini, tmp_path):
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
     cache = FaceCache(root / "output" / ".cache" / "faces")
-    warm = render_game(load_game(root, "mini"), cache=cache)
-    held = render_game(load_game(root, "mini"))  # no cache: the bytes are all the build has
+    warm = render_game(load_game(root, "mini", Session()), Session(), cache=cache)
+    held = render_game(load_game(root, "mini", Session()), Session())  # no cache: the bytes are all the build has
     assert all(isinstance(e, str) for e in warm.faces_pdfs.entries)
     assert all(isinstance(e, bytes) for e in held.faces_pdfs.entries)
     assert list(warm.faces_pdfs) == list(held.faces_pdfs) and warm.faces_pdfs == held.faces_pdfs
@@ -168,12 +170,13 @@ def remembering():
 def test_a_one_shot_build_remembers_no_svg(mini):
     from generator.data.load import load_game
     from generator.draw.render import render_svgs
+    from generator.rendermemo import Forgets, Memo
     from generator.session import Session
 
     session = Session()
-    assert not session.memo.on
-    render_svgs(load_game(mini('- {id: a, name: Alpha, text: "Words."}'), "mini"), session=session)
-    assert not session.memo.svgs and not session.segments and not session.rulebooks
+    assert type(session.memo) is Memo and type(session.segments) is Forgets   # null objects: nothing kept
+    render_svgs(load_game(mini('- {id: a, name: Alpha, text: "Words."}'), "mini", Session()), session=session)
+    assert not len(session.segments) and not len(session.rulebooks)
 
 
 def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_reads(mini, remembering):
@@ -185,7 +188,7 @@ def test_remembered_renders_follow_templates_card_text_and_the_decks_a_template_
     root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}', front=front)
 
     def faces():
-        found = render_svgs(load_game(root, "mini"), session=remembering)
+        found = render_svgs(load_game(root, "mini", Session()), session=remembering)
         return {rc.card.id: (found.svgs[rc.front], found.svgs[rc.back]) for rc in found.cards}
 
     first = faces()
@@ -222,7 +225,7 @@ def test_remembered_card_checks_report_the_same_problems(mini, remembering):
         return [(p.file, p.line, p.card, p.field, p.message) for p in err.value.problems]
 
     warm = problems(remembering)
-    assert warm == problems(None) and len(warm) == 3
+    assert warm == problems(Session()) and len(warm) == 3
     assert [p[2] for p in warm] == ["c3", "c3", "c10"]  # in card order (c10 after c3), as one check of the whole deck
 
 
@@ -249,11 +252,12 @@ def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(warm_project, 
 
 def test_the_card_check_reads_refs_as_the_whole_deck_check_did():
     from generator.data.schema import check, check_items
+    from generator.rendermemo import Memo
 
     card = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"$ref": "#/properties/a"}}}
     raw = {"cards": [{"a": 1, "b": "x"}]}
     whole = check(raw, {"type": "object", "properties": {"cards": {"type": "array", "items": card}}}, "f")
-    assert [p.message for p in check_items(raw, "cards", card, "f")] == [p.message for p in whole]
+    assert [p.message for p in check_items(raw, "cards", card, "f", None, Memo())] == [p.message for p in whole]
     assert "cannot be applied" in whole[0].message
 
 
@@ -267,7 +271,7 @@ def test_what_watching_remembers_is_bounded(remembering):
         memo.derived(("rulebook", i), lambda i=i: b"x" * 1000, few=True)
     assert len(memo._few) == rendermemo.FEW
     assert memo.recall(("rulebook", 3 * rendermemo.FEW - 1), few=True) is not None
-    memo.remember(10)
+    memo = rendermemo.RenderMemo(10)
     for i in range(200):
         memo.keep(("fact", i), i)
     assert len(memo._derived) == 10 * rendermemo.DERIVED_PER_FACE
@@ -285,7 +289,37 @@ def test_a_word_that_brings_a_ligature_redraws_only_its_bundle(project):
     from generator.draw.render import render_game
 
     cache = FaceCache(project / "output" / ".cache" / "faces")
-    cold = render_game(load_game(project, "olympians"), cache=cache)
+    cold = render_game(load_game(project, "olympians", Session()), Session(), cache=cache)
     edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Ruler of the Skies")
-    warm = render_game(load_game(project, "olympians"), cache=cache)
+    warm = render_game(load_game(project, "olympians", Session()), Session(), cache=cache)
     assert 1 <= warm.drawn <= 2 < len(cold.faces_pdfs)
+
+
+def test_the_face_cache_and_the_picture_store_are_one_store_with_one_format(tmp_path):
+    """Both disk stores are a `diskstore.Store` in a subfolder of their own: the same entry
+    format (fields, lengths, a tag keyed with this machine's key), written and read by
+    the same code; each refuses (and removes) a damaged entry."""
+    from generator import diskstore
+    from generator.draw.pictures import Prepared
+    from generator.draw.picturestore import PictureStore
+
+    faces, pictures = FaceCache(tmp_path / "faces"), PictureStore(tmp_path / "pictures")
+    assert isinstance(faces, diskstore.Store) and isinstance(pictures, diskstore.Store)
+    for method in ("fields", "write", "drop", "prune", "size"):   # the format and the folder: never their own
+        assert getattr(type(faces), method) is getattr(type(pictures), method) or method == "prune"
+    assert "prune" not in vars(PictureStore) and all(m not in vars(FaceCache) for m in ("fields", "write", "drop"))
+    key = "ab" + "0" * 62
+    faces.put(key, b"%PDF-1.5 faces", b"notes")
+    pixels = b"prepared pixels"
+    pictures.put(key, Prepared("png", pixels, (2, 2), "resampled", b"", hashlib.sha256(pixels).hexdigest(), ()))
+    face_entry, picture_entry = tmp_path / "faces" / "ab" / f"{key}.pdf", tmp_path / "pictures" / "ab" / key
+    assert diskstore.unpack(f"faces/{key}", face_entry.read_bytes()) == (b"%PDF-1.5 faces", b"notes")
+    assert diskstore.unpack(f"pictures/{key}", picture_entry.read_bytes())[2] == pixels
+    assert diskstore.unpack(f"faces/{key}", picture_entry.read_bytes()) is None   # the kind is part of the tag
+    assert faces.entry(key) == (b"%PDF-1.5 faces", b"notes") and pictures.get(key, b"").data == pixels
+    for entry in (face_entry, picture_entry):
+        damaged = bytearray(entry.read_bytes())
+        damaged[3] ^= 1
+        entry.write_bytes(bytes(damaged))
+    assert faces.entry(key) is None and not face_entry.exists()
+    assert pictures.get(key, b"") is None and not picture_entry.exists()

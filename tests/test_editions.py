@@ -18,6 +18,7 @@ import pytest
 from generator.data.editions import catalogue, direction_of, languages_of, source_hash
 from generator.data.load import load_game
 from generator.loop.watch import editions_touched
+from generator.session import Session
 from tests.conftest import REPO, edit, run
 
 LANGS = ("en", "de", "fr", "ja", "ar")
@@ -34,7 +35,7 @@ def scripts(text: str) -> set[str]:
 
 
 def test_olympians_lists_five_languages_and_every_text_is_translated():
-    game = load_game(REPO, "olympians")
+    game = load_game(REPO, "olympians", Session())
     assert languages_of(game.meta) == LANGS
     entries = catalogue(game)
     assert {"game.title", "decks.playing-cards.name", "cards.zeus.text", "cards.contest-play.text",
@@ -175,10 +176,10 @@ def test_templates_see_lang_direction_and_strings(mini):
     from generator.data.i18ncheck import checked_editions
     from generator.draw.render import render_svgs
 
-    made, problems = checked_editions(load_game(root, "mini"))
+    made, problems = checked_editions(load_game(root, "mini", Session()))
     assert [p for p in problems if p.severity == "error"] == []
     assert [p.field for p in problems] == ["sources"]   # written by hand: no record of their source yet
-    svgs = {ed.language: render_svgs(ed) for ed in made}
+    svgs = {ed.language: render_svgs(ed, Session()) for ed in made}
     assert "<desc>en ltr Hello Alpha</desc>" in next(iter(svgs["en"].svgs.values()))
     assert "<desc>ar rtl مرحبا ألفا</desc>" in next(iter(svgs["ar"].svgs.values()))
     (root / "cards/mini/i18n/ar.yaml").write_text('cards: {a: {name: ألفا, text: كلمات}}\ndecks: {things: {name: أشياء}}\n'
@@ -234,11 +235,11 @@ def test_po_round_trip_changes_exactly_what_the_translator_changed(project):
     assert run(project, "i18n", "import", str(po)).exit_code == 0   # as exported: the same data
     from generator.data.editions import read_translation
 
-    game = load_game(project, "olympians")
-    assert read_translation(game, "de").data == read_translation(load_game(REPO, "olympians"), "de").data
+    game = load_game(project, "olympians", Session())
+    assert read_translation(game, "de").data == read_translation(load_game(REPO, "olympians", Session()), "de").data
     _edit_po(po, "cards.zeus.text", "Der Donner antwortet, wenn er spricht.")
     assert run(project, "i18n", "import", str(po)).exit_code == 0
-    tr = read_translation(load_game(project, "olympians"), "de")
+    tr = read_translation(load_game(project, "olympians", Session()), "de")
     assert tr.value("cards.zeus.text") == "Der Donner antwortet, wenn er spricht."
     assert tr.value("cards.hera.text") in before   # the rest as it was
     assert run(project, "validate", "olympians", "--no-render", "--strict").exit_code == 0
@@ -269,11 +270,11 @@ def test_table_round_trip(project, fmt):
         book.save(edited)
     result = run(project, "i18n", "import", str(edited))
     assert result.exit_code == 0 and "cards/olympians/i18n/fr.yaml: 1 text imported" in result.output
-    game = load_game(project, "olympians")
+    game = load_game(project, "olympians", Session())
     from generator.data.editions import read_translation
 
     assert read_translation(game, "fr").value("strings.victory.hero") == "Héroïne"
-    assert read_translation(game, "de").data == read_translation(load_game(REPO, "olympians"), "de").data
+    assert read_translation(game, "de").data == read_translation(load_game(REPO, "olympians", Session()), "de").data
 
 
 def test_an_import_of_a_file_from_an_older_source_stays_stale(project):
@@ -286,7 +287,7 @@ def test_an_import_of_a_file_from_an_older_source_stays_stale(project):
     tr_hash = source_hash("Thunder answers when he speaks. No card outranks the king of the mountain.")
     from generator.data.editions import read_translation
 
-    assert read_translation(load_game(project, "olympians"), "ja").sources["cards.zeus.text"] == tr_hash
+    assert read_translation(load_game(project, "olympians", Session()), "ja").sources["cards.zeus.text"] == tr_hash
     assert "ja: 120 of 121 texts translated, 0 missing, 1 stale" in run(project, "i18n", "status").output
 
 
@@ -449,7 +450,7 @@ def test_an_edition_that_changes_what_the_rules_read_is_warned(project):
 def test_key_like_fields_are_not_translated_by_default():
     from generator.data.editions import translated_fields
 
-    meteor = load_game(REPO, "meteor")
+    meteor = load_game(REPO, "meteor", Session())
     assert translated_fields(meteor.deck("powers")) == ("name", "text")   # not `icon: talk`
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from generator.data.load import load_game
 from generator.rules import check_game
+from generator.session import Session
 from tests.conftest import REPO, edit, run
 
 GAME = "king-of-the-pitch"
@@ -113,7 +114,7 @@ MUTATIONS = {
 
 
 def test_real_data_passes_every_rule():
-    report = check_game(load_game(REPO, GAME), strict=True)
+    report = check_game(load_game(REPO, GAME, Session()), strict=True)
     assert report.findings == () and len(report.rules) == len(MUTATIONS)
 
 
@@ -125,7 +126,7 @@ def text_of(path) -> str:
 
 
 def test_manifest_counts_equal_the_data(all_builds):
-    game = load_game(REPO, GAME)
+    game = load_game(REPO, GAME, Session())
     expected = {card.id: card.count for deck in game.decks for card in deck.cards}
     manifest = json.loads((all_builds[GAME] / "manifest.json").read_text())
     sheets = [f for f in manifest["files"] if f["kind"] == "sheets"]
@@ -191,9 +192,9 @@ def test_the_formation_circles_stand_a_chip_apart_as_drawn():
 
     from generator.draw.render import render_svgs
 
-    game = load_game(REPO, "king-of-the-pitch")
+    game = load_game(REPO, "king-of-the-pitch", Session())
     chip = game.deck("chips").trim_w
-    found = render_svgs(game)
+    found = render_svgs(game, Session())
     board = next(rc for rc in found.cards if rc.card.id == "team-board-blue")
     svg = found.svgs[board.front]
     centres = [(float(x), float(y)) for x, y in
@@ -211,8 +212,8 @@ def test_setup_says_which_match_cards_make_the_deck_for_each_number_of_teams():
     player count, from the cards' in_deck, and each column adds up to the player-count table."""
     from generator.rulebook.source import render_markdown, rulebook_file
 
-    game = load_game(REPO, GAME)
-    text = render_markdown(game, rulebook_file(game))
+    game = load_game(REPO, GAME, Session())
+    text = render_markdown(game, rulebook_file(game), Session())
     counts = game.data["tables"]["player_counts"]
     cards = game.deck("match").cards
     for card in cards:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.session import Session
 from tests.conftest import REPO, run
 
 CARDS = '- {id: a, name: Alpha, text: "First card."}\n- {id: b, name: Beta, text: "Second card."}'
@@ -253,12 +254,12 @@ def test_cache_entries_made_under_another_key_are_not_used(mini, monkeypatch):
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(30)))
     cache = FaceCache(root / "output" / ".cache" / "faces")
-    first = render_game(load_game(root, "mini"), cache=cache)
-    assert render_game(load_game(root, "mini"), cache=cache).drawn == 0   # entries still hit
+    first = render_game(load_game(root, "mini", Session()), Session(), cache=cache)
+    assert render_game(load_game(root, "mini", Session()), Session(), cache=cache).drawn == 0   # entries still hit
     monkeypatch.setenv("PNP_CACHE_KEY", "77" * 32)
     cache_key.cache_clear()
     try:
-        other = render_game(load_game(root, "mini"), cache=cache)
+        other = render_game(load_game(root, "mini", Session()), Session(), cache=cache)
         assert other.drawn == first.drawn and list(other.faces_pdfs) == list(first.faces_pdfs)
     finally:
         monkeypatch.undo()

@@ -5,17 +5,18 @@ import pytest
 
 from generator.data.load import load_game
 from generator.errors import InputError
+from generator.session import Session
 from tests.conftest import run
 
 
 def problems_of(root):
     with pytest.raises(InputError) as info:
-        load_game(root, "mini")
+        load_game(root, "mini", Session())
     return [str(p) for p in info.value.problems]
 
 
 def test_real_games_load(project):
-    game = load_game(project, "olympians")
+    game = load_game(project, "olympians", Session())
     assert [d.id for d in game.decks] == ["playing-cards", "reference"]
     assert sum(c.count for c in game.deck("playing-cards").cards) == 32
     helmets5 = next(c for c in game.deck("playing-cards").cards if c.id == "helmets-5")
@@ -92,7 +93,7 @@ def test_yaml_merge_keys_share_fields_between_cards(mini):
           name: Beta
           text: its own text
     """, deck_extra="shared:\n  plain: &plain {text: shared text, cost: 1}\n")
-    game = load_game(root, "mini")
+    game = load_game(root, "mini", Session())
     a, b = game.decks[0].cards
     assert (a.fields["text"], a.fields["cost"]) == ("shared text", 1)
     assert (b.fields["text"], b.fields["cost"]) == ("its own text", 1)

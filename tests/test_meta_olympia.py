@@ -13,6 +13,7 @@ import yaml
 from generator.data.load import load_game
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
+from generator.session import Session
 from tests.conftest import REPO, edit, run
 
 GAME = "meta-olympia"
@@ -154,7 +155,7 @@ def rule_ids():
 
 
 def test_real_data_passes_every_rule():
-    report = check_game(load_game(REPO, GAME), strict=True)
+    report = check_game(load_game(REPO, GAME, Session()), strict=True)
     assert report.findings == ()
     assert len(report.rules) == len(rule_ids()) == len(MUTATIONS) >= 40  # tests/test_rules.py runs each mutation
 
@@ -162,7 +163,7 @@ def test_real_data_passes_every_rule():
 # ---- the build --------------------------------------------------------------------
 
 def _data():
-    return load_game(REPO, GAME)
+    return load_game(REPO, GAME, Session())
 
 
 def _sheets(all_builds, paper):
@@ -224,7 +225,7 @@ def test_every_club_is_dealt_the_same_starting_roster():
     piles = Counter((c.fields["type"], c.fields["value"]) for c in rookies for _ in range(c.count))
     for row in tables["setup"]["roster"]:
         assert piles[(row["type"], row["value"])] >= tables["setup"]["max_players"], row
-    text = " ".join(render_markdown(game, rulebook_file(game)).split())
+    text = " ".join(render_markdown(game, rulebook_file(game), Session()).split())
     assert ("deal every player one card from each, face down. So every club starts with the same make-up of 6 "
             "athletes: 3 Defensive Rookies worth 1, 2 and 3 Credits and 3 Offensive Rookies worth 1, 2 and 3 "
             "Credits, 12 Credits in all.") in text
@@ -259,8 +260,8 @@ def test_rulebook_odds_follow_the_faces(project):
     """Change the die and the rulebook's table changes with it (nothing typed by hand)."""
     edit(project / "cards" / GAME / "dice.yaml", "faces: &faces " + FACES,
          "faces: &faces " + FACES.replace("boost4, special]", "special, special]"))
-    game = load_game(project, GAME)
-    text = render_markdown(game, rulebook_file(game))
+    game = load_game(project, GAME, Session())
+    text = render_markdown(game, rulebook_file(game), Session())
     assert "| **Special Ability** | " in text and "| 3 of 12 | 25.0 % |" in text
     assert "(3 of 12 faces, 25.0 %)" in text  # the injury cure
 

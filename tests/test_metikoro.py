@@ -18,6 +18,7 @@ from generator.draw import render as render_module
 from generator.rulebook.source import render_markdown, rulebook_file
 from generator.rules import check_game
 from generator.rules.tracks import _line_problem, assemble_board, rotation_symmetry
+from generator.session import Session
 from tests.conftest import REPO, edit
 
 GAME = "metikoro"
@@ -93,7 +94,7 @@ def tables():
 
 
 def test_real_data_passes_every_rule_strictly():
-    report = check_game(load_game(REPO, GAME), strict=True)
+    report = check_game(load_game(REPO, GAME, Session()), strict=True)
     assert report.findings == ()
     assert len(report.rules) == len(MUTATIONS)  # tests/test_rules.py runs each mutation
 
@@ -160,7 +161,7 @@ def faces(root, monkeypatch) -> dict:
         seen.update(svgs)
         return original(svgs, *args, **kwargs)
     monkeypatch.setattr(render_module, "draw_faces", spy)
-    rendered = render_module.render_game(load_game(root, GAME))
+    rendered = render_module.render_game(load_game(root, GAME, Session()), Session())
     return {(rc.card.id, side): seen[key] for rc in rendered.cards
             for side, key in (("front", rc.front), ("back", rc.back)) if key}
 
@@ -205,7 +206,7 @@ def check_drawing(lines, drawn, x, y, s):
 
 
 def test_every_tile_draws_exactly_its_lines(monkeypatch):
-    game = load_game(REPO, GAME)
+    game = load_game(REPO, GAME, Session())
     deck = game.deck("pieces")
     svgs = faces(REPO, monkeypatch)
     for card in deck.cards:
@@ -217,9 +218,9 @@ def test_every_tile_draws_exactly_its_lines(monkeypatch):
 def test_a_mutated_line_changes_both_the_verdict_and_the_drawing(project, monkeypatch):
     edit(project / "cards" / GAME / "pieces.yaml", "lines: [[N, E, arc], [S, W, arc]]",
          "lines: [[N, E, arc], [E, S, arc]]")
-    report = check_game(load_game(project, GAME), strict=True)
+    report = check_game(load_game(project, GAME, Session()), strict=True)
     assert {f.rule for f in report.findings} == {"pieces-match-geometry", "piece-symmetry"}
-    deck = load_game(project, GAME).deck("pieces")
+    deck = load_game(project, GAME, Session()).deck("pieces")
     b, s = deck.bleed, deck.trim_w
     drawn = drawn_lines(ET.fromstring(faces(project, monkeypatch)[("curve", "front")]))
     assert sorted(drawn) == ["E-S-arc", "N-E-arc"]
@@ -227,7 +228,7 @@ def test_a_mutated_line_changes_both_the_verdict_and_the_drawing(project, monkey
 
 
 def test_the_board_draws_its_fields_and_fixed_track_from_the_data(monkeypatch):
-    game = load_game(REPO, GAME)
+    game = load_game(REPO, GAME, Session())
     deck, t = game.deck("board"), tables()
     svg = faces(REPO, monkeypatch)[("board", "front")]
     grid = [["?"] * 10 for _ in range(10)]
@@ -332,9 +333,9 @@ def test_card_text_is_extractable_text(builds):
 def test_rulebook_prints_the_symmetry_from_the_data(project):
     def row(markdown, name):
         return next(line for line in markdown.splitlines() if line.startswith(f"| {name} |"))
-    game = load_game(project, GAME)
-    assert "a quarter-turn only" in row(render_markdown(game, rulebook_file(game)), "Curve")
+    game = load_game(project, GAME, Session())
+    assert "a quarter-turn only" in row(render_markdown(game, rulebook_file(game), Session()), "Curve")
     edit(project / "cards" / GAME / "pieces.yaml", "lines: [[N, E, arc], [S, W, arc]]\n    symmetry: 2",
          "lines: [[N, E, arc], [S, W, arc]]\n    symmetry: 4")
-    game = load_game(project, GAME)
-    assert "any turn" in row(render_markdown(game, rulebook_file(game)), "Curve")
+    game = load_game(project, GAME, Session())
+    assert "any turn" in row(render_markdown(game, rulebook_file(game), Session()), "Curve")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from generator.data.load import load_game
 from generator.rules.document import build_document
+from generator.session import Session
 from tests.conftest import edit, run
 
 
 def test_rules_and_rulebook_agree_on_names(project):
-    game = load_game(project, "olympians")
+    game = load_game(project, "olympians", Session())
     doc = build_document(game).doc["decks"]["playing-cards"]
     ctx = game.context()["decks"]["playing-cards"]
     for name in ("copies", "designs"):
@@ -32,5 +33,5 @@ def test_rulebook_and_templates_may_use_printed(project):
     book.write_text(book.read_text() + '\n\nPrinted: {{ decks["playing-cards"].printed | length }} '
                     'of {{ decks["playing-cards"].copies }}.\n')
     from generator.rulebook.source import render_markdown
-    text = render_markdown(load_game(project, "olympians"), book)
+    text = render_markdown(load_game(project, "olympians", Session()), book, Session())
     assert "Printed: 32 of 32." in text

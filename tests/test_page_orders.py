@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from generator.session import Session
 from generator.units import paper_size
 from tests.conftest import run
 from tests.test_exports import make_game
@@ -82,8 +83,8 @@ def test_labels_name_each_backs_own_sheet(game):
     from generator.layout.modes import PrintMode
     from generator.layout.sheets import layout_sheets
 
-    rendered = render_game(load_game(game, "ex"))
-    sheets = layout_sheets(rendered, "a4", mode=PrintMode("fronts-then-backs"))
+    rendered = render_game(load_game(game, "ex", Session()), Session())
+    sheets = layout_sheets(rendered, "a4", Session(), mode=PrintMode("fronts-then-backs"))
     assert [(p.side, p.sheet) for p in sheets.plans] == [("front", 1), ("front", 2), ("back", 1), ("back", 2)]
     doc = pdfium.PdfDocument(sheets.pdf)
     try:

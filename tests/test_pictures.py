@@ -16,6 +16,7 @@ from pathlib import Path
 import pikepdf
 import pytest
 
+from generator.session import Session
 from tests.conftest import REPO, run
 from tests.picturekit import art_game, images, standard_art
 
@@ -182,9 +183,9 @@ def test_sheets_can_be_spooled_to_a_file_with_the_same_bytes(built, tmp_path):
     from generator.layout.sheets import layout_sheets
 
     root, _, _ = built
-    rendered = render_game(load_game(root, "pics"))
-    held = layout_sheets(rendered, "a4").pdf
-    spooled = layout_sheets(rendered, "a4", spool=tmp_path).pdf
+    rendered = render_game(load_game(root, "pics", Session()), Session())
+    held = layout_sheets(rendered, "a4", Session()).pdf
+    spooled = layout_sheets(rendered, "a4", Session(), spool=tmp_path).pdf
     assert isinstance(held, bytes) and isinstance(spooled, Spooled)
     assert len(spooled) == len(held) and bytes(spooled) == held and b"".join(spooled) == held
     assert not list(tmp_path.iterdir())   # an unnamed temporary file: nothing to clean up

@@ -11,6 +11,7 @@ import pytest
 from generator.data.load import load_game
 from generator.draw.fonts import shipped
 from generator.draw.textfit import TextDoesNotFit, TextError, TextSetter, parse, read_icon
+from generator.session import Session
 from tests.conftest import MINI_FRONT, REPO, run
 
 COIN = read_icon("coin", '<svg viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#d4a017"/></svg>')
@@ -161,7 +162,7 @@ def test_fitted_text_stays_inside_its_box_on_the_real_drawing_path():
     markup = setter.svg(text, x=box[0], y=box[1], w=box[2], h=box[3], family="Lato", size=5.0, min_size=2.0)
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
            f'{markup}</svg>')
-    drawn = draw_faces({"k": svg})
+    drawn = draw_faces({"k": svg}, Session())
     doc, number = drawn.page_of["k"]  # page 0 of a bundle is its font primer
     for x0, y0, x1, y1 in _char_boxes(drawn.documents[doc], number):
         assert box[0] - 0.05 <= x0 and x1 <= box[0] + box[2] + 0.05
@@ -349,10 +350,10 @@ def test_each_olympian_is_drawn_with_an_attribute_of_their_own():
     its data names (Zeus the thunderbolt, Athena the owl...), and no two gods share one."""
     from generator.draw.render import load_icons, render_svgs
 
-    game = load_game(REPO, "olympians")
+    game = load_game(REPO, "olympians", Session())
     icons, problems = load_icons(game)
     assert problems == []
-    found = render_svgs(game)
+    found = render_svgs(game, Session())
     gods = [rc for rc in found.cards if rc.card.fields.get("suit") == "Olympians"]
     emblems = [rc.card.fields["emblem"] for rc in gods]
     assert len(gods) == 14 and len(set(emblems)) == 14

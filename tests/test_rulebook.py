@@ -10,6 +10,7 @@ import yaml
 
 from generator.data.load import list_games, load_game
 from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
+from generator.session import Session
 from tests.conftest import REPO, all_pdfs, edit, run
 
 
@@ -41,10 +42,10 @@ def blocks_of(game_id, lang: str = ""):
     """The blocks of a game's rulebook (`lang`: an edition's, in another language)."""
     from generator.data.editions import edition, read_translation
 
-    game = load_game(REPO, game_id)
+    game = load_game(REPO, game_id, Session())
     if lang:
         game = edition(game, lang, read_translation(game, lang))
-    return parse_blocks(render_markdown(game, rulebook_file(game)))
+    return parse_blocks(render_markdown(game, rulebook_file(game), Session()))
 
 
 def edition_of(game: str, name: str) -> str:
@@ -208,17 +209,17 @@ def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_
 
     cache = FaceCache(project / "output" / ".cache" / "faces")   # faces drawn once, as a build would
     watching = Session(remember=True)
-    first = rulebook.layout_rulebook(load_game(project, "meteor"),
-                                     render_game(load_game(project, "meteor"), cache=cache), "a4", watching)
+    first = rulebook.layout_rulebook(load_game(project, "meteor", Session()),
+                                     render_game(load_game(project, "meteor", Session()), Session(), cache=cache), "a4", watching)
     # a card on the cover: its face changes, the rulebook's text does not
     edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
-    game = load_game(project, "meteor")
-    rendered = render_game(game, cache=cache)
+    game = load_game(project, "meteor", Session())
+    rendered = render_game(game, Session(), cache=cache)
     warm = rulebook.layout_rulebook(game, rendered, "a4", watching)
     assert len(calls) == 1, "the Platypus layout is reused"
     shown = " ".join(" ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(warm.pdf)).split())
     assert warm.pdf != first.pdf and "get building, of your choice" in shown
-    cold = rulebook.layout_rulebook(game, rendered, "a4")  # a fresh session
+    cold = rulebook.layout_rulebook(game, rendered, "a4", Session())  # a fresh session
     assert len(calls) == 2 and cold.pdf == warm.pdf and cold.placements == warm.placements
 
 

@@ -12,6 +12,7 @@ import yaml
 
 from generator.data.load import list_games, load_game
 from generator.rules import check_game
+from generator.session import Session
 from tests.conftest import REPO, edit, run
 
 
@@ -185,7 +186,7 @@ def rule_ids(game):
 
 @pytest.mark.parametrize("game", list_games(REPO))
 def test_real_decks_pass(game):
-    report = check_game(load_game(REPO, game))
+    report = check_game(load_game(REPO, game, Session()))
     assert report.findings == ()
     assert len(report.rules) >= 10
 
@@ -218,7 +219,7 @@ def test_each_rule_catches_its_mutation(project, game, rule):
         else:
             file, old, new = item
             edit(project / "cards" / game / file, old, new)
-    report = check_game(load_game(project, game), strict=True)
+    report = check_game(load_game(project, game, Session()), strict=True)
     failed = {f.rule for f in report.findings}
     assert failed == {rule} | also, [str(f) for f in report.findings]
     for f in report.findings:
@@ -230,7 +231,7 @@ def test_findings_name_expected_and_found_and_cards(project):
     edit(project / "cards/olympians/playing-cards.yaml", "suit: Arrows, rank: 2,", "suit: Arrows, rank: 1,")
     edit(project / "cards/olympians/playing-cards.yaml", "suit: Helmets, rank: 5, favor: 10,",
          "suit: Helmets, rank: 5, favor: 9,")
-    report = check_game(load_game(project, "olympians"))
+    report = check_game(load_game(project, "olympians", Session()))
     by_rule = {f.rule: f for f in report.findings}
     assert by_rule["favor-total"].message == "favor total is 119, expected 120"
     assert (by_rule["favor-total"].found, by_rule["favor-total"].expected) == (119, 120)
@@ -244,7 +245,7 @@ def test_findings_name_expected_and_found_and_cards(project):
 
 def test_table_findings_point_at_the_row(project):
     edit(project / "cards/olympians/tables.yaml", "hands: 4, cards: 7, box: 4", "hands: 4, cards: 8, box: 4")
-    (f,) = check_game(load_game(project, "olympians")).findings
+    (f,) = check_game(load_game(project, "olympians", Session())).findings
     assert (f.file, f.line) == ("cards/olympians/tables.yaml", 9)
     assert f.message == "4 players (partners): 4 hands x 8 cards + 4 in the box = 36, expected 32"
 
@@ -343,7 +344,7 @@ def test_yaml_lists_are_arrays_to_jmespath(project):
     expect: length(sort_by(it, &players))
     equals: 6
 """)
-    report = check_game(load_game(project, "olympians"))
+    report = check_game(load_game(project, "olympians", Session()))
     assert report.findings == () and "dealing-rows" in report.rules
 
 
@@ -391,14 +392,14 @@ def test_comparisons_keep_types_apart(project):
   - {id: float-sum, message: m, select: cards, expect: "add(`0.1`, `0.2`)", equals: 0.3}
   - {id: one-of-bool, message: m, select: cards, expect: "`true`", one_of: [1]}
 """)
-    failed = {f.rule for f in check_game(load_game(project, "olympians")).findings}
+    failed = {f.rule for f in check_game(load_game(project, "olympians", Session())).findings}
     assert failed == {"bool-is-not-one", "one-is-not-bool", "one-of-bool"}
 
 
 def test_findings_across_files_name_a_line_of_the_file_they_name(project):
     add_rule(project, '\n  - {id: names, message: "{name} twice", for_each: cards, unique: it.name}\n')
     edit(project / "cards/olympians/reference.yaml", "name: Contest Play", "name: Zeus")
-    (f,) = check_game(load_game(project, "olympians")).findings
+    (f,) = check_game(load_game(project, "olympians", Session())).findings
     lines = (project / f.file).read_text().splitlines()
     assert "Zeus" in lines[f.line - 1] or "zeus" in lines[f.line - 1], (f.file, f.line)
     assert set(f.cards) == {"zeus", "contest-play"}
@@ -430,7 +431,7 @@ def test_the_field_check_knows_made_keys_and_optional_table_fields(project):
     expect: length(it.note)
     max: 40
 """)
-    report = check_game(load_game(project, "olympians"))
+    report = check_game(load_game(project, "olympians", Session()))
     assert report.findings == () and {"pairs-unique", "notes-short"} <= set(report.rules)
 
 
@@ -450,10 +451,10 @@ def test_list_fields_of_cards_are_arrays_to_rules():
     """A card's list field (a die's faces) reaches JMESPath as an array, like data tables."""
     from generator.rules.document import build_document
     from generator.rules.functions import compile_expr, search
-    doc = build_document(load_game(REPO, "meta-olympia")).doc
+    doc = build_document(load_game(REPO, "meta-olympia", Session())).doc
     assert search(compile_expr("decks.dice.cards[].length(faces)"), doc) == [12, 12, 12, 12]
     assert sorted(search(compile_expr("unique(decks.dice.cards[0].faces)"), doc)) == sorted(
-        set(load_game(REPO, "meta-olympia").deck("dice").cards[0].fields["faces"]))
+        set(load_game(REPO, "meta-olympia", Session()).deck("dice").cards[0].fields["faces"]))
 
 
 def test_every_registered_check_has_an_args_schema_and_is_listed_in_the_reference():

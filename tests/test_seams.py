@@ -9,6 +9,7 @@ from generator.draw.facecache import FaceCache
 from generator.draw.render import render_game
 from generator.layout.boards import plan_board
 from generator.layout.seams import CLEARANCE, seams, text_on_seams, text_runs
+from generator.session import Session
 from generator.units import PAPERS
 from tests.conftest import REPO, edit, run
 
@@ -37,7 +38,7 @@ def drawn(drawn_faces):
 
     def get(game):
         if game not in rendered:
-            rendered[game] = render_game(load_game(REPO, game), cache=FaceCache(drawn_faces))
+            rendered[game] = render_game(load_game(REPO, game, Session()), Session(), cache=FaceCache(drawn_faces))
             assert rendered[game].drawn == 0
         return rendered[game]
     return get

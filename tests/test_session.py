@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.layout.pdfstream import PDFStream
 from generator.options import BuildOptions
 from generator.pipeline import build
+from generator.rendermemo import Forgets
 from generator.session import Kept, Session
 
 PACKAGE = Path(__file__).resolve().parents[1] / "generator"
@@ -18,8 +19,12 @@ ALLOWED = {
     ("generator/draw/fonts.py", "_added"): "font folders added to this process's fontconfig: a process fact",
 }
 MUTABLE = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
-
-
+MUTABLE_CALLS = {"dict", "list", "set", "OrderedDict", "defaultdict", "deque", "Counter", "bytearray"}
+MUTABLE_TYPES = {"dict", "list", "set", "Dict", "List", "Set", "OrderedDict", "defaultdict", "deque", "Counter",
+                 "bytearray", "MutableMapping", "MutableSequence", "MutableSet"}
+MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear", "remove",
+            "discard", "appendleft", "extendleft", "popleft", "sort", "reverse", "move_to_end", "__setitem__",
+            "__delitem__", "difference_update", "intersection_update", "symmetric_difference_update"}
 def _digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
 
@@ -46,7 +51,7 @@ def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
 def test_a_one_shot_session_keeps_nothing(project, tmp_path):
     once = Session()
     build(project, ["olympians"], BuildOptions(papers=("a4",), out_dir=tmp_path, languages=("en",)), session=once)
-    assert not once.memo.svgs and not len(once.segments) and not len(once.furniture) and not len(once.rulebooks)
+    assert not hasattr(once.memo, "svgs") and not len(once.segments) and not len(once.furniture) and not len(once.rulebooks)
     assert once.workers is None  # the workers it forked are ended with the build
     assert once.stopwatch.rows(), "its stopwatch timed the build"
 
@@ -62,25 +67,214 @@ def test_kept_values_are_bounded_by_count_or_by_size():
     assert sized.get("a") is None and sized.get("b") == b"123456"
     off = Kept(0)
     off.put("a", 1)
-    assert not off.on and off.get("a") is None
+    assert off.get("a") is None and not len(off)
+    sized.put("c", b"12345678901")   # larger than the whole bound: not kept, nothing dropped for it
+    assert sized.get("c") is None and sized.get("b") == b"123456"
+    forgets = Forgets()
+    forgets.put("a", 1)
+    forgets.keep("b", lambda: 1 / 0)   # what it would keep is never even made
+    assert forgets.get("a") is None and not len(forgets)
+
+
+def _mutable(value) -> bool:
+    """A dict, list or set made by this expression (a literal, a comprehension, dict()...)."""
+    return isinstance(value, MUTABLE) or isinstance(value, ast.Call) and (
+        getattr(value.func, "id", None) in MUTABLE_CALLS or getattr(value.func, "attr", None) in MUTABLE_CALLS)
+
+
+def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
+    """The names a module binds at its top level, with what they are bound to."""
+    names = {}
+    for node in tree.body:
+        targets, value = ([node.target], node.value) if isinstance(node, ast.AnnAssign) else \
+            (node.targets, node.value) if isinstance(node, ast.Assign) else ([], None)
+        for target in targets:
+            if isinstance(target, ast.Name) and value is not None:
+                names[target.id] = value
+    return names
+
+
+def _mutated(tree: ast.Module, names) -> set[str]:
+    """The module-level names code of the module changes: `global` rebinds them, or a
+    function stores into them (x[k] = v, x.a = v, del x[k]) or calls a mutating method on
+    them (x.append, x.clear, x.setdefault...), a name of its own aside."""
+    found = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        declared = {n for node in ast.walk(fn) if isinstance(node, ast.Global) for n in node.names}
+        found |= declared & set(names)
+        args = fn.args
+        local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+        local |= {node.id for node in ast.walk(fn) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        outer = (set(names) - local) | declared
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                for target in node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]:
+                    while isinstance(target, (ast.Subscript, ast.Attribute)):
+                        target = target.value
+                        if isinstance(target, ast.Name) and target.id in outer:
+                            found.add(target.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in MUTATORS and isinstance(node.func.value, ast.Name) and node.func.value.id in outer:
+                found.add(node.func.value.id)
+    return found
+
+
+def _caches_of_mutables(tree: ast.Module) -> list[str]:
+    """Functions cached by `functools.cache`/`lru_cache` that hand out a dict, list or set
+    (by their return annotation or what they return): every caller gets the same object, so
+    what one build puts in it the next one reads."""
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        cached = any(ast.unparse(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("cache", "lru_cache")
+                     for d in fn.decorator_list)
+        if not cached:
+            continue
+        made = {node.targets[0].id for node in ast.walk(fn) if isinstance(node, ast.Assign)
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _mutable(node.value)}
+        returns = [node.value for node in ast.walk(fn) if isinstance(node, ast.Return) and node.value is not None]
+        annotation = ast.unparse(fn.returns).split("[")[0].split(".")[-1].strip("'\"") if fn.returns else ""
+        if annotation in MUTABLE_TYPES or any(_mutable(r) or isinstance(r, ast.Name) and r.id in made
+                                              for r in returns):
+            found.append(fn.name)
+    return found
+
+
+def state_outside_a_session(source: str, rel: str) -> list[str]:
+    """What a module holds that one build could leave to the next: module-level dicts,
+    lists and sets not named as constants, any module-level name its code changes (upper
+    case or not), and cached functions that return a mutable container."""
+    tree = ast.parse(source)
+    names = _module_names(tree)
+    found = [f"{rel}: {name} (module-level {type(value).__name__})" for name, value in names.items()
+             if _mutable(value) and not name.isupper() and not name.startswith("__") and (rel, name) not in ALLOWED]
+    found += [f"{rel}: {name} (changed by the module's code)" for name in sorted(_mutated(tree, names))
+              if (rel, name) not in ALLOWED and not any(name in f.split(": ")[1].split(" ")[0] for f in found)]
+    found += [f"{rel}: {name}() (a cache that returns a mutable container)" for name in _caches_of_mutables(tree)]
+    return found
 
 
 def test_no_module_holds_state_a_build_could_read():
     """Module-level dicts, lists and sets (and instances made at import) would be state
-    shared by every build of the process: caches belong to a session or to `lru_cache`."""
+    shared by every build of the process: caches belong to a session or to `lru_cache`
+    of what is immutable. Upper-case names are constants only while nothing changes them."""
     found = []
     for path in PACKAGE.rglob("*.py"):
-        rel = str(path.relative_to(PACKAGE.parent))
-        for node in ast.parse(path.read_text()).body:
-            targets, value = ([node.target], node.value) if isinstance(node, ast.AnnAssign) else \
-                (node.targets, node.value) if isinstance(node, ast.Assign) else ([], None)
-            for target in targets:
-                name = getattr(target, "id", None)
-                if name is None or value is None:
-                    continue
-                made = isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
-                    value.func.id in ("dict", "list", "set", "OrderedDict", "defaultdict")
-                if (isinstance(value, MUTABLE) and not name.isupper() and not name.startswith("__")) or made:
-                    if (rel, name) not in ALLOWED:
-                        found.append(f"{rel}: {name}")
+        found += state_outside_a_session(path.read_text(), str(path.relative_to(PACKAGE.parent)))
     assert not found, f"module-level state outside a session: {found}"
+
+
+def test_the_state_guard_sees_a_mutated_constant_and_a_cache_returning_a_dict():
+    """The two holes the guard had: an upper-case module dict filled at run time, and an
+    `lru_cache` that hands every caller the same dict to fill in."""
+    mutated = "_SEEN: dict = {}\nLIMITS = {'a': 1}\n\ndef f(k):\n    _SEEN[k] = 1\n    LIMITS.clear()\n"
+    assert len(state_outside_a_session(mutated, "m.py")) == 2
+    assert state_outside_a_session("TABLE = {'a': 1}\n\ndef f(k):\n    return TABLE[k]\n", "m.py") == []
+    assert state_outside_a_session("def f(TABLE):\n    TABLE.clear()\nTABLE = {}\n", "m.py") == []  # its own
+    cached = "import functools\n\n@functools.lru_cache(maxsize=8)\ndef digests(key: bytes) -> dict:\n    return {}\n"
+    assert state_outside_a_session(cached, "m.py") == ["m.py: digests() (a cache that returns a mutable container)"]
+    built = "from functools import cache\n\n@cache\ndef f(k):\n    out = []\n    return out\n"
+    assert len(state_outside_a_session(built, "m.py")) == 1
+    frozen = "from functools import cache\n\n@cache\ndef f(k) -> tuple:\n    return tuple(k)\n"
+    assert state_outside_a_session(frozen, "m.py") == []
+
+
+# Who may make a Session: the commands (cli/), the watch, and the entry points they call.
+MAKES_SESSIONS = {("generator/pipeline.py", "build"), ("generator/exporting.py", "run_exports"),
+                  ("generator/exporting.py", "run_kit")}
+
+
+def _made_here(rel: str) -> bool:
+    return rel.startswith("generator/cli/") or rel == "generator/loop/watch.py"
+
+
+def _functions(tree: ast.Module):
+    """(function, the top-level function or class it is in) for every function of a module."""
+    for top in tree.body:
+        for node in ast.walk(top):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield node, top
+
+
+def test_below_the_commands_the_session_is_passed_in():
+    """No stage quietly makes a fresh `Session()` (which would turn caching, the limits and
+    `--timings` off without a word), and none takes `session` with a default."""
+    made, defaulted = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = str(path.relative_to(PACKAGE.parent))
+        if rel == "generator/session.py" or _made_here(rel):
+            continue
+        for fn, top in _functions(ast.parse(path.read_text())):
+            entry = (rel, getattr(top, "name", "")) in MAKES_SESSIONS
+            args = fn.args
+            positional = [*args.posonlyargs, *args.args]
+            defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
+            defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+            if "session" in defaults and not entry:
+                defaulted.append(f"{rel}: {fn.name}")
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Session" \
+                        and not entry:
+                    made.append(f"{rel}: {fn.name}")
+    assert not made, f"a Session made below the commands: {made}"
+    assert not defaulted, f"a session that may be left out: {defaulted}"
+
+
+def test_no_stage_asks_whether_its_session_remembers():
+    """Only session.py knows whether a session remembers (`.remember`) or a memo keeps
+    anything (`.on`): the stages call the memo, the segments, the pictures..., which do
+    the plain thing in a session that remembers nothing."""
+    asked = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = str(path.relative_to(PACKAGE.parent))
+        if rel == "generator/session.py":
+            continue
+        tree = ast.parse(path.read_text())
+        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        asked += [f"{rel}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and node.attr in ("on", "remember", "remembering")
+                  and id(node) not in called]
+    assert not asked, f"a stage asks whether the session remembers: {asked}"
+    session = Session()
+    assert not any(hasattr(held, "on") for held in (session.memo, session.segments, session.pictures,
+                                                      session.furniture, session.rulebooks))
+
+
+def test_a_memo_that_remembers_nothing_builds_no_key():
+    """The null memo of a one-shot session does the plain thing: it makes what is asked
+    for, never the key a remembering memo would keep it under (those cost a digest each)."""
+    from generator.rendermemo import Memo, RenderMemo
+
+    def no_key():
+        raise AssertionError("a key was built")
+    memo = Session().memo
+    assert type(memo) is Memo
+    assert memo.face(no_key, lambda: "<svg/>") == "<svg/>"
+    assert memo.unless_passed(no_key, lambda: ["a problem"]) == ["a problem"]
+    assert memo.scope((), {}, no_key) == ("", "", "") and memo.derived(("k",), lambda: 3) == 3
+    assert memo.recall(("k",)) is None
+    remembering = Session(remember=True).memo
+    assert isinstance(remembering, RenderMemo)
+    assert remembering.face(lambda: "k", lambda: "<svg/>") == "<svg/>"
+    assert remembering.face(lambda: "k", no_key) == "<svg/>"   # remembered: not rendered again
+    assert remembering.unless_passed(lambda: ("passes", 1), list) == []
+    assert remembering.unless_passed(lambda: ("passes", 1), no_key) == []   # passed before: not checked again
+    assert Session().keeps_workers and not Session(remember=True).keeps_workers
+
+
+def test_bounded_maps_are_cachetools_not_hand_rolled():
+    """Every bounded map of pnp is cachetools' `LRUCache` (the session's, the render memo's,
+    the text engine's): no policy of its own made of an OrderedDict and popitem."""
+    from cachetools import LRUCache
+
+    rolled = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path in sorted(PACKAGE.rglob("*.py"))
+              for node in ast.walk(ast.parse(path.read_text()))
+              if isinstance(node, ast.Attribute) and node.attr in ("popitem", "move_to_end")
+              or isinstance(node, ast.Name) and node.id == "OrderedDict"]
+    assert not rolled, f"a bounded map of its own: {rolled}"
+    watching = Session(remember=True)
+    assert all(isinstance(held, LRUCache) for held in (watching.segments, watching.furniture, watching.rulebooks,
+                                                        watching.pictures, watching.memo.svgs, watching.font_digests))

@@ -11,6 +11,7 @@ import pytest
 
 from generator.data.load import load_game
 from generator.errors import InputError
+from generator.session import Session
 from tests.conftest import run
 from tests.test_spreadsheets import with_table, write_ods
 
@@ -37,12 +38,12 @@ def csv_text(rows, sep=",") -> str:
 
 
 def cards_of(root):
-    return {c.id: c for c in load_game(root, "mini").decks[0].cards}
+    return {c.id: c for c in load_game(root, "mini", Session()).decks[0].cards}
 
 
 def problems(root):
     with pytest.raises(InputError) as info:
-        load_game(root, "mini")
+        load_game(root, "mini", Session())
     return [str(p) for p in info.value.problems]
 
 
@@ -117,9 +118,9 @@ def test_columns_mapping_mistakes_point_at_the_deck(mini):
 def test_ids_made_from_names_are_unique_and_stable(mini):
     root, folder = sheet(mini)
     (folder / "cards.csv").write_text("name,text\nStone Wall,a\nStone Wall,b\nstone-wall-2,c\nStone  Wall!,d\n")
-    first = [c.id for c in load_game(root, "mini").decks[0].cards]
+    first = [c.id for c in load_game(root, "mini", Session()).decks[0].cards]
     assert first == ["stone-wall", "stone-wall-2", "stone-wall-2-2", "stone-wall-3"]
-    assert [c.id for c in load_game(root, "mini").decks[0].cards] == first
+    assert [c.id for c in load_game(root, "mini", Session()).decks[0].cards] == first
 
 
 def test_a_row_without_a_name_is_an_error_at_its_row(mini):

@@ -11,6 +11,7 @@ import pytest
 
 from generator.draw.fonts import shipped
 from generator.layout.grid import choose_grid
+from generator.session import Session
 from generator.units import PAPERS, PT_PER_MM
 from tests.conftest import REPO, all_pdfs, run
 
@@ -62,7 +63,7 @@ def drawn_faces(page):
 def _bleeds(game):
     """card id -> the bleed of its deck, from the game's own data."""
     from generator.data.load import load_game
-    return {c.id: d.bleed for d in load_game(REPO, game).decks for c in d.cards}
+    return {c.id: d.bleed for d in load_game(REPO, game, Session()).decks for c in d.cards}
 
 
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
@@ -117,7 +118,7 @@ def test_trim_boxes_follow_the_grid_and_stay_on_paper(olympians_build, paper):
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
 def test_every_back_lands_behind_its_front_after_a_long_edge_flip(all_builds, game, name):
     from generator.data.load import load_game
-    with_backs = {c.id for d in load_game(REPO, game).decks if d.layout == "sheet" for c in d.cards if c.back}
+    with_backs = {c.id for d in load_game(REPO, game, Session()).decks if d.layout == "sheet" for c in d.cards if c.back}
     info = entry(all_builds[game], name)
     page_w = PAPERS["a4" if name.endswith("-a4.pdf") else "letter"][0]
     fronts = [p for p in info["placements"] if p["side"] == "front" and p["id"] in with_backs]
@@ -291,7 +292,7 @@ def test_faces_keep_their_exact_size():
     from generator.draw.faces import draw_faces
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="69mm" height="94mm" viewBox="0 0 69 94">'
            '<rect width="69" height="94" fill="#f00"/><text x="5" y="20" font-family="Lato">Size</text></svg>')
-    faces = draw_faces({"k": svg})
+    faces = draw_faces({"k": svg}, Session())
     pdf = pikepdf.open(io.BytesIO(faces.documents[0]))
     box = [float(v) for v in pdf.pages[1].MediaBox]  # page 0 of a bundle is its font primer
     assert abs(box[2] - box[0] - 69 * MM) < 0.001 and abs(box[3] - box[1] - 94 * MM) < 0.001
@@ -308,7 +309,7 @@ def test_the_bleed_is_printed_to_the_very_edge_of_every_face(size):
     w, h = size
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}mm" height="{h}mm" viewBox="0 0 {w} {h}">'
            f'<rect width="{w}" height="{h}" fill="#f00"/></svg>')
-    faces = draw_faces({"k": svg})
+    faces = draw_faces({"k": svg}, Session())
     page = pdfium.PdfDocument(faces.documents[0])[1]
     image = page.render(scale=8).to_pil().convert("RGB")
     assert abs(image.width - w * MM * 8) <= 1 and abs(image.height - h * MM * 8) <= 1
@@ -400,11 +401,11 @@ def test_furniture_drawn_in_several_pdfs_gives_the_same_pages(mini, monkeypatch)
     from generator.layout import furniture, sheets
 
     root = mini("\n".join(f'- {{id: c{i}, name: "Card {i}", text: "Words {i}."}}' for i in range(40)))
-    rendered = render_game(load_game(root, "mini"))
-    whole = sheets.layout_sheets(rendered, "a4")
+    rendered = render_game(load_game(root, "mini", Session()), Session())
+    whole = sheets.layout_sheets(rendered, "a4", Session())
     monkeypatch.setattr(furniture, "PAGES_PER_PDF", 3)
     monkeypatch.setattr(sheets, "PAGES_PER_PDF", 3)
-    pieces = sheets.layout_sheets(rendered, "a4")
+    pieces = sheets.layout_sheets(rendered, "a4", Session())
     assert whole.pages == pieces.pages > 3
     assert pikepdf.open(io.BytesIO(pieces.pdf)).check_pdf_syntax() == []
     a, b = pdfium.PdfDocument(whole.pdf), pdfium.PdfDocument(pieces.pdf)

@@ -13,6 +13,7 @@ from generator.data.load import load_game
 from generator.data.spreadsheet import typed
 from generator.data.tablefile import read_table
 from generator.errors import InputError
+from generator.session import Session
 from tests.conftest import run
 
 BUILT_IN = ["id", "name", "count", "front", "back"]
@@ -105,7 +106,7 @@ def test_table_deck_prints_the_same_sheets_as_yaml(project, tmp_path, fmt, all_b
     else:
         write_ods(deck.parent / "cards.ods", rows, "Playing cards")
         with_table(deck, "{from: cards.ods, sheet: Playing cards}")
-    game = load_game(project, "olympians")
+    game = load_game(project, "olympians", Session())
     card = next(c for c in game.deck("playing-cards").cards if c.id == "helmets-5")
     assert card.fields["favor"] == 10 and card.fields["hoplite"] is False
     assert card.source.file.endswith(f".{fmt}") and card.source.line == [r[0] for r in rows].index("helmets-5") + 1
@@ -120,7 +121,7 @@ def test_lists_in_cells_print_the_same_as_yaml(project, tmp_path, all_builds, wa
     assert any("; " in str(v) for r in rows for v in r)
     write_xlsx(deck.parent / "rockets.xlsx", {"Rockets": rows})
     with_table(deck, "{from: rockets.xlsx}")
-    game = load_game(project, "meteor")
+    game = load_game(project, "meteor", Session())
     longbow = next(c for c in game.deck("rocket").cards if c.id == "rocket-longbow")
     assert longbow.fields["cost"] == ["chemical", "chemical", "fuel", "fuel"]
     assert sheets_pdf(project, "meteor", warm(tmp_path / "xlsx")) == expected
@@ -128,7 +129,7 @@ def test_lists_in_cells_print_the_same_as_yaml(project, tmp_path, all_builds, wa
 
 def _problems(root, game="mini"):
     with pytest.raises(InputError) as info:
-        load_game(root, game)
+        load_game(root, game, Session())
     return [str(p) for p in info.value.problems]
 
 

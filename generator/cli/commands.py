@@ -127,12 +127,13 @@ def list_cmd(ctx):
     """List the games and their components with counts (and a game's editions)."""
     from ..data.editions import languages_of
     from ..data.load import list_games, load_game
+    from ..session import Session
 
     root = _root(ctx)
     failed = 0
     for game_id in list_games(root):
         try:
-            game = load_game(root, game_id)
+            game = load_game(root, game_id, Session())
         except InputError as exc:
             failed += 1
             click.echo(f"{game_id}: cannot be read ({exc.message}); run `pnp validate {game_id}`", err=True)

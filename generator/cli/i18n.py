@@ -12,9 +12,10 @@ from .options import _root, cli
 def _game(root: Path, game_id: str):
     from ..data.load import load_game
     from ..pipeline import resolve_games
+    from ..session import Session
 
     resolve_games(root, [game_id])
-    return load_game(root, game_id)
+    return load_game(root, game_id, Session())
 
 
 @cli.group("i18n")
@@ -83,11 +84,12 @@ def status_cmd(ctx, games):
     from ..data.i18nfiles import status
     from ..data.load import load_game
     from ..pipeline import resolve_games
+    from ..session import Session
 
     root = _root(ctx)
     shown = 0
     for game_id in resolve_games(root, games):
-        game = load_game(root, game_id)
+        game = load_game(root, game_id, Session())
         if len(languages_of(game.meta)) < 2 and not games:
             continue
         for p in status(game):

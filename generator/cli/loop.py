@@ -115,9 +115,10 @@ def diff(ctx, ref, games, out_dir, fail_on_change, languages, limits):
     except OSError as exc:
         raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
-    with session_for(limits).budget("pnp diff"):   # git runs here: diff is bounded, not jailed
+    session = session_for(limits)
+    with session.budget("pnp diff"):   # git runs here: diff is bounded, not jailed
         diffs = [d for g in resolve_games(root, games)
-                 for d in diff_games(root, g, ref, out_dir, cache, tuple(languages) or None)]
+                 for d in diff_games(root, g, ref, out_dir, session, cache, tuple(languages) or None)]
     folder = out_dir / "diff"
     try:
         safefs.remove(out_dir.parent, folder)   # the last report: never through a link

@@ -24,6 +24,7 @@ from ..guard import (
     read_text_inside,
     shorten,
 )
+from ..rendermemo import Memo
 from ..session import Session
 from ..shapes import hex_height
 from .editions import read_source_strings
@@ -50,13 +51,13 @@ def list_games(root: Path) -> list[str]:
     return sorted(p.parent.name for p in cards.glob("*/game.yaml")) if cards.is_dir() else []
 
 
-def load_game(root: Path, game_id: str, session: Session | None = None) -> Game:
+def load_game(root: Path, game_id: str, session: Session) -> Game:
     """Read and check one game; a remembering session's memo skips the schema check of
     cards that passed it before, exactly as they are now.
 
     :raises InputError: listing every problem found, each with file and line.
     """
-    memo = session.memo if session is not None else None
+    memo = session.memo
     cards_dir = root / "cards" / game_id
     game_file = cards_dir / "game.yaml"
     if not game_file.is_file():
@@ -180,7 +181,7 @@ def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
     return found
 
 
-def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo=None) -> Deck | None:
+def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo: Memo) -> Deck | None:
     try:
         raw = read_yaml(path, shown)
     except InputError as exc:

@@ -17,7 +17,7 @@ from jsonschema.exceptions import SchemaError
 
 from ..errors import Problem
 from ..guard import short_repr, shorten
-from ..rendermemo import RenderMemo
+from ..rendermemo import Memo
 from .yamlsrc import line_of
 
 # `integer` means a whole number as written: 1.0 is a number, not an integer (a count of 1.0 is a typo)
@@ -37,10 +37,14 @@ SCHEMA_DIR = Path(__file__).parents[1] / "assets" / "schemas"
 NOT_BLANK = r"\S"  # a pattern for names: at least one visible character
 
 
-@cache
 def bundled(name: str) -> dict:
-    """A schema shipped with pnp (game, deck, rules)."""
-    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+    """A schema shipped with pnp (game, deck, rules): a copy of its own for every caller."""
+    return json.loads(_bundled_text(name))
+
+
+@cache
+def _bundled_text(name: str) -> str:
+    return (SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8")
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -104,28 +108,24 @@ def check(data: Any, schema: dict, file: str,
 
 
 def check_items(data: dict, key: str, item_schema: dict, file: str,
-                card_of: Callable[[tuple], tuple[str | None, int]] | None = None,
-                memo: RenderMemo | None = None) -> list[Problem]:
+                card_of: Callable[[tuple], tuple[str | None, int]] | None,
+                memo: Memo) -> list[Problem]:
     """`check` of data whose `key` holds a list, against {properties: {key: {items:
     item_schema}}}: the same problems, in the same order. While `pnp watch` rebuilds (`memo`
     is a remembering session's), an item that passed before, exactly as it is now, is not
     checked again (a deck of hundreds of cards, one of them edited)."""
-    remembering = memo is not None and memo.on
-    schema_id = hashlib.sha256(json.dumps(item_schema, sort_keys=True, default=repr).encode()).hexdigest() \
-        if remembering else ""
+    # the schema's digest: made only by a memo that keys by it
+    schema_id = cache(lambda: hashlib.sha256(json.dumps(item_schema, sort_keys=True, default=repr).encode())
+                      .hexdigest())
     errors = []
     try:
         # rooted at the whole schema, as `check` is: a "$ref" means what it meant there
         wrapped = {"type": "object", "properties": {key: {"type": "array", "items": item_schema}}}
         validator = Validator(wrapped).evolve(schema=item_schema)
         for i, item in enumerate(data[key]):
-            passed = ("passes", schema_id, repr(item)) if remembering else None
-            if passed and memo is not None and memo.recall(passed):
-                continue
-            found = [((key, i), e) for e in validator.iter_errors(item)]
-            if passed and memo is not None and not found:
-                memo.keep(passed, True)
-            errors.extend(found)
+            errors.extend(memo.unless_passed(
+                lambda item=item: ("passes", schema_id(), repr(item)),
+                lambda i=i, item=item: [((key, i), e) for e in validator.iter_errors(item)]))
     except RecursionError:
         return [Problem(file, "the data or its schema is nested too deeply to check")]
     except Exception as exc:  # referencing's Unresolvable and kin: the schema itself is broken

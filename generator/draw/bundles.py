@@ -21,7 +21,7 @@ import math
 import zlib
 from collections.abc import Mapping
 
-from ..rendermemo import RenderMemo
+from ..rendermemo import Memo
 from .drawkey import face_key
 
 FACES_PER_BUNDLE = 16
@@ -109,10 +109,10 @@ def _split(group: list, depth: int = 0) -> list[list]:
     return [part for half in halves for part in _split(half, depth + 1)]
 
 
-def draw_key(svgs, key: str, size, roots, own: str, memo: RenderMemo | None = None, pictures: str = "") -> str:
+def draw_key(svgs, key: str, size, roots, own: str, memo: Memo, pictures: str = "") -> str:
     """`face_key` of a face; remembered in `memo` (a remembering session's: `pnp watch`),
     unless the face refers to a file (an image that may have changed since)."""
-    if isinstance(svgs, SVGTexts) and memo is not None and memo.on:
+    if isinstance(svgs, SVGTexts):   # keyed by its SVG's digest
         found = memo.derived(("draw key", key, size, roots, own, pictures),
                              lambda: _key_without_files(svgs[key], size, roots, own, pictures))
         if found:

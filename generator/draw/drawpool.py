@@ -44,7 +44,7 @@ def drawing_workers(session: Session):
     Not in a remembering session (`pnp watch`, whose rebuilds mostly draw one bundle or
     none, in this process): a draw of several bundles forks its own workers then."""
     workers = session.jobs
-    if (session.remember or session.workers is not None or workers < 2
+    if (not session.keeps_workers or session.workers is not None or workers < 2
             or "fork" not in multiprocessing.get_all_start_methods()):
         yield
         return
@@ -72,12 +72,11 @@ def end_drawing_workers(session: Session) -> None:
         pool.shutdown(cancel_futures=True)   # none are waiting, unless the build stopped (out of time)
 
 
-def draw_bundles(groups: list, primer: tuple, roots, game_fonts=None, session: Session | None = None,
+def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Session,
                  policy: Policy | None = None):
     """Draw each group of faces as one bundle PDF, on the session's workers (or a fork pool of
     its own) when there are several; pictures as `policy` says (drawn in this process, with
     the pictures the session prepared before)."""
-    session = session or Session()
     ready, seconds = session.workers, session.limits.face_seconds
     workers = min(len(groups), session.jobs)
     if workers > 1 and ready is None and len(groups) <= DRAW_HERE_UP_TO:

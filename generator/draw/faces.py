@@ -49,9 +49,9 @@ class FontsUsed:
     facts: tuple | None = None
 
 
-def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[str, ...] = (),
+def draw_faces(svgs: Mapping[str, str], session: Session, sizes: dict | None = None, roots: tuple[str, ...] = (),
                cache=None, progress=None, fonts_used: FontsUsed = FontsUsed(),
-               session: Session | None = None, policy: Policy | None = None) -> FacesPDF:
+               policy: Policy | None = None) -> FacesPDF:
     """Draw every face; `sizes` (key -> (w, h) mm) are checked, `roots` are where <image> may read,
     `fonts_used` the game's own fonts (and the faces' facts), `policy` how pictures are embedded
     (default: at 300 dpi, no picture store).
@@ -63,7 +63,6 @@ def draw_faces(svgs: Mapping[str, str], sizes: dict | None = None, roots: tuple[
     :param session: its memo keeps each face's draw key and facts for later builds; its
         workers, when forked, draw the bundles.
     """
-    session = session or Session()
     policy = policy or Policy()
     memo = session.memo
     sizes = sizes or {}

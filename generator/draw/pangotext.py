@@ -26,6 +26,7 @@ from functools import lru_cache
 from xml.sax.saxutils import escape
 
 import pyphen
+from cachetools import LRUCache
 
 from . import pangobridge as pb
 from .markup import Run, TextDoesNotFit, parse
@@ -113,14 +114,13 @@ class Engine:
     def __init__(self, files, fallback: tuple[str, ...] = FALLBACK):
         self.fonts = pb.FontMap(files, {"sans-serif": "Lato", "serif": "EB Garamond", "monospace": "DejaVu Sans"})
         self.fallback = fallback
-        self._laid: dict = {}
-        self._fits: dict = {}
-        self._clusters: dict = {}
+        self._laid: LRUCache = LRUCache(LAYOUTS)
+        self._fits: LRUCache = LRUCache(MEMO)
+        self._clusters: LRUCache = LRUCache(LAYOUTS)
 
-    def _remember(self, memo: dict, key, value):
-        if len(memo) >= (MEMO if memo is self._fits else LAYOUTS):
-            memo.clear()
-        memo[key] = value
+    @staticmethod
+    def _remember(memo: LRUCache, key, value):
+        memo[key] = value   # the least recently used dropped past its bound
         return value
 
     # building a layout ------------------------------------------------------------------

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import cairocffi as cairo
 
+from ..rendermemo import Forgets, Kept
 from .pictures import Header, Placement, Policy, Prepared, header, idat, prepare, target_size
 from .picturestore import PictureStore
 
@@ -40,11 +41,11 @@ STUB = b"pnp-picture "
 class Pictures:
     """What the drawing of one bundle knows about its pictures."""
 
-    def __init__(self, policy: Policy | None = None, memo=None):
+    def __init__(self, policy: Policy | None = None, memo: Kept | Forgets | None = None):
         self.policy = policy or Policy()
         store = self.policy.store   # output/.cache/pictures: the folder holding output/ is trusted
         self.store = PictureStore(store, base=Path(store).parents[2]) if store else None
-        self.memo = memo if memo is not None and memo.on else None   # a session's Kept (pnp watch)
+        self.memo = Forgets() if memo is None else memo   # a session's (a Kept while pnp watch rebuilds)
         self.recent: dict[str, Prepared] = {}    # prepared pictures of this bundle, by store key
         self.stubs: dict[str, Prepared] = {}     # uid -> lossless picture cairo got a stub of
         self.prepared = 0                        # pictures prepared (decoded) by this bundle
@@ -99,7 +100,7 @@ class Pictures:
     def _prepared(self, data: bytes, head: Header, size) -> Prepared:
         key = PictureStore.key(hashlib.sha256(data).hexdigest(), size, self.policy)
         found = self.recent.get(key)
-        if found is None and self.memo is not None:
+        if found is None:
             found = self.memo.get(key)
         if found is None and self.store is not None:
             found = self.store.get(key, data)
@@ -109,8 +110,7 @@ class Pictures:
             if self.store is not None:
                 self.store.put(key, found)
         self.recent[key] = found
-        if self.memo is not None:
-            self.memo.put(key, found)
+        self.memo.put(key, found)
         return found
 
     def splice(self, doc) -> None:

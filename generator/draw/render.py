@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import jinja2
@@ -20,7 +21,6 @@ from jinja2.sandbox import SecurityError
 from ..data.model import Card, Deck, Game
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
-from ..rendermemo import card_json
 from ..session import Session
 from .bundlepdf import Facts, face_facts
 from .bundles import SVGTexts
@@ -60,27 +60,26 @@ class RenderedGame:
     draft: bool = False    # pictures drawn at draft resolution (--draft): not for print
 
 
-def render_game(game: Game, guides: bool = False, cache=None, progress=None,
-                session: Session | None = None, stamp=None, pictures: Asked | None = None) -> RenderedGame:
+def render_game(game: Game, session: Session, guides: bool = False, cache=None, progress=None,
+                stamp=None, pictures: Asked | None = None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
     :param stamp: a `stamp.Stamp` drawn on every face (a version mark), or None.
     :param cache: a `FaceCache` (faces.py draws only the bundles of faces it lacks).
     :param progress: see `draw_faces`.
-    :param session: what the render may reuse from earlier builds (default: a fresh session).
+    :param session: what the render may reuse from earlier builds, its limits and stopwatch.
     :param pictures: what the command line asks of pictures (--image-dpi, --draft, the store).
     :raises RenderError: listing every card that could not be drawn.
     """
-    session = session or Session()
     policy = policy_for(game.meta.get("print"), pictures)
     with session.stage("jinja"):
-        found = render_svgs(game, guides, session, stamp)
+        found = render_svgs(game, session, guides, stamp)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
-        faces = draw_faces(svgs, sizes, roots, cache=cache, progress=progress,
-                           fonts_used=FontsUsed(found.game_fonts, found.facts), session=session, policy=policy)
+        faces = draw_faces(svgs, session, sizes, roots, cache=cache, progress=progress,
+                           fonts_used=FontsUsed(found.game_fonts, found.facts), policy=policy)
     owners: dict[str | None, RenderedCard] = {}   # face key -> the first card that shows it
     for rc in rendered:
         for key in (rc.front, rc.back, *rc.faces):
@@ -129,11 +128,10 @@ class FaceSVGs:
     facts: tuple | None = None       # every face's `bundlepdf.face_facts` together (for the primer page)
 
 
-def render_svgs(game: Game, guides: bool = False, session: Session | None = None, stamp=None) -> FaceSVGs:
+def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) -> FaceSVGs:
     """Every face of every card as SVG text (Jinja only, nothing drawn); the templates that
     failed are in `problems`. A remembering session's memo gives back the SVG of a face
     whose inputs are those of a face it rendered before."""
-    session = session or Session()
     memo = session.memo
     icons, problems = load_icons(game)
     shown_fonts = f"templates/{game.id}/fonts"
@@ -157,15 +155,15 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
     rendered = []
     words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       SALT + words) if memo.on else None
+                       lambda: SALT + words)
     for deck in game.decks:
         deck_context = template_data(FACE, deck=deck.context())["deck"]
-        deck_scope = memo.deck_scope(scope, deck_context) if scope is not None else None   # (memo.on)
+        deck_scope = memo.deck_scope(scope, deck_context)
         for card in deck.cards:
             session.working_on = card.id   # named if the command runs out of time here
             keys: list[str | None] = []
             card_context = template_data(FACE, card=card.context())["card"]   # once a card, both sides
-            card_key = card_json(card_context) if memo.on else None
+            card_key = memo.card_key(card_context)
             contexts = (game_context, deck_context, card_context)
             sides: list[tuple[str, str | None, dict]] = [("front", card.front, {}), ("back", card.back, {})]
             if deck.family.per_face:  # the front template draws each face of the die in turn
@@ -173,17 +171,9 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                          for n, face in enumerate(card.fields.get("faces") or (), start=1)]
             for side, template, extra in sides:
                 svg = None
-                # scopes are made when memo.on: the same inputs as a render this session did give its SVG
-                if template is not None and scope is not None and deck_scope is not None:
-                    remembered = memo.key(deck_scope, card_key, side, template, extra,
-                                          memo.reads_decks(env, scope[2], template))
-                    svg = memo.get(remembered)
-                    if svg is None:
-                        svg = _render_face(env, game, contexts, card, side, template, problems, extra)
-                        if svg is not None:
-                            memo.put(remembered, svg)
-                elif template is not None:
-                    svg = _render_face(env, game, contexts, card, side, template, problems, extra)
+                if template is not None:   # the same inputs as a render a remembering session did: its SVG
+                    svg = memo.face(partial(memo.face_key, env, scope, deck_scope, card_key, side, template, extra),
+                                    partial(_render_face, env, game, contexts, card, side, template, problems, extra))
                 if svg is None:
                     keys.append(None)
                     continue
@@ -192,11 +182,10 @@ def render_svgs(game: Game, guides: bool = False, session: Session | None = None
                 if stamp is not None:
                     svg = stamp.on(svg, deck)
                 home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
-                key = svgs.add(memo.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)) if memo.on else svg, home)
+                key = svgs.add(memo.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)), home)
                 if key not in sizes:   # its facts now, while the layouts of its text boxes are at hand
                     facts.add(memo.derived(("face facts", own_fonts, key),
-                                           lambda svg=svg: face_facts(svg, setter.fonts))
-                              if memo.on else face_facts(svg, setter.fonts))
+                                           lambda svg=svg: face_facts(svg, setter.fonts)))
                 sizes[key] = (deck.width, deck.height)
                 keys.append(key)
             if deck.family.per_face:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import json
 import math
 import os
@@ -33,7 +34,6 @@ from dataclasses import dataclass, field
 from itertools import chain
 from json.encoder import encode_basestring as _json_str
 from pathlib import Path
-from typing import Literal
 
 from .. import safefs
 from ..errors import OutputError
@@ -334,22 +334,24 @@ def _fsync(fd: int) -> None:
 
 
 _RENAME_EXCHANGE = 2
-_libc: ctypes.CDLL | Literal[False] | None = None   # False: no renameat2 here
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library, when it has renameat2 (glibc 2.28 and later): loaded once, a process fact."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.renameat2  # noqa: B018 - glibc 2.28 and later
+    except (OSError, AttributeError):
+        return None
+    return libc
 
 
 def _exchange(dir_fd: int, a: str, b: str) -> bool:
     """Swap two folders of `dir_fd` in one atomic step (Linux renameat2 RENAME_EXCHANGE);
     False if unsupported."""
-    global _libc
-    if _libc is None:
-        try:
-            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            _libc.renameat2  # noqa: B018 - glibc 2.28 and later
-        except (OSError, AttributeError):
-            _libc = False
-    if not _libc:
+    libc = _libc()
+    if libc is None:
         return False
-    if _libc.renameat2(dir_fd, os.fsencode(a), dir_fd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if libc.renameat2(dir_fd, os.fsencode(a), dir_fd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):

@@ -12,8 +12,10 @@ from __future__ import annotations
 import io
 import unicodedata
 import zipfile
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 import yaml
 
@@ -25,11 +27,14 @@ WORDS = Path(__file__).parents[1] / "assets" / "i18n" / "kit.yaml"
 
 
 @lru_cache(maxsize=1)
-def _all_words() -> dict:
-    return yaml.safe_load(WORDS.read_text(encoding="utf-8"))
+def _all_words() -> Mapping[str, Mapping[str, str]]:
+    """pnp's words of the READ-ME, each language's read-only (every caller gets the same)."""
+    found = yaml.safe_load(WORDS.read_text(encoding="utf-8"))
+    return MappingProxyType({lang: MappingProxyType(words) if isinstance(words, dict) else words
+                             for lang, words in found.items()})
 
 
-def kit_words(lang: str) -> tuple[dict[str, str], bool]:
+def kit_words(lang: str) -> tuple[Mapping[str, str], bool]:
     """The READ-ME's words in `lang` (its nearest: de-AT uses de), and whether pnp has them
     (else English)."""
     found = _all_words()

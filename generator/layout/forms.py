@@ -11,7 +11,6 @@ the rulebook alike.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import zlib
@@ -35,6 +34,7 @@ class FacePlacer:
         self.forms: dict[tuple, pikepdf.Object] = {}
         self.fonts: dict[bytes, pikepdf.Object] = {}   # digest of a font's whole object tree -> its copy
         self.images: dict[bytes, pikepdf.Object] = {}  # digest of an image (and its soft mask) -> its copy
+        self.digests: dict[bytes, dict] = {}   # bundle's sha256 -> {font object: digest}, filled in as met
 
     def draw(self, page: pikepdf.Page, key: str, box, clip, radius: float = 0.0,
              clip_path: bytes | None = None) -> bytes:
@@ -119,7 +119,7 @@ class FacePlacer:
                 self._same_images(xobject.Resources.XObject, seen)
 
     def _font(self, font, doc: int):
-        seen = _font_digests(self.docs[doc]) if font.is_indirect and doc >= 0 else {}
+        seen = self.digests.setdefault(self.docs[doc], {}) if font.is_indirect and doc >= 0 else {}
         digest = seen.get(font.objgen) or seen.setdefault(font.objgen, _digest(font))
         if digest not in self.fonts:
             self.fonts[digest] = self._copy(font)
@@ -138,7 +138,7 @@ class FacePlacer:
         return obj
 
 
-def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
+def write_forms(writer, faces_pdfs, page_of: dict, keys, segments, digests) -> dict:
     """Each face of `keys` as a Form XObject written into `writer` (a `PDFStream`), one face
     bundle open at a time, every font with identical bytes written once; returns face key ->
     (resource name, form reference, (width, height) of the form in pt). The streaming
@@ -149,7 +149,8 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
     again when it would come out the same: the same bundle, the same faces of it, at the
     same object number, after the same fonts and pictures (an edit redraws one bundle; the
     others are copied as bytes). A picture several bundles hold is written once
-    (`PDFStream.images`)."""
+    (`PDFStream.images`). `digests`: the session's font digests of each bundle (a build
+    writes a bundle once for each paper, a rebuild of `pnp watch` mostly the same ones)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:
         doc, number = page_of[key]
@@ -163,9 +164,9 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
         segment = segments.get(memo)
         if segment is None:
             mark = writer.mark()
-            refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts)
-            if segments.on:
-                segments.put(memo, (writer.since(mark), refs, tuple(fonts.items()), tuple(writer.images.items())))
+            refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts, digests)
+            segments.keep(memo, lambda mark=mark, refs=refs, fonts=fonts: (
+                writer.since(mark), refs, tuple(fonts.items()), tuple(writer.images.items())))
         else:
             written, refs, fonts_after, images_after = segment
             writer.replay(written)
@@ -177,11 +178,15 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments) -> dict:
     return placed
 
 
-def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict) -> tuple:
-    """The forms of `pages` of one bundle (fonts not yet in `fonts` written and added)."""
+def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict, digests) -> tuple:
+    """The forms of `pages` of one bundle (fonts not yet in `fonts` written and added;
+    `digests`: {bundle's sha256: {font object: digest}}, filled in as its fonts are digested)."""
     from .pdfstream import Raw
 
-    seen = _font_digests(hashlib.sha256(data).digest())
+    bundle = hashlib.sha256(data).digest()
+    seen = digests.get(bundle)
+    if seen is None:
+        seen = digests[bundle] = {}
     refs = []
     writer.new_source()
     with pikepdf.open(io.BytesIO(data)) as pdf:
@@ -225,13 +230,6 @@ def _written_font(writer, font, fonts: dict, seen: dict):
     if digest not in fonts:
         fonts[digest] = writer.copy(font)
     return fonts[digest]
-
-
-@functools.lru_cache(maxsize=256)  # a watch rebuilds with most bundles unchanged
-def _font_digests(bundle: bytes) -> dict:
-    """{font object: digest} of a faces PDF (by its sha256), filled in as its fonts are
-    digested: a pure function of the PDF's bytes, worked out once."""
-    return {}
 
 
 def placement_content(name: str, matrix, clip: bytes) -> bytes:

@@ -20,15 +20,15 @@ from .forms import placement_content, write_forms
 from .pdfstream import PDFStream, Raw
 
 
-def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures, segments, over=()) -> tuple[bytes, int]:
+def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures, segments, digests, over=()) -> tuple[bytes, int]:
     """`figures`: (page number from 1, face key, (x, y, w, h) pt the face fills, clip path
     as PDF operators in pt); `over`: the same for pages of `faces_pdfs` drawn over the
     page's own content instead (text set elsewhere: rulebook/pangobook.py), each at its own
     size, its top-left corner at (x, y + h); `segments`: a session's (replayed while
-    watching). Returns (PDF bytes, pages)."""
+    watching), `digests` its font digests (forms.write_forms). Returns (PDF bytes, pages)."""
     writer = PDFStream()
     keys = dict.fromkeys([*(key for _, key, _, _ in figures), *(key for _, key, _, _ in over)])
-    forms = write_forms(writer, faces_pdfs, page_of, keys, segments)
+    forms = write_forms(writer, faces_pdfs, page_of, keys, segments, digests)
     per_page: dict[int, tuple[list, dict, list]] = {}
     for page, key, (x, y, w, h), clip in figures:
         name, form, (form_w, form_h) = forms[key]
@@ -60,10 +60,8 @@ def place_under(pdf: bytes, faces_pdfs, page_of: dict, figures, segments, over=(
         root = writer.copy(source.Root)
         info = writer.copy(source.trailer.Info) if "/Info" in source.trailer else None
         pages = len(source.pages)
-        if segments.on:
-            segments.put(memo, (writer.since(mark), root, info, pages))
-        else:
-            writer.mark()  # what `since` writes: the same bytes, watching or not
+        segments.keep(memo, lambda: (writer.since(mark), root, info, pages))
+        writer.mark()  # what `since` writes (marked already when kept): the same bytes, watching or not
         return bytes(writer.finish(root, info)), pages
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import pikepdf
@@ -41,14 +42,13 @@ class SheetsPDF:
     plans: tuple[PagePlan, ...]
 
 
-def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode | None = None,
-                  session: Session | None = None, spool: Path | None = None) -> SheetsPDF:
+def layout_sheets(rendered, paper: str, session: Session, crop_marks: bool = True, mode: PrintMode | None = None,
+                  spool: Path | None = None) -> SheetsPDF:
     """Impose every component of the game on `paper`, printed the way `mode` says
     (default: long-edge duplex, no offset). A remembering session's furniture and
     segments are reused where they would come out the same (see `_pages`). `spool`: a
     folder the PDF is written into as it is made (a `pdfstream.Spooled`, not bytes)."""
     mode = mode or PrintMode()
-    session = session or Session()
     with session.stage("page planning"):
         if mode.cutter:  # inside the machine's area, clear of its marks; it cuts, so no crop marks
             try:
@@ -67,7 +67,8 @@ def layout_sheets(rendered, paper: str, crop_marks: bool = True, mode: PrintMode
         writer = PDFStream(spool=spool)
         tree = writer.reserve()
         keys = dict.fromkeys(face.key for plan in plans for face in plan.faces)
-        forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys, session.segments)
+        forms = write_forms(writer, rendered.faces_pdfs, rendered.page_of, keys, session.segments,
+                            session.font_digests)
     with session.stage("PDF assembly"):
         kids, info = _pages(writer, plans, furniture, forms, tree, session.segments)
         writer.put(tree, {"/Type": Raw(b"/Pages"), "/Kids": kids, "/Count": len(kids)})
@@ -109,12 +110,11 @@ def _pages(writer: PDFStream, plans, furniture: tuple[bytes, ...], forms: dict, 
         if marks is None:
             marks = pikepdf.open(io.BytesIO(furniture[chunk]))
         mark = writer.mark()  # each page a segment of its own, watching or not: the same bytes
-        seen_before = set(writer.seen) if segments.on else ()
+        seen_before = len(writer.seen)   # what the page adds to it comes after (it only grows)
         if info is None and "/Info" in marks.trailer:
             info = writer.copy(marks.trailer.Info)
         kids.append(writer.add_loose(page_with_faces(writer, marks.pages[at], tree, snippets, used)))
-        if segments.on:
-            segments.put(memo, (writer.since(mark), kids[-1], info,
-                                {k: v for k, v in writer.seen.items() if k not in seen_before}))
+        segments.keep(memo, lambda mark=mark, info=info, before=seen_before: (
+            writer.since(mark), kids[-1], info, dict(islice(writer.seen.items(), before, None))))
     writer.mark()
     return kids, info

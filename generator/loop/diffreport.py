@@ -18,6 +18,7 @@ from ..changes import changed_ids, current, face_list
 from ..data.editions import chosen_languages, edition, languages_of, read_translation
 from ..data.load import load_game
 from ..draw.faces import draw_faces
+from ..session import Session
 
 SCALE = 100 / 72      # 100 dpi: enough to read a card's text in a review
 GAP = 12
@@ -36,42 +37,42 @@ class GameDiff:
         return bool(self.changed or self.added or self.removed)
 
 
-def diff_games(root, game_id: str, ref: str, out_dir, cache=None, languages=None) -> list[GameDiff]:
+def diff_games(root, game_id: str, ref: str, out_dir, session: Session, cache=None, languages=None) -> list[GameDiff]:
     """`diff_game` of every edition of a game (those of `languages`, else all)."""
-    game = load_game(root, game_id)
+    game = load_game(root, game_id, session)
     source = languages_of(game.meta)[0]
-    return [diff_game(root, game_id, ref, out_dir, cache, "" if lang == source else lang)
+    return [diff_game(root, game_id, ref, out_dir, session, cache, "" if lang == source else lang)
             for lang in chosen_languages(game, languages)]
 
 
-def diff_game(root, game_id: str, ref: str, out_dir, cache=None, lang: str = "") -> GameDiff:
+def diff_game(root, game_id: str, ref: str, out_dir, session: Session, cache=None, lang: str = "") -> GameDiff:
     """Compare one game's faces (`lang`: an edition's in another language than the cards are
     written in) now with those at `ref`, and draw the changed components."""
-    game = load_game(root, game_id)
+    game = load_game(root, game_id, session)
     if lang:
         game = edition(game, lang, read_translation(game, lang))
-    now, after, _ = current(game)
-    old_game, before = reference(root, game_id, ref, out_dir, lang)
+    now, after, _ = current(game, session)
+    old_game, before = reference(root, game_id, ref, out_dir, lang, session)
     result = GameDiff(game.stem)
     for cid in changed_ids(before, after):
         (result.changed if cid in before else result.added).append(cid)
     result.removed = [cid for cid in before if cid not in after]
     shown = set(result.changed) | set(result.added)
-    old = current(old_game)[0] if old_game is not None else None
-    new_faces = _faces(now, shown, cache)
-    old_faces = _faces(old, shown, cache) if old is not None else {}
+    old = current(old_game, session)[0] if old_game is not None else None
+    new_faces = _faces(now, shown, cache, session)
+    old_faces = _faces(old, shown, cache, session) if old is not None else {}
     for cid in [c for c in after if c in shown]:
         result.images[cid] = _side_by_side(old_faces.get(cid, []), new_faces.get(cid, []))
     return result
 
 
-def _faces(found, wanted: set, cache) -> dict[str, list]:
+def _faces(found, wanted: set, cache, session: Session) -> dict[str, list]:
     """{component: [PIL images of its faces]} for the wanted components of a rendered game."""
     from ..exports.raster import page_images  # PDFium, under its lock
 
     cards = [rc for rc in found.cards if rc.card.id in wanted]
     keys = {k for rc in cards for k in face_list(rc)}
-    drawn = draw_faces({k: found.svgs[k] for k in keys}, found.sizes, found.roots, cache=cache)
+    drawn = draw_faces({k: found.svgs[k] for k in keys}, session, found.sizes, found.roots, cache=cache)
     images = page_images(drawn.documents, drawn.page_of, SCALE)
     return {rc.card.id: [images[k] for k in face_list(rc) if k in images] for rc in cards}
 

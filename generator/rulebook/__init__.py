@@ -57,7 +57,7 @@ class RulebookPDF:
     headings: tuple   # (level, text, page)
 
 
-def layout_rulebook(game, rendered, paper: str, session: Session | None = None) -> RulebookPDF | None:
+def layout_rulebook(game, rendered, paper: str, session: Session) -> RulebookPDF | None:
     """The game's rulebook on `paper`, with its figures' faces placed, or None when the game
     has none. A remembering session gives back its finished book, or its Platypus layout,
     when they would come out the same."""
@@ -66,7 +66,6 @@ def layout_rulebook(game, rendered, paper: str, session: Session | None = None) 
         return None
     words = rulebook_words(game)
     word_problems = [p for p in problems_of_words(game, words_file(game)) if p.severity == "error"]
-    session = session or Session()
     memo = session.memo
     shown = str(path.relative_to(game.root))
     parsed = parse_blocks(render_markdown(game, path, session), memo, shown, session.limits)
@@ -157,7 +156,7 @@ def _placed(book: _Book, faces, rendered, session: Session) -> RulebookPDF:
         for page, key, (x, top, w, h) in pieces:
             fw, fh = whole(w), whole(h)
             over.append((page, key, (x, top - h, w, h), b"%.4f %.4f %d %d re" % (x, top - fh, fw, fh)))
-    pdf, pages = place_under(pdf_bytes, faces_pdfs, page_of, placed, session.segments, over)
+    pdf, pages = place_under(pdf_bytes, faces_pdfs, page_of, placed, session.segments, session.font_digests, over)
     shown = sorted({p["id"] for p in placements})
     components = tuple({"id": i, "count": sum(1 for p in placements if p["id"] == i)} for i in shown)
     return RulebookPDF(pdf, pages, components, tuple(placements), tuple(headings))

@@ -32,7 +32,7 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..data.editions import direction_of
 from ..draw.glyphs import needs_pango
-from ..rendermemo import RenderMemo
+from ..rendermemo import Memo
 from ..units import paper_size
 from .pangobook import BookText, PangoHeading
 from .rlbridge import shaping
@@ -206,7 +206,7 @@ class Rulebook(BaseDocTemplate):
 
 
 def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
-              memo: RenderMemo | None = None, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
+              memo: Memo | None = None, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
     """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen, the Pango
     text or None: (its PDF, where each piece goes)); `memo` (a remembering session's) holds
     the contents of the last layout as the first guess; `stamp` (a version stamp) is in

@@ -31,7 +31,7 @@ from ..guard import (
     missing_message,
     read_text_inside,
 )
-from ..rendermemo import RenderMemo
+from ..rendermemo import Memo
 from ..session import Session
 
 
@@ -68,11 +68,10 @@ def rulebook_file(game):
     return own
 
 
-def render_markdown(game, path, session: Session | None = None) -> str:
+def render_markdown(game, path, session: Session) -> str:
     """The Markdown after Jinja (sandboxed, bounded: draw/templates.py), with the game's
     data in scope; its compiled template remembered by a remembering session while `pnp
     watch` rebuilds."""
-    session = session or Session()
     shown = str(path.relative_to(game.root))
     ctx = game.context()
     deadline = session.limits.deadline("the rulebook's Jinja")
@@ -112,7 +111,7 @@ def render_markdown(game, path, session: Session | None = None) -> str:
             shown, f"{type(exc).__name__}: {plain_message(exc)}", line=line)]) from None
 
 
-def parse_blocks(markdown: str, memo: RenderMemo | None = None, shown: str = "the rulebook",
+def parse_blocks(markdown: str, memo: Memo | None = None, shown: str = "the rulebook",
                  limits: Limits | None = None) -> list[Block]:
     """The Markdown as blocks (remembered in `memo` for the same text while `pnp watch` rebuilds),
     parsed within MAX_MARKDOWN characters and the face time of `limits` (markdown-it takes

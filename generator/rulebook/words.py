@@ -9,8 +9,10 @@ English, and `problems` says so (a warning), with what the game gives that is wr
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 import yaml
 
@@ -23,8 +25,11 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
 @lru_cache(maxsize=1)
-def shipped_words() -> dict:
-    return yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
+def shipped_words() -> Mapping[str, Mapping[str, str]]:
+    """pnp's words of the rulebook, each language's read-only (every caller gets the same)."""
+    found = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
+    return MappingProxyType({lang: MappingProxyType(words) if isinstance(words, dict) else words
+                             for lang, words in found.items()})
 
 
 def words(game) -> dict[str, str]:
@@ -36,7 +41,7 @@ def words(game) -> dict[str, str]:
     return {k: str(own.get(k) or known.get(k) or english[k]) for k in KEYS}
 
 
-def _known(lang: str) -> dict:
+def _known(lang: str) -> Mapping[str, str]:
     return shipped_words().get(lang) or shipped_words().get(lang.split("-")[0].lower()) or {}
 
 

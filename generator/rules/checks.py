@@ -11,6 +11,7 @@ rule that cannot run, exit 2). No check meets data it cannot handle.
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -103,17 +104,15 @@ def selected(ctx, args: dict, name: str, schema: dict, default: Any = None) -> A
     return value
 
 
-_VALIDATORS: dict[str, Any] = {}
-
-
 def _validator(schema: dict):
     """A validator of `schema`, made once per schema (making one costs more than most checks)."""
-    key = json.dumps(schema, sort_keys=True)
-    if key not in _VALIDATORS:
-        if len(_VALIDATORS) > 256:
-            _VALIDATORS.clear()
-        _VALIDATORS[key] = Validator(schema)
-    return _VALIDATORS[key]
+    return _validator_of(json.dumps(schema, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _validator_of(key: str):
+    """The validator of the schema written as `key` (JSON): a pure function of it."""
+    return Validator(json.loads(key))
 
 
 def _kind(value: Any) -> str:
