@@ -111,3 +111,18 @@ def test_every_module_and_package_says_what_it_is():
 def test_modules_stay_small():
     big = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > 420}
     assert not big, f"modules over ~400 lines: {big}"
+
+
+def test_no_dead_code(monkeypatch):
+    """vulture (pyproject.toml's [tool.vulture], as make test and make check run it) finds no
+    name in generator/ that nothing uses, but those tests/vulture_whitelist.py explains."""
+    from vulture.config import make_config
+    from vulture.core import Vulture
+
+    monkeypatch.chdir(PACKAGE.parent)
+    config = make_config(["--config", "pyproject.toml"])
+    vulture = Vulture(ignore_names=config["ignore_names"], ignore_decorators=config["ignore_decorators"])
+    vulture.scavenge(config["paths"], exclude=config["exclude"])
+    dead = [f"{item.filename}:{item.first_lineno}: {item.message}"
+            for item in vulture.get_unused_code(min_confidence=config["min_confidence"])]
+    assert not dead, "dead code (remove it, or say in tests/vulture_whitelist.py why it is used):\n" + "\n".join(dead)

@@ -47,7 +47,6 @@ class Pictures:
         self.memo = memo if memo is not None and memo.on else None   # a session's Kept (pnp watch)
         self.recent: dict[str, Prepared] = {}    # prepared pictures of this bundle, by store key
         self.stubs: dict[str, Prepared] = {}     # uid -> lossless picture cairo got a stub of
-        self.prepared = 0                        # pictures prepared (decoded) by this bundle
         self.begin_face()
 
     def begin_face(self) -> None:
@@ -105,7 +104,6 @@ class Pictures:
             found = self.store.get(key, data)
         if found is None:
             found = prepare(data, head, size, self.policy)
-            self.prepared += 1
             if self.store is not None:
                 self.store.put(key, found)
         self.recent[key] = found
