@@ -172,6 +172,7 @@ def _pnp(root, *args: str):
                           text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow   # a fresh pnp process
 def test_a_real_pnp_stops_a_whole_build_at_its_total_time_and_says_where(mini):
     """The command line as a designer runs it: drawing workers forked, the timer in the main process."""
     root = mini(MANY, front=MINI_FRONT.replace("</svg>", SLOW + "</svg>"))
@@ -183,6 +184,7 @@ def test_a_real_pnp_stops_a_whole_build_at_its_total_time_and_says_where(mini):
     assert "at the stage" in done.stderr, done.stderr
 
 
+@pytest.mark.slow   # a fresh pnp process
 def test_a_real_pnp_refuses_a_join_of_gigabytes_cleanly(mini):
     bomb = "{% set s = 'x' * 999999 %}{{ ([s] * 3000)|join|length }}"
     root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", bomb + "</svg>"))

@@ -16,6 +16,7 @@ def files_of(folder):
             for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts}
 
 
+@pytest.mark.slow   # builds Olympians cold, twice
 def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     out = project / "output"
     assert run(project, "build", "olympians", "--paper", "a4", "--lang", "en").exit_code == 0
@@ -35,6 +36,7 @@ def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     assert files_of(out / "olympians") == files_of(cold_out / "olympians")
 
 
+@pytest.mark.slow
 def test_warm_build_redraws_only_the_changed_bundles(mini):
     from generator.data.load import load_game
     from generator.draw.render import render_game
@@ -65,6 +67,7 @@ def test_a_damaged_or_half_written_entry_is_never_used(tmp_path):
     assert cache.get("x") is None
 
 
+@pytest.mark.slow
 def test_killed_build_leaves_no_usable_partial_entry(mini):
     root = mini('- {id: a, name: A, text: "Text."}')
     assert run(root, "build").exit_code == 0
@@ -132,6 +135,7 @@ def test_face_key_covers_images_and_size(tmp_path):
     assert face_key(svg, (10, 10), roots) != k1
 
 
+@pytest.mark.slow
 def test_bundles_share_identical_fonts_so_sheets_store_each_font_once(mini):
     import io
 
@@ -274,6 +278,7 @@ def test_what_watching_remembers_is_bounded(remembering):
     assert len(remembering.furniture) == 8 and remembering.furniture.get(("sheet", 19))
 
 
+@pytest.mark.slow
 def test_a_word_that_brings_a_ligature_redraws_only_its_bundle(project):
     """EB Garamond Italic joins e+s: "Skies" on Zeus's card brings a ligature no card had
     before. The primer page holds the clusters of every pair of lowercase letters in each font, so

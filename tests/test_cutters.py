@@ -76,6 +76,7 @@ def built(root, *args):
     return folder, manifest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("machine,paper", [("silhouette", "letter"), ("cricut", "a4"), ("scanncut", "letter")])
 def test_marks_print_where_the_geometry_says_and_the_cut_files_agree(game, machine, paper):
     folder, manifest = built(game, "--paper", paper, "--cutter", machine)

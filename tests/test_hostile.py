@@ -89,6 +89,7 @@ def test_template_injection_in_a_macro_file_and_in_card_text_is_refused(mini, pa
     _hostile(run(root, "validate"), root, before, started, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bomb, says", [
     ("{% for i in range(10**9) %}x{% endfor %}", "templates count to at most 100,000"),
     ("{{ 'x' * 10**9 }}", "1,000,000"),
@@ -183,6 +184,7 @@ def _png(width: int, height: int) -> bytes:
             + chunk(b"IDAT", body) + chunk(b"IEND", b""))
 
 
+@pytest.mark.slow
 def test_a_picture_of_too_many_pixels_is_refused_quickly(mini):
     root = mini("- {id: a, name: Alpha, text: Words.}", front=_image_front("art/huge.png"))
     (root / "templates" / "mini" / "art").mkdir()

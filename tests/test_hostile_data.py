@@ -214,6 +214,7 @@ def test_unreadable_sheets_are_clean_errors_naming_the_file(sheet_game, name, co
     refused(root, name, needle)
 
 
+@pytest.mark.slow
 def test_a_300_mb_one_line_csv_is_refused_by_its_size(sheet_game):
     root, folder, use = sheet_game
     path = use("cards.csv")

@@ -267,6 +267,7 @@ def builds(tmp_path_factory):
     return outs
 
 
+@pytest.mark.slow
 def test_builds_are_byte_identical(builds):
     one, two = builds
     names = sorted(p.name for p in one.iterdir())
