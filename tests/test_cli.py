@@ -148,6 +148,7 @@ def test_console_script_prints_no_traceback(tmp_path):
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_game_print_settings_choose_papers_and_crop_marks(mini):
     root = mini("- {id: a, name: Alpha, text: ok}")
     game = root / "cards/mini/game.yaml"

@@ -270,6 +270,7 @@ def test_an_export_drops_what_it_no_longer_makes_keeps_the_designers_files_and_o
         write_exports(out, "g", "png", export_files("x"))   # a build of the game is writing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target, delays", [
     ("png", [(False, 1.0), (True, 0.01)]),
     ("dtc", [(True, 0.0), (True, 0.02)]),

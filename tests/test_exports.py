@@ -91,6 +91,7 @@ def _tts(root):
     return folder, json.loads((folder / "ex.json").read_text())
 
 
+@pytest.mark.slow
 def test_tts_sheets_split_at_ten_by_seven(tmp_path):
     cards = [(f"k{i:02d}", 1 + i % 3) for i in range(75)]
     root = make_game(tmp_path / "proj", cards, back=SHARED_BACK)

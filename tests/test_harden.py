@@ -194,6 +194,7 @@ def test_shorten():
 
 # ---- 5. external references are warnings naming the card ---------------------------------------
 
+@pytest.mark.slow
 def test_external_references_are_warnings_naming_the_card(mini):
     front = MINI_FRONT.replace('fill="#fafafa"', 'fill="url(http://example.invalid/p.svg#g)"').replace(
         "<svg ", '<?xml-stylesheet href="http://example.invalid/s.css"?>\n<svg ', 1)

@@ -204,6 +204,7 @@ def check_drawing(lines, drawn, x, y, s):
             assert "A" not in d
 
 
+@pytest.mark.slow
 def test_every_tile_draws_exactly_its_lines(monkeypatch):
     game = load_game(REPO, GAME)
     deck = game.deck("pieces")
@@ -214,6 +215,7 @@ def test_every_tile_draws_exactly_its_lines(monkeypatch):
         check_drawing(card.fields["lines"], drawn_lines(ET.fromstring(svg)), b, b, s)
 
 
+@pytest.mark.slow
 def test_a_mutated_line_changes_both_the_verdict_and_the_drawing(project, monkeypatch):
     edit(project / "cards" / GAME / "pieces.yaml", "lines: [[N, E, arc], [S, W, arc]]",
          "lines: [[N, E, arc], [E, S, arc]]")

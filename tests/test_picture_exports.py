@@ -37,6 +37,7 @@ def _expected(data: bytes, size) -> Image.Image:
     return full.crop((dx, dy, dx + size[0], dy + size[1]))
 
 
+@pytest.mark.slow
 def test_png_export_shows_the_pictures(game):
     root, art = game
     done = run(root, "export", "png", "pics", "--dpi", "150")

@@ -36,6 +36,7 @@ def _sheets(out: Path) -> bytes:
     return (out / "pics-sheets-a4.pdf").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_jpeg_at_print_resolution_is_embedded_as_it_is(built):
     root, out, _ = built
     art = root / "templates" / "pics" / "art"
@@ -80,6 +81,7 @@ def test_a_picture_too_small_to_print_is_a_warning_naming_the_card_and_its_dpi(b
     assert checked.exit_code == 0 and "tiny.png" in checked.output and "40 dpi" in checked.output
 
 
+@pytest.mark.slow
 def test_strict_makes_a_picture_too_small_fail(built, tmp_path):
     root, _, _ = built
     before = _sheets(root / "output" / "pics")
