@@ -108,6 +108,7 @@ def test_prune_never_removes_the_bundles_the_last_build_still_reads(tmp_path):
     assert left == ["00", "01", "02"]
 
 
+@pytest.mark.slow
 def test_bundles_in_the_cache_are_read_back_not_held(mini, tmp_path):
     from generator.data.load import load_game
     from generator.draw.render import render_game
@@ -151,6 +152,7 @@ def test_bundles_share_identical_fonts_so_sheets_store_each_font_once(mini):
     assert len(names) == len(set(names)) <= 4, names
 
 
+@pytest.mark.slow
 def test_clean_removes_the_cache_and_with_all_the_outputs(mini):
     root = mini('- {id: a, name: A, text: "Text."}')
     assert run(root, "build").exit_code == 0

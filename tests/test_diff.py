@@ -73,6 +73,7 @@ def test_a_bad_ref_is_a_clean_error(mini):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_diff_lists_changes_writes_pictures_and_gates_ci(mini):
     from PIL import Image
 

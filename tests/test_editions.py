@@ -277,6 +277,7 @@ def test_table_round_trip(project, fmt):
     assert read_translation(game, "de").data == read_translation(load_game(REPO, "olympians"), "de").data
 
 
+@pytest.mark.slow
 def test_an_import_of_a_file_from_an_older_source_stays_stale(project):
     assert run(project, "i18n", "export", "olympians", "--lang", "ja").exit_code == 0
     po = project / "output/olympians/i18n/olympians-ja.po"

@@ -71,6 +71,7 @@ def test_png_sizes_are_exact_with_and_without_bleed(game):
         assert Image.open(folder / f["path"]).size == (375, 525)  # 2.5 x 3.5 in at 150 dpi
 
 
+@pytest.mark.slow
 def test_png_export_is_reproducible(game):
     folder = game / "output" / "ex" / "exports" / "png"
     exported(game, "png", "ex")
@@ -126,6 +127,7 @@ def test_tts_sheets_split_at_ten_by_seven(tmp_path):
     assert Image.open(Path(one["BackURL"][7:])).size == (409, 573)
 
 
+@pytest.mark.slow
 def test_tts_sheet_cells_hold_the_cards_in_order(game):
     folder, saved = _tts(game)
     (deck,) = saved["ObjectStates"]
@@ -232,6 +234,7 @@ def test_dtc_pdf_one_card_per_page_with_page_boxes(game):
 
 # --- the print-and-play kit ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_kit_zips_sheets_cut_files_calibration_and_a_readme(game):
     import zipfile
     result = run(game, "kit", "ex", "--paper", "a4", "--paper", "letter")

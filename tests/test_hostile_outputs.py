@@ -118,6 +118,7 @@ class Server:
         return self.proc.returncode, json.loads(out.strip().splitlines()[-1]), err
 
 
+@pytest.mark.slow
 def test_eight_threads_rasterising_through_the_preview_at_once_do_not_crash(faces_pdf, tmp_path):
     """PDFium aborts the interpreter when two threads call it at once: the preview draws one
     face at a time. Without the lock this run dies (SIGABRT, SIGSEGV) most of the time."""
@@ -434,6 +435,7 @@ def _staging(out: Path) -> list[str]:
     return [p.relative_to(out).as_posix() for p in out.rglob("*") if ".new-" in p.name or p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, budget, scope", [
     (("build", "mini", "--paper", "a4"), 30_000, "files"),   # the disk fills mid-way through the set
     (("build", "mini", "--paper", "a4"), 0, "all"),          # ...before anything: the face cache fails first

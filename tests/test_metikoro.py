@@ -278,6 +278,7 @@ def test_builds_are_byte_identical(builds):
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
 
 
+@pytest.mark.slow   # waits for two builds of MetiKoro
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_the_quarters_reassemble_the_board(builds, paper):
     folder = builds[0]
@@ -309,6 +310,7 @@ def test_the_quarters_reassemble_the_board(builds, paper):
         assert max(abs(a - b) for a, b in zip(px, want)) < 12, (p, px, want)
 
 
+@pytest.mark.slow   # waits for two builds of MetiKoro
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_join_strips_and_tiles_cut_one_by_one(builds, paper):
     """Four join strips hold the butted quarters together; the tiles stand a gutter apart
@@ -324,6 +326,7 @@ def test_join_strips_and_tiles_cut_one_by_one(builds, paper):
     assert {round(b - a, 3) for a, b in zip(xs, xs[1:])} == {35 + float(gutter.removesuffix("mm"))}
 
 
+@pytest.mark.slow   # waits for two builds of MetiKoro
 def test_card_text_is_extractable_text(builds):
     pdf = pdfium.PdfDocument(builds[0] / f"{GAME}-sheets-a4.pdf")
     text = " ".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))

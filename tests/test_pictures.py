@@ -111,6 +111,7 @@ def test_draft_pictures_are_small_and_the_sheets_say_so(built, tmp_path):
     assert not any("draft" in f for f in print_run["files"])
 
 
+@pytest.mark.slow
 def test_every_build_writes_the_same_bytes(built, tmp_path):
     """Cold, warm (face cache) and with pictures from the picture store only, each in a fresh
     process with its own hash seed: the same sheets and rulebook. Each build runs in a process

@@ -10,7 +10,7 @@ every generator module named in it, in the helpers and fixtures it uses, and in 
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from tests.conftest import SLOW_FIXTURES
@@ -93,9 +93,13 @@ def _imported(node: ast.Import | ast.ImportFrom, generator_modules: set[str]) ->
 
 
 @lru_cache(maxsize=1)
+def _generator_modules() -> frozenset[str]:
+    return frozenset(_modules())
+
+
+@lru_cache(maxsize=1)
 def _files() -> dict[str, _File]:
-    modules = set(_modules())
-    return {p.stem: _File(p, modules) for p in sorted(TESTS.glob("*.py"))}
+    return {p.stem: _File(p, set(_generator_modules())) for p in sorted(TESTS.glob("*.py"))}
 
 
 def _reached(file: str, symbol: str, seen: set[tuple[str, str]] | None = None) -> set[str]:
@@ -116,7 +120,7 @@ def _reached(file: str, symbol: str, seen: set[tuple[str, str]] | None = None) -
         names |= {a.arg for a in node.args.args}
     for inner in ast.walk(node):   # imports inside a function
         if isinstance(inner, (ast.Import, ast.ImportFrom)):
-            for kind, target in _imported(inner, set(_modules())).values():
+            for kind, target in _imported(inner, set(_generator_modules())).values():
                 if kind == "gen":
                     out.add(target)
                 else:
@@ -135,6 +139,11 @@ def _reached(file: str, symbol: str, seen: set[tuple[str, str]] | None = None) -
         elif name in files["conftest"].fixtures:
             out |= _reached("conftest", name, seen)
     return out
+
+
+@cache
+def _reached_by(file: str, test: str) -> frozenset[str]:
+    return frozenset(_reached(file, test))
 
 
 def _fixtures_used(file: str, test: str) -> set[str]:
@@ -170,7 +179,7 @@ def reached_by_fast_tier(also_slow: frozenset[str] = frozenset()) -> dict[str, s
     """{part of generator/: the fast test files that reach it}."""
     out: dict[str, set[str]] = {}
     for file, test in fast_tests(also_slow):
-        for module in _reached(file, test):
+        for module in _reached_by(file, test):
             part = _part(module)
             if part:
                 out.setdefault(part, set()).add(file)

@@ -8,6 +8,8 @@ import time
 import urllib.request
 from contextlib import contextmanager
 
+import pytest
+
 from generator.loop.preview import Preview, serve
 from generator.loop.watch import affected_games, watch
 from tests.conftest import MINI_FRONT, edit
@@ -117,6 +119,7 @@ def _live(root):
         server.shutdown()
 
 
+@pytest.mark.slow   # the preview in chromium
 def test_browser_shows_an_edit_without_a_reload(mini):
     """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
     from selenium.webdriver.common.by import By
