@@ -119,7 +119,7 @@ def _live(root):
         server.shutdown()
 
 
-@pytest.mark.slow   # the preview in chromium
+@pytest.mark.slow   # the preview in chromium (make test installs it)
 def test_browser_shows_an_edit_without_a_reload(mini):
     """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
     from selenium.webdriver.common.by import By
@@ -160,6 +160,7 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         assert "cards/mini/deck.yaml:" in errors and "card b" in errors
 
 
+@pytest.mark.slow   # the preview in chromium (make test installs it)
 def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mini):
     """A game of two languages: the page offers both; Arabic is shown right to left; editing the
     Arabic translation rebuilds that edition alone, and the page shows it without a reload."""
