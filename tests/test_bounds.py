@@ -63,6 +63,7 @@ GROWING = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bomb, says", GROWING)
 def test_what_one_template_step_would_make_is_refused_before_it_is_made(mini, bomb, says):
     root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", bomb + "</svg>"))
@@ -90,6 +91,7 @@ SLOW = "<!-- {% for i in range(99999) %}{% for j in range(2) %}{{ i % 7 }}{% end
 MANY = "\n".join(f"- {{id: c{n}, name: C{n}, text: Words.}}" for n in range(60))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["validate", "build"])
 def test_a_template_that_spends_its_time_on_every_face_stops_at_the_total_time(mini, command):
     """Each face stays well within --time-limit; together they would take some 20 s."""
@@ -215,6 +217,7 @@ def test_an_error_no_stage_said_ends_in_one_clean_line_naming_the_stage(mini, mo
     assert len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, args, says", [
     ("[" * 4_000_000, (), "pnp lays out at most 1,000,000"),
     ("![" * 490_000, ("--time-limit", "1"), "parsing the rulebook's Markdown took longer than 1 s"),

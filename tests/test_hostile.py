@@ -114,6 +114,7 @@ def test_templates_that_would_run_or_grow_for_ever_are_stopped(mini, bomb, says)
     assert says in out and "templates/mini/front.svg.j2:" in out and "[cards: a]" in out, out
 
 
+@pytest.mark.slow
 def test_a_rulebook_that_loops_for_ever_is_stopped(mini):
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text(
@@ -128,6 +129,7 @@ def _image_front(href: str) -> str:
     return MINI_FRONT.replace("</svg>", f'<image x="5" y="50" width="20" height="20" href="{href}"/></svg>')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("href", ["file:///dev/zero", "/dev/zero", "../../../../../../dev/zero",
                                   "file:///etc/passwd", "http://example.com/a.png"])
 def test_pictures_outside_the_project_are_refused_before_they_are_read(mini, href):

@@ -132,6 +132,7 @@ def test_eight_threads_rasterising_through_the_preview_at_once_do_not_crash(face
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_request_naming_another_host_is_refused_without_touching_the_build(faces_pdf, tmp_path):
     """DNS rebinding: a page on evil.example whose name now points at 127.0.0.1."""
     server = Server(faces_pdf, tmp_path)
@@ -365,6 +366,7 @@ def test_the_probes_wrong_args_are_clean_errors(mini, check, args):
 HUGE = "x" * 100_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "junit"])
 def test_a_100_kb_value_is_cut_in_every_output_format(mini, fmt):
     root = mini(f'- {{id: huge, name: Huge, text: "{HUGE}"}}\n- {{id: small, name: Small, text: "Short."}}')

@@ -48,6 +48,7 @@ def test_png_export_shows_the_pictures(game):
         assert delta_e(window, _expected(art[name], window.size)) < 3.0, card
 
 
+@pytest.mark.slow
 def test_tts_and_print_shop_pngs_show_the_pictures(game):
     root, art = game
     assert run(root, "export", "tts", "pics", "--dpi", "100").exit_code == 0

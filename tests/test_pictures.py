@@ -46,6 +46,7 @@ def test_a_jpeg_at_print_resolution_is_embedded_as_it_is(built):
         assert d["/Filter"] == "/DCTDecode"
 
 
+@pytest.mark.slow
 def test_larger_pictures_are_resampled_to_the_print_resolution(built):
     _, out, _ = built
     sizes = {(d["/Width"], d["/Height"], d["/Filter"]) for d, _, _ in images(_sheets(out))}
@@ -69,6 +70,7 @@ def test_a_picture_on_many_faces_is_one_image_object_in_the_sheets_and_the_ruleb
         assert len(set(raws)) == len(raws)
 
 
+@pytest.mark.slow
 def test_a_picture_too_small_to_print_is_a_warning_naming_the_card_and_its_dpi(built):
     root, _, output = built
     line = next(line for line in output.splitlines() if "tiny.png" in line)
@@ -93,6 +95,7 @@ def test_strict_makes_a_picture_too_small_fail(built, tmp_path):
     assert run(lower, "build", "pics", "--paper", "a4", "--strict").exit_code == 0   # 40 dpi is enough here
 
 
+@pytest.mark.slow
 def test_draft_pictures_are_small_and_the_sheets_say_so(built, tmp_path):
     root, _, _ = built
     shutil.copytree(root / "cards", tmp_path / "cards")
@@ -150,6 +153,7 @@ def test_the_sheets_are_sound_pdf(built):
             assert pdf.check_pdf_syntax() == []
 
 
+@pytest.mark.slow
 def test_image_dpi_on_the_command_line_and_in_game_yaml(tmp_path):
     art = standard_art()
     root = art_game(tmp_path / "yaml", {"b": "big.jpg"}, art, game_extra="print:\n  image_dpi: 150\n")

@@ -206,6 +206,7 @@ def test_every_rule_has_a_mutation(game):
 CASES = [(g, r) for g in list_games(REPO) for r in sorted(game_mutations(g))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, rule", CASES, ids=[f"{g}/{r}" for g, r in CASES])
 def test_each_rule_catches_its_mutation(project, game, rule):
     spec = game_mutations(game)[rule]
@@ -404,6 +405,7 @@ def test_findings_across_files_name_a_line_of_the_file_they_name(project):
     assert set(f.cards) == {"zeus", "contest-play"}
 
 
+@pytest.mark.slow
 def test_validate_render_catches_what_only_drawing_finds(project):
     edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
          "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")

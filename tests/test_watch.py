@@ -32,6 +32,7 @@ def _watching(root, games=("mini",)):
     return outcomes, stop, thread
 
 
+@pytest.mark.slow
 def test_watch_rebuilds_on_save_and_survives_an_error(mini):
     root = mini('- {id: a, name: Alpha, text: "First words."}')
     outcomes, stop, thread = _watching(root)
@@ -58,6 +59,7 @@ def test_watch_rebuilds_on_save_and_survives_an_error(mini):
     assert not thread.is_alive()
 
 
+@pytest.mark.slow
 def test_preview_serves_state_and_face_images(mini):
     from generator.loop.watch import build_one
 
