@@ -8,7 +8,7 @@ BIN    ?= $(HOME)/.local/bin
 # Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
 CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test bench validate clean browser cmyk-profile install hostile strace bytepin
+.PHONY: build test check bench validate clean browser cmyk-profile install hostile strace bytepin
 
 # the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts;
 # libseccomp, which the jail of --untrusted loads (generator/jailbridge.py)
@@ -55,10 +55,19 @@ cmyk-profile:
 
 test: $(STAMP) browser cmyk-profile strace
 	$(VENV)/bin/ruff check generator tests benchmarks
+	$(VENV)/bin/vulture
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
 	@log=$$(mktemp); echo "$(VENV)/bin/mypy (beside the tests)"; $(VENV)/bin/mypy >$$log 2>&1 & types=$$!; \
 	  $(PY) -m pytest -n auto --dist worksteal; tests=$$?; \
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
+
+# the fast tier, about a minute on two cores while you work: lint, dead code, and the tests not
+# marked slow (every package of generator/ is reached; none waits for a build of the shipped
+# games, an export or a fresh process: tests/test_tiers.py); make test runs everything, and mypy
+check: $(STAMP)
+	$(VENV)/bin/ruff check generator tests benchmarks
+	$(VENV)/bin/vulture
+	$(PY) -m pytest -n auto --dist worksteal -m "not slow"
 
 # the hostile-project suite: pnp validate/build on projects a stranger could send, watched by strace
 hostile: $(STAMP) strace

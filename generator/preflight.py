@@ -96,11 +96,6 @@ def _with(report, problems, kind: str):
     return replace(report, rules=(*report.rules, kind), findings=(*report.findings, *found))
 
 
-def preflight(game, session: Session, papers: tuple[str, ...] | None = None) -> list[Problem]:
-    """Every problem a build of `game` would stop at (none: the build will succeed, rules aside)."""
-    return preflight_report(game, session, papers)[0]
-
-
 def preflight_report(game, session: Session, papers: tuple[str, ...] | None = None,
                      pictures=None) -> tuple[list[Problem], list[Problem]]:
     """The problems a build would stop at, and the warnings it would print (a picture

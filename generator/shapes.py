@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-SHAPES = ("rect", "rounded", "circle", "hex", "polygon")
 KAPPA = 0.5522847498  # Bezier handle length of a quarter circle, as a fraction of the radius
 SQRT3 = math.sqrt(3)
 

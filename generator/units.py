@@ -30,8 +30,6 @@ CARD_SIZES = {  # trim width x height, mm
 
 _LENGTH = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(mm|cm|in|pt)?\s*$")
 
-LENGTH_PATTERN = r"^\s*-?\d+(\.\d+)?\s*(mm|cm|in|pt)?\s*$"
-
 
 def to_mm(value: float | int | str) -> float:
     """Parse a length; a bare number means millimetres.

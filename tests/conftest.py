@@ -27,6 +27,17 @@ def pytest_configure(config):
         os.sched_setaffinity(0, {CPUS[int(worker[2:]) % len(CPUS)]})
 
 
+# The fixtures that build every shipped game (or need such a build): a test asking for one is
+# slow, marked here so `make check` (pytest -m "not slow") never waits for the build.
+SLOW_FIXTURES = frozenset({"drawn_faces", "olympians_build", "all_builds", "olympians_dtc", "warm", "warm_project"})
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shipped_fonts(tmp_path_factory):
     """Every test process draws with the shipped fonts only (as `pnp build` does)."""

@@ -63,6 +63,7 @@ GROWING = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bomb, says", GROWING)
 def test_what_one_template_step_would_make_is_refused_before_it_is_made(mini, bomb, says):
     root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", bomb + "</svg>"))
@@ -90,6 +91,7 @@ SLOW = "<!-- {% for i in range(99999) %}{% for j in range(2) %}{{ i % 7 }}{% end
 MANY = "\n".join(f"- {{id: c{n}, name: C{n}, text: Words.}}" for n in range(60))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["validate", "build"])
 def test_a_template_that_spends_its_time_on_every_face_stops_at_the_total_time(mini, command):
     """Each face stays well within --time-limit; together they would take some 20 s."""
@@ -172,6 +174,7 @@ def _pnp(root, *args: str):
                           text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow   # a fresh pnp process
 def test_a_real_pnp_stops_a_whole_build_at_its_total_time_and_says_where(mini):
     """The command line as a designer runs it: drawing workers forked, the timer in the main process."""
     root = mini(MANY, front=MINI_FRONT.replace("</svg>", SLOW + "</svg>"))
@@ -183,6 +186,7 @@ def test_a_real_pnp_stops_a_whole_build_at_its_total_time_and_says_where(mini):
     assert "at the stage" in done.stderr, done.stderr
 
 
+@pytest.mark.slow   # a fresh pnp process
 def test_a_real_pnp_refuses_a_join_of_gigabytes_cleanly(mini):
     bomb = "{% set s = 'x' * 999999 %}{{ ([s] * 3000)|join|length }}"
     root = mini("- {id: a, name: Alpha, text: Words.}", front=MINI_FRONT.replace("</svg>", bomb + "</svg>"))
@@ -213,6 +217,7 @@ def test_an_error_no_stage_said_ends_in_one_clean_line_naming_the_stage(mini, mo
     assert len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, args, says", [
     ("[" * 4_000_000, (), "pnp lays out at most 1,000,000"),
     ("![" * 490_000, ("--time-limit", "1"), "parsing the rulebook's Markdown took longer than 1 s"),

@@ -75,9 +75,15 @@ def _pin() -> dict:
     return pins[here]
 
 
-def test_benchmark_sheets_match_the_pinned_hash(tmp_path):
+@pytest.fixture(scope="module")
+def bench_pdf(tmp_path_factory) -> bytes:
+    """The benchmark sheets, built once for both pinned comparisons."""
+    return bench_sheets(tmp_path_factory.mktemp("bench"))
+
+
+def test_benchmark_sheets_match_the_pinned_hash(request):
     pin = _pin()
-    pdf = bench_sheets(tmp_path)
+    pdf = request.getfixturevalue("bench_pdf")   # after _pin: no build where the pin is skipped
     if hashlib.sha256(pdf).hexdigest() == pin["sha256"]:
         return
     same_pages = pin.get("pdfium") == pdfium.PDFIUM_INFO.version and page_digests(pdf) == pin["pages"]
@@ -87,16 +93,17 @@ def test_benchmark_sheets_match_the_pinned_hash(tmp_path):
                    "and their pages render differently too (tests/pages.py tells which)"))
 
 
-def test_benchmark_pages_render_as_pinned(tmp_path):
+def test_benchmark_pages_render_as_pinned(request):
     pin = _pin()
     if pin.get("pdfium") != pdfium.PDFIUM_INFO.version:
         pytest.skip(f"pages pinned with PDFium {pin.get('pdfium')}, this is {pdfium.PDFIUM_INFO.version}")
-    found = page_digests(bench_sheets(tmp_path))
+    found = page_digests(request.getfixturevalue("bench_pdf"))
     changed = [n for n, (a, b) in enumerate(zip(found, pin["pages"]), start=1) if a != b]
     assert len(found) == len(pin["pages"]) and not changed, (
         f"pages {changed or 'count'} of the benchmark sheets render differently than pinned")
 
 
+@pytest.mark.slow   # two fresh interpreters draw Olympians cold
 def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path):
     """Olympians drawn in one process and by two drawing workers, each in a fresh interpreter
     (cairo keeps what it resolved for the life of a process: a test process that drew before

@@ -18,6 +18,7 @@ def files_of(folder):
             for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts}
 
 
+@pytest.mark.slow   # builds Olympians cold, twice
 def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     out = project / "output"
     assert run(project, "build", "olympians", "--paper", "a4", "--lang", "en").exit_code == 0
@@ -37,6 +38,7 @@ def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
     assert files_of(out / "olympians") == files_of(cold_out / "olympians")
 
 
+@pytest.mark.slow
 def test_warm_build_redraws_only_the_changed_bundles(mini):
     from generator.data.load import load_game
     from generator.draw.render import render_game
@@ -67,6 +69,7 @@ def test_a_damaged_or_half_written_entry_is_never_used(tmp_path):
     assert cache.get("x") is None
 
 
+@pytest.mark.slow
 def test_killed_build_leaves_no_usable_partial_entry(mini):
     root = mini('- {id: a, name: A, text: "Text."}')
     assert run(root, "build").exit_code == 0
@@ -107,6 +110,7 @@ def test_prune_never_removes_the_bundles_the_last_build_still_reads(tmp_path):
     assert left == ["00", "01", "02"]
 
 
+@pytest.mark.slow
 def test_bundles_in_the_cache_are_read_back_not_held(mini, tmp_path):
     from generator.data.load import load_game
     from generator.draw.render import render_game
@@ -134,6 +138,7 @@ def test_face_key_covers_images_and_size(tmp_path):
     assert face_key(svg, (10, 10), roots) != k1
 
 
+@pytest.mark.slow
 def test_bundles_share_identical_fonts_so_sheets_store_each_font_once(mini):
     import io
 
@@ -149,6 +154,7 @@ def test_bundles_share_identical_fonts_so_sheets_store_each_font_once(mini):
     assert len(names) == len(set(names)) <= 4, names
 
 
+@pytest.mark.slow
 def test_clean_removes_the_cache_and_with_all_the_outputs(mini):
     root = mini('- {id: a, name: A, text: "Text."}')
     assert run(root, "build").exit_code == 0
@@ -281,6 +287,7 @@ def test_what_watching_remembers_is_bounded(remembering):
     assert len(remembering.furniture) == 8 and remembering.furniture.get(("sheet", 19))
 
 
+@pytest.mark.slow
 def test_a_word_that_brings_a_ligature_redraws_only_its_bundle(project):
     """EB Garamond Italic joins e+s: "Skies" on Zeus's card brings a ligature no card had
     before. The primer page holds the clusters of every pair of lowercase letters in each font, so

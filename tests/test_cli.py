@@ -59,6 +59,7 @@ def test_failed_build_leaves_previous_files_intact(project, old, new, needle):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
+@pytest.mark.slow   # two fresh processes draw Olympians cold
 def test_builds_in_separate_processes_are_byte_identical(tmp_path):
     """Hash seeds differ between processes; nothing in the output may depend on them."""
     outs = []
@@ -136,6 +137,7 @@ def test_unknown_game_and_bad_usage_exit_2():
     assert result.exit_code == 2
 
 
+@pytest.mark.slow   # a fresh pnp process
 def test_console_script_prints_no_traceback(tmp_path):
     (tmp_path / "cards" / "broken").mkdir(parents=True)
     (tmp_path / "cards" / "broken" / "game.yaml").write_text("title: [unclosed\n")
@@ -146,6 +148,7 @@ def test_console_script_prints_no_traceback(tmp_path):
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_game_print_settings_choose_papers_and_crop_marks(mini):
     root = mini("- {id: a, name: Alpha, text: ok}")
     game = root / "cards/mini/game.yaml"

@@ -76,6 +76,7 @@ def built(root, *args):
     return folder, manifest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("machine,paper", [("silhouette", "letter"), ("cricut", "a4"), ("scanncut", "letter")])
 def test_marks_print_where_the_geometry_says_and_the_cut_files_agree(game, machine, paper):
     folder, manifest = built(game, "--paper", paper, "--cutter", machine)
@@ -137,6 +138,7 @@ def test_marks_print_where_the_geometry_says_and_the_cut_files_agree(game, machi
         assert dxfs == []
 
 
+@pytest.mark.slow
 def test_a_cutter_needs_a_flat_sheet_and_a_paper_it_takes(game):
     result = run(game, "build", "ex", "--cutter", "silhouette", "--mode", "gutter-fold")
     assert result.exit_code == 2 and "gutter-fold" in result.output
@@ -147,6 +149,7 @@ def test_a_cutter_needs_a_flat_sheet_and_a_paper_it_takes(game):
     assert result.exit_code == 2 and "cutter" in result.output
 
 
+@pytest.mark.slow
 def test_game_yaml_cutter_and_the_kit_tells_players(game):
     (game / "cards" / "ex" / "game.yaml").write_text("title: Ex\ndecks: [deck.yaml]\nprint: {cutter: silhouette}\n")
     files = kit_of(game, "ex", "letter")

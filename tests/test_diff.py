@@ -6,6 +6,7 @@ import json
 import subprocess
 
 import pikepdf
+import pytest
 
 from tests.conftest import edit, run
 
@@ -36,6 +37,7 @@ def placed_ids(pdf_path):
     return entry, sorted({p["id"] for p in entry["placements"]})
 
 
+@pytest.mark.slow
 def test_changed_since_a_git_ref_prints_only_changed_components_with_backs(mini):
     root = committed(mini)
     edit(root / "cards" / "mini" / "deck.yaml", "Second words.", "Second, better words.")
@@ -49,6 +51,7 @@ def test_changed_since_a_git_ref_prints_only_changed_components_with_backs(mini)
     assert len(pikepdf.open(io.BytesIO(changed.read_bytes())).pages) == 2  # fronts, then backs
 
 
+@pytest.mark.slow
 def test_changed_since_the_last_build(mini):
     root = mini(CARDS)
     assert run(root, "build", "--changed-since", "last").exit_code == 2  # nothing recorded yet
@@ -70,6 +73,7 @@ def test_a_bad_ref_is_a_clean_error(mini):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_diff_lists_changes_writes_pictures_and_gates_ci(mini):
     from PIL import Image
 

@@ -107,6 +107,7 @@ def test_the_japanese_rulebook_breaks_lines_between_characters(olympians_build):
     assert not any(ln.lstrip().startswith(("。", "、", "）", "」")) for ln in lines)   # kinsoku: never first
 
 
+@pytest.mark.slow   # builds an edition of Olympians
 def test_a_missing_translation_names_language_card_and_field(project):
     edit(project / "cards/olympians/i18n/de.yaml", "    name: Zeus\n", "")
     result = run(project, "validate", "olympians", "--no-render")
@@ -277,6 +278,7 @@ def test_table_round_trip(project, fmt):
     assert read_translation(game, "de").data == read_translation(load_game(REPO, "olympians", Session()), "de").data
 
 
+@pytest.mark.slow
 def test_an_import_of_a_file_from_an_older_source_stays_stale(project):
     assert run(project, "i18n", "export", "olympians", "--lang", "ja").exit_code == 0
     po = project / "output/olympians/i18n/olympians-ja.po"
@@ -300,7 +302,8 @@ def test_a_german_edit_rebuilds_the_german_edition_alone(tmp_path):
     assert editions_touched(REPO, "meteor", ["cards/meteor/i18n/de.yaml"]) is None
 
 
-def test_exports_and_kits_are_made_per_edition(tmp_path):
+def test_exports_and_kits_are_made_per_edition(tmp_path, warm):
+    warm(tmp_path)   # kits, not a drawing, are tested: faces drawn already
     result = run(REPO, "kit", "olympians", "--paper", "a4", "--lang", "de", "--lang", "ar", "--output", str(tmp_path))
     assert result.exit_code == 0, result.output
     exports = tmp_path / "olympians" / "exports"
@@ -328,6 +331,7 @@ def test_directions():
         ["rtl", "rtl", "rtl", "rtl", "ltr", "ltr", "rtl", "ltr"]
 
 
+@pytest.mark.slow
 def test_diff_and_changed_since_see_a_translation_change(mini):
     from tests.test_diff import git
 
@@ -355,6 +359,7 @@ def test_diff_and_changed_since_see_a_translation_change(mini):
     assert (root / "output/mini/mini-de-changed-a4.pdf").is_file()
 
 
+@pytest.mark.slow
 def test_translations_from_a_pull_request_are_data(project):
     """A translation file is read like every other: inside the project, within bounds, its
     strings never code."""
@@ -386,6 +391,7 @@ def test_an_edition_without_its_rulebook_is_an_error(warm_project):
     assert run(warm_project, "build", "olympians", "--lang", "de", "--paper", "a4").exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_game_of_one_language_pnp_has_no_rulebook_words_for_still_builds(mini):
     root = mini("- {id: a, name: Alpha, text: ok}")
     game = root / "cards/mini/game.yaml"
@@ -412,6 +418,7 @@ def test_a_game_of_one_language_pnp_has_no_rulebook_words_for_still_builds(mini)
     assert "Innehåll" in text_of(root / "output/mini/mini-rulebook-a4.pdf")
 
 
+@pytest.mark.slow
 def test_watching_one_edition_while_the_translations_catch_up(project):
     """A card whose English text just got an icon its translations lack: every edition's
     build refuses it, but `pnp watch --lang en` keeps showing the English one."""

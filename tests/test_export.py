@@ -132,6 +132,7 @@ def test_merge_keeps_the_other_papers_files_and_drops_stale_ones(tmp_path):
     assert sorted(state(out / "g")) == ["g-rulebook-a4.pdf", "g-sheets-a4.pdf", "manifest.json", "notes.txt"]
 
 
+@pytest.mark.slow
 def test_a_second_build_of_the_same_game_stops_with_a_clear_message(mini, tmp_path):
     root = mini(CARDS)
     out = root / "output"
@@ -145,6 +146,7 @@ def test_a_second_build_of_the_same_game_stops_with_a_clear_message(mini, tmp_pa
     assert run(root, "build", "mini").exit_code == 0  # the lock is free again
 
 
+@pytest.mark.slow   # fresh pnp processes, killed
 def test_killed_builds_leave_the_old_or_the_new_set_and_the_next_build_cleans_up(mini):
     """Real builds in a subprocess, SIGKILLed at moments spread over the whole build."""
     root = mini(CARDS)
@@ -268,6 +270,7 @@ def test_an_export_drops_what_it_no_longer_makes_keeps_the_designers_files_and_o
         write_exports(out, "g", "png", export_files("x"))   # a build of the game is writing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target, delays", [
     ("png", [(False, 1.0), (True, 0.01)]),
     ("dtc", [(True, 0.0), (True, 0.02)]),

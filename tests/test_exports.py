@@ -71,6 +71,7 @@ def test_png_sizes_are_exact_with_and_without_bleed(game):
         assert Image.open(folder / f["path"]).size == (375, 525)  # 2.5 x 3.5 in at 150 dpi
 
 
+@pytest.mark.slow
 def test_png_export_is_reproducible(game):
     folder = game / "output" / "ex" / "exports" / "png"
     exported(game, "png", "ex")
@@ -91,6 +92,7 @@ def _tts(root):
     return folder, json.loads((folder / "ex.json").read_text())
 
 
+@pytest.mark.slow
 def test_tts_sheets_split_at_ten_by_seven(tmp_path):
     cards = [(f"k{i:02d}", 1 + i % 3) for i in range(75)]
     root = make_game(tmp_path / "proj", cards, back=SHARED_BACK)
@@ -125,6 +127,7 @@ def test_tts_sheets_split_at_ten_by_seven(tmp_path):
     assert Image.open(Path(one["BackURL"][7:])).size == (409, 573)
 
 
+@pytest.mark.slow
 def test_tts_sheet_cells_hold_the_cards_in_order(game):
     folder, saved = _tts(game)
     (deck,) = saved["ObjectStates"]
@@ -231,6 +234,7 @@ def test_dtc_pdf_one_card_per_page_with_page_boxes(game):
 
 # --- the print-and-play kit ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_kit_zips_sheets_cut_files_calibration_and_a_readme(game):
     import zipfile
     result = run(game, "kit", "ex", "--paper", "a4", "--paper", "letter")
@@ -261,10 +265,11 @@ def test_kit_in_gutter_fold_has_no_calibration_and_says_fold(game):
         assert "fold it" in zf.read("READ-ME.txt").decode()
 
 
-def test_kit_of_a_real_game_includes_its_rulebook(tmp_path):
+def test_kit_of_a_real_game_includes_its_rulebook(tmp_path, warm):
     import zipfile
 
     from tests.conftest import REPO
+    warm(tmp_path)   # a kit, not a drawing, is tested: faces drawn already
     result = run(REPO, "kit", "olympians", "--paper", "a4", "--lang", "en", "--output", str(tmp_path))
     assert result.exit_code == 0, result.output
     with zipfile.ZipFile(tmp_path / "olympians" / "exports" / "kit" / "olympians-print-and-play.zip") as zf:

@@ -44,6 +44,7 @@ def embedded_fonts(pdf_bytes) -> set[str]:
     return names
 
 
+@pytest.mark.slow
 def test_game_font_is_used_measured_and_embedded(mini, tmp_path):
     family = "Pnp Game Face One"
     root = mini("- {id: a, name: Alpha, text: Some words in the game's own font.}",
@@ -72,6 +73,7 @@ def test_missing_font_says_where_to_put_one(mini):
     assert "templates/<game>/fonts/" in result.output or "templates/mini/fonts/" in result.output
 
 
+@pytest.mark.slow
 def test_a_character_the_game_font_lacks_comes_from_the_fallback_fonts(mini, tmp_path):
     """A text box's font lacking a character draws it from the next font that has it (here
     DejaVu Sans's snowman); plain <text> has no fallback, so there it is an error."""

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 FUZZ = Path(__file__).with_name("fuzz.py")
 SEEDS = (20261123, 14)
 CASES = 80            # per seed: validate runs, card texts through the text setter and...
@@ -25,6 +27,7 @@ def _cap_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
+@pytest.mark.slow   # fresh processes build fuzzed games
 def test_fuzzed_games_exit_cleanly_in_bounded_time_and_memory():
     # the fuzzer runs many commands in its one process: never in the jail of an untrusted build,
     # which is one-way (CI would turn it on); tests/test_jail.py runs the jail, a process a build

@@ -182,6 +182,7 @@ def test_the_leak_through_a_spreadsheet_cell_is_refused(mini):
     assert "cards.csv" in _refused(root)
 
 
+@pytest.mark.slow   # draws every German face of Olympians
 def test_the_leak_through_a_translators_po_file_is_refused(project):
     assert run(project, "i18n", "export", "olympians", "--lang", "de").exit_code == 0
     po_path = project / "output/olympians/i18n/olympians-de.po"

@@ -89,6 +89,7 @@ def test_template_injection_in_a_macro_file_and_in_card_text_is_refused(mini, pa
     _hostile(run(root, "validate"), root, before, started, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bomb, says", [
     ("{% for i in range(10**9) %}x{% endfor %}", "templates count to at most 100,000"),
     ("{{ 'x' * 10**9 }}", "1,000,000"),
@@ -113,6 +114,7 @@ def test_templates_that_would_run_or_grow_for_ever_are_stopped(mini, bomb, says)
     assert says in out and "templates/mini/front.svg.j2:" in out and "[cards: a]" in out, out
 
 
+@pytest.mark.slow
 def test_a_rulebook_that_loops_for_ever_is_stopped(mini):
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text(
@@ -127,6 +129,7 @@ def _image_front(href: str) -> str:
     return MINI_FRONT.replace("</svg>", f'<image x="5" y="50" width="20" height="20" href="{href}"/></svg>')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("href", ["file:///dev/zero", "/dev/zero", "../../../../../../dev/zero",
                                   "file:///etc/passwd", "http://example.com/a.png"])
 def test_pictures_outside_the_project_are_refused_before_they_are_read(mini, href):
@@ -183,6 +186,7 @@ def _png(width: int, height: int) -> bytes:
             + chunk(b"IDAT", body) + chunk(b"IEND", b""))
 
 
+@pytest.mark.slow
 def test_a_picture_of_too_many_pixels_is_refused_quickly(mini):
     root = mini("- {id: a, name: Alpha, text: Words.}", front=_image_front("art/huge.png"))
     (root / "templates" / "mini" / "art").mkdir()

@@ -106,6 +106,7 @@ def _bomb(path, member, head: bytes, repeat: bytes, tail: bytes, mb: int, extra=
             out.write(tail)
 
 
+@pytest.mark.slow
 def test_an_xlsx_zip_bomb_is_refused_by_its_declared_size(sheet_game):
     root, folder, use = sheet_game
     path = use("cards.xlsx")
@@ -121,6 +122,7 @@ def test_an_xlsx_zip_bomb_is_refused_by_its_declared_size(sheet_game):
     refused(root, "cards.xlsx", "pnp reads workbooks of at most 64 MB unpacked")
 
 
+@pytest.mark.slow
 def test_an_ods_zip_bomb_is_refused_by_its_declared_size(sheet_game):
     root, folder, use = sheet_game
     path = use("cards.ods")
@@ -214,6 +216,7 @@ def test_unreadable_sheets_are_clean_errors_naming_the_file(sheet_game, name, co
     refused(root, name, needle)
 
 
+@pytest.mark.slow
 def test_a_300_mb_one_line_csv_is_refused_by_its_size(sheet_game):
     root, folder, use = sheet_game
     path = use("cards.csv")

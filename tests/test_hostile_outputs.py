@@ -118,6 +118,7 @@ class Server:
         return self.proc.returncode, json.loads(out.strip().splitlines()[-1]), err
 
 
+@pytest.mark.slow
 def test_eight_threads_rasterising_through_the_preview_at_once_do_not_crash(faces_pdf, tmp_path):
     """PDFium aborts the interpreter when two threads call it at once: the preview draws one
     face at a time. Without the lock this run dies (SIGABRT, SIGSEGV) most of the time."""
@@ -131,6 +132,7 @@ def test_eight_threads_rasterising_through_the_preview_at_once_do_not_crash(face
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_request_naming_another_host_is_refused_without_touching_the_build(faces_pdf, tmp_path):
     """DNS rebinding: a page on evil.example whose name now points at 127.0.0.1."""
     server = Server(faces_pdf, tmp_path)
@@ -364,6 +366,7 @@ def test_the_probes_wrong_args_are_clean_errors(mini, check, args):
 HUGE = "x" * 100_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "junit"])
 def test_a_100_kb_value_is_cut_in_every_output_format(mini, fmt):
     root = mini(f'- {{id: huge, name: Huge, text: "{HUGE}"}}\n- {{id: small, name: Small, text: "Short."}}')
@@ -434,6 +437,7 @@ def _staging(out: Path) -> list[str]:
     return [p.relative_to(out).as_posix() for p in out.rglob("*") if ".new-" in p.name or p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, budget, scope", [
     (("build", "mini", "--paper", "a4"), 30_000, "files"),   # the disk fills mid-way through the set
     (("build", "mini", "--paper", "a4"), 0, "all"),          # ...before anything: the face cache fails first

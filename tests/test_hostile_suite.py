@@ -12,6 +12,7 @@ from tests import hostile_suite as suite
 needs_strace = pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed (make test installs it)")
 
 
+@pytest.mark.slow   # pnp under strace
 @needs_strace
 @pytest.mark.parametrize("case", ["ssti-card-text-0", "link-face-cache"])   # the rest: make hostile
 def test_a_hostile_project_has_no_bad_outcome(case, tmp_path):

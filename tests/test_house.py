@@ -180,3 +180,18 @@ def test_the_pdfx_package_is_used_through_its_surface_only():
             through += [f"benchmarks/{path.name} imports {n}" for n in names if n.startswith(inside + ".")]
     assert not through, "modules inside exports/pdfx/ imported from outside:\n" + "\n".join(sorted(through))
     assert {t for targets in graph.values() for t in targets if t.startswith(inside)} >= {inside}
+
+
+def test_no_dead_code(monkeypatch):
+    """vulture (pyproject.toml's [tool.vulture], as make test and make check run it) finds no
+    name in generator/ that nothing uses, but those tests/vulture_whitelist.py explains."""
+    from vulture.config import make_config
+    from vulture.core import Vulture
+
+    monkeypatch.chdir(PACKAGE.parent)
+    config = make_config(["--config", "pyproject.toml"])
+    vulture = Vulture(ignore_names=config["ignore_names"], ignore_decorators=config["ignore_decorators"])
+    vulture.scavenge(config["paths"], exclude=config["exclude"])
+    dead = [f"{item.filename}:{item.first_lineno}: {item.message}"
+            for item in vulture.get_unused_code(min_confidence=config["min_confidence"])]
+    assert not dead, "dead code (remove it, or say in tests/vulture_whitelist.py why it is used):\n" + "\n".join(dead)

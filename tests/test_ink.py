@@ -127,6 +127,7 @@ def dtc(root, tmp_path, name):
     return folder, json.loads((folder / "manifest.json").read_text())
 
 
+@pytest.mark.slow   # Ghostscript renders the pages in CMYK
 def test_dark_cards_measure_under_240_rendered_in_cmyk_with_black_text_on_k(dark, tmp_path):
     folder, manifest = dtc(dark, tmp_path, "limited")
     assert manifest["max_ink"] == LIMIT
@@ -161,6 +162,7 @@ def test_export_refuses_a_file_over_the_limit(dark, tmp_path, monkeypatch):
     assert not (tmp_path / "o" / "ex" / "exports" / "dtc").exists()
 
 
+@pytest.mark.slow   # Ghostscript renders the pages in CMYK
 def test_a_dark_grainy_photo_keeps_to_the_limit_as_the_shop_renders_it(dark, tmp_path):
     """A JPEG stays a (CMYK) JPEG in the file; its quantisation must not take dark, grainy
     pixels over the limit once decoded (a deck of such photos used to be refused)."""

@@ -18,6 +18,7 @@ import sysconfig
 from pathlib import Path
 
 import pikepdf
+import pytest
 
 from tests.conftest import REPO
 
@@ -28,6 +29,7 @@ def sh(*args, **kw):
     return proc.stdout
 
 
+@pytest.mark.slow   # builds a wheel and a fresh venv
 def test_a_wheel_in_a_fresh_venv_starts_and_builds_a_game_in_an_empty_folder(tmp_path):
     source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info beside the sources
     source.mkdir()

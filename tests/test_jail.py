@@ -18,6 +18,7 @@ from generator import jailbridge
 REPO = Path(__file__).resolve().parents[1]
 needs_walls = pytest.mark.skipif(not (jailbridge.landlock_abi() >= 3 and jailbridge.seccomp_available()),
                                  reason="this kernel lacks Landlock (ABI 3) or seccomp")
+pytestmark = pytest.mark.slow   # each test starts pnp in a fresh process
 
 NO_SANDBOX = """
 from generator.draw.templates import Sandbox

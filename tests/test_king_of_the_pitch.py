@@ -183,6 +183,7 @@ def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     assert "Friendly Bronze cube 6 of 8 8 of 8 7 of 8 8 of 8" in " ".join(book.split())  # MATCH cards by fixture
 
 
+@pytest.mark.slow
 def test_the_formation_circles_stand_a_chip_apart_as_drawn():
     """The circles a team board draws (its white discs, r 11.2) are where tables.yaml puts the
     spots, and no two are nearer than a round chip is wide (number 5 and 8 once stood 21.2 mm

@@ -119,6 +119,7 @@ def _without_fonts_env() -> dict:
     return {k: v for k, v in os.environ.items() if k not in ("PNP_FONTCONFIG_ACTIVE", "FONTCONFIG_FILE")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fonts.tmp", "fonts.conf"])
 def test_a_link_at_the_font_config_leaves_its_target_unchanged(mini, tmp_path, name):
     root = mini(CARDS)
@@ -227,6 +228,7 @@ def _sheets(root: Path) -> bytes:
     return (root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_planted_face_cache_entry_cannot_change_what_is_printed(mini, tmp_path):
     import shutil
 

@@ -205,6 +205,7 @@ def check_drawing(lines, drawn, x, y, s):
             assert "A" not in d
 
 
+@pytest.mark.slow
 def test_every_tile_draws_exactly_its_lines(monkeypatch):
     game = load_game(REPO, GAME, Session())
     deck = game.deck("pieces")
@@ -215,6 +216,7 @@ def test_every_tile_draws_exactly_its_lines(monkeypatch):
         check_drawing(card.fields["lines"], drawn_lines(ET.fromstring(svg)), b, b, s)
 
 
+@pytest.mark.slow
 def test_a_mutated_line_changes_both_the_verdict_and_the_drawing(project, monkeypatch):
     edit(project / "cards" / GAME / "pieces.yaml", "lines: [[N, E, arc], [S, W, arc]]",
          "lines: [[N, E, arc], [E, S, arc]]")
@@ -268,6 +270,7 @@ def builds(tmp_path_factory):
     return outs
 
 
+@pytest.mark.slow
 def test_builds_are_byte_identical(builds):
     one, two = builds
     names = sorted(p.name for p in one.iterdir())
@@ -276,6 +279,7 @@ def test_builds_are_byte_identical(builds):
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
 
 
+@pytest.mark.slow   # waits for two builds of MetiKoro
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_the_quarters_reassemble_the_board(builds, paper):
     folder = builds[0]
@@ -307,6 +311,7 @@ def test_the_quarters_reassemble_the_board(builds, paper):
         assert max(abs(a - b) for a, b in zip(px, want)) < 12, (p, px, want)
 
 
+@pytest.mark.slow   # waits for two builds of MetiKoro
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_join_strips_and_tiles_cut_one_by_one(builds, paper):
     """Four join strips hold the butted quarters together; the tiles stand a gutter apart
@@ -322,6 +327,7 @@ def test_join_strips_and_tiles_cut_one_by_one(builds, paper):
     assert {round(b - a, 3) for a, b in zip(xs, xs[1:])} == {35 + float(gutter.removesuffix("mm"))}
 
 
+@pytest.mark.slow   # waits for two builds of MetiKoro
 def test_card_text_is_extractable_text(builds):
     pdf = pdfium.PdfDocument(builds[0] / f"{GAME}-sheets-a4.pdf")
     text = " ".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))

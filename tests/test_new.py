@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from tests.conftest import REPO, run
 
 
+@pytest.mark.slow
 def test_new_game_in_a_fresh_clone_builds_and_validates(tmp_path):
     for name in ("cards", "templates"):
         shutil.copytree(REPO / name, tmp_path / name)

@@ -48,6 +48,7 @@ def _gap(o1: Outline, o2: Outline) -> float:
                for pts, other in ((a, b), (b, a)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 @pytest.mark.parametrize("shape, w, h, bleed, orientation", CASES)
 def test_cut_paths_never_touch_and_bleeds_never_cover_a_neighbour(paper, shape, w, h, bleed, orientation):

@@ -64,6 +64,7 @@ def test_interleaved_pairs_each_front_page_with_its_back_page(game):
     check_drawing_matches(entry, pdf)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fronts-then-backs", "interleaved"])
 def test_simplex_orders_take_a_back_offset(game, mode):
     entry, _ = build(game, "--mode", mode, "--back-offset", "0.5,-0.3")

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "tests" / "fixtures" / "pages"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", SHIPPED)
 def test_shipped_faces_look_as_they_did_before_pango(game, tmp_path):
     now = shipped_faces(ROOT, game)

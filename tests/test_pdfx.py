@@ -132,6 +132,7 @@ def test_colours_go_through_the_profile_and_black_is_k_only(layered):
     assert all(abs(p / 255 - b) <= 1.5 / 255 for p, b in zip(pixel, blue))
 
 
+@pytest.mark.slow
 def test_pages_look_like_the_rgb_faces(layered):
     """PDFium draws the CMYK page back close to the RGB face of `pnp export png`."""
     folder, info = dtc(layered)
@@ -152,6 +153,7 @@ def test_pages_look_like_the_rgb_faces(layered):
                 assert all(abs(x - y) < 10 for x, y in zip(a, b)), (card, side, box, a, b)
 
 
+@pytest.mark.slow
 def test_same_cards_same_bytes(layered):
     folder, _ = dtc(layered)
     first = (folder / "things.pdf").read_bytes()

@@ -37,6 +37,7 @@ def _expected(data: bytes, size) -> Image.Image:
     return full.crop((dx, dy, dx + size[0], dy + size[1]))
 
 
+@pytest.mark.slow
 def test_png_export_shows_the_pictures(game):
     root, art = game
     done = run(root, "export", "png", "pics", "--dpi", "150")
@@ -47,6 +48,7 @@ def test_png_export_shows_the_pictures(game):
         assert delta_e(window, _expected(art[name], window.size)) < 3.0, card
 
 
+@pytest.mark.slow
 def test_tts_and_print_shop_pngs_show_the_pictures(game):
     root, art = game
     assert run(root, "export", "tts", "pics", "--dpi", "100").exit_code == 0

@@ -37,6 +37,7 @@ def _sheets(out: Path) -> bytes:
     return (out / "pics-sheets-a4.pdf").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_jpeg_at_print_resolution_is_embedded_as_it_is(built):
     root, out, _ = built
     art = root / "templates" / "pics" / "art"
@@ -46,6 +47,7 @@ def test_a_jpeg_at_print_resolution_is_embedded_as_it_is(built):
         assert d["/Filter"] == "/DCTDecode"
 
 
+@pytest.mark.slow
 def test_larger_pictures_are_resampled_to_the_print_resolution(built):
     _, out, _ = built
     sizes = {(d["/Width"], d["/Height"], d["/Filter"]) for d, _, _ in images(_sheets(out))}
@@ -69,6 +71,7 @@ def test_a_picture_on_many_faces_is_one_image_object_in_the_sheets_and_the_ruleb
         assert len(set(raws)) == len(raws)
 
 
+@pytest.mark.slow
 def test_a_picture_too_small_to_print_is_a_warning_naming_the_card_and_its_dpi(built):
     root, _, output = built
     line = next(line for line in output.splitlines() if "tiny.png" in line)
@@ -81,6 +84,7 @@ def test_a_picture_too_small_to_print_is_a_warning_naming_the_card_and_its_dpi(b
     assert checked.exit_code == 0 and "tiny.png" in checked.output and "40 dpi" in checked.output
 
 
+@pytest.mark.slow
 def test_strict_makes_a_picture_too_small_fail(built, tmp_path):
     root, _, _ = built
     before = _sheets(root / "output" / "pics")
@@ -92,6 +96,7 @@ def test_strict_makes_a_picture_too_small_fail(built, tmp_path):
     assert run(lower, "build", "pics", "--paper", "a4", "--strict").exit_code == 0   # 40 dpi is enough here
 
 
+@pytest.mark.slow
 def test_draft_pictures_are_small_and_the_sheets_say_so(built, tmp_path):
     root, _, _ = built
     shutil.copytree(root / "cards", tmp_path / "cards")
@@ -110,6 +115,7 @@ def test_draft_pictures_are_small_and_the_sheets_say_so(built, tmp_path):
     assert not any("draft" in f for f in print_run["files"])
 
 
+@pytest.mark.slow
 def test_every_build_writes_the_same_bytes(built, tmp_path):
     """Cold, warm (face cache) and with pictures from the picture store only, each in a fresh
     process with its own hash seed: the same sheets and rulebook. Each build runs in a process
@@ -148,6 +154,7 @@ def test_the_sheets_are_sound_pdf(built):
             assert pdf.check_pdf_syntax() == []
 
 
+@pytest.mark.slow
 def test_image_dpi_on_the_command_line_and_in_game_yaml(tmp_path):
     art = standard_art()
     root = art_game(tmp_path / "yaml", {"b": "big.jpg"}, art, game_extra="print:\n  image_dpi: 150\n")

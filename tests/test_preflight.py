@@ -2,6 +2,8 @@
 on many cards is one message listing them."""
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import MINI_FRONT, edit, run
 
 CARDS = "\n".join(f"- {{id: c{i}, name: Card {i}, text: words}}" for i in range(1, 13))
@@ -44,6 +46,7 @@ def test_no_render_says_what_it_skipped(mini):
     assert result.exit_code == 0 and "cards were not drawn" in result.output
 
 
+@pytest.mark.slow   # draws two shipped games in memory
 def test_shipped_games_pass_the_full_validation():
     from tests.conftest import REPO
     result = run(REPO, "validate", "olympians", "meteor")

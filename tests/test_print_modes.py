@@ -97,6 +97,7 @@ def test_short_edge_backs_register_after_a_flip_on_the_short_edge(game):
         assert any(a == -1 and d == -1 for a, d, *_ in drawn(back_page))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["duplex-long", "duplex-short"])
 def test_back_offset_moves_backs_by_exactly_that_much(game, mode):
     plain, plain_pdf = build(game, "--mode", mode)
@@ -165,6 +166,7 @@ def test_offset_needs_a_duplex_mode(game):
     assert result.exit_code == 2 and "back_offset" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper, size", [("a3", (297, 420)), ("tabloid", (279.4, 431.8)), ("legal", (215.9, 355.6)),
                                          ("a5", (148, 210)), ("300x400mm", (300, 400)), ("11x17in", (279.4, 431.8))])
 def test_any_paper_size(tmp_path, paper, size):
@@ -238,6 +240,7 @@ def test_calibration_is_for_duplex_only(tmp_path):
     assert result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_gutter_fold_names_the_half_page_when_a_card_is_too_big(tmp_path):
     root = make_game(tmp_path / "proj", [("a", 1)], deck_extra="size: {width: 150mm, height: 180mm}\n")
     result = run(root, "build", "ex", "--paper", "a4", "--mode", "gutter-fold")

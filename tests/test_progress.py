@@ -4,11 +4,14 @@ from __future__ import annotations
 import io
 import time
 
+import pytest
+
 from generator import progress as progress_mod
 from generator.progress import Progress
 from tests.conftest import run
 
 
+@pytest.mark.slow
 def test_plain_lines_when_not_a_terminal(mini):
     root = mini('- {id: a, name: Alpha, text: "Words."}')
     result = run(root, "build", "--paper", "a4")

@@ -117,6 +117,7 @@ def test_inline_icons_take_the_text_colour():
     assert 'viewBox="0 0 10 10" overflow="visible" fill="#ffffff"' in markup
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family, bold, italic", [
     ("Lato", False, False), ("Lato", True, False), ("Lato", False, True), ("Lato", True, True),
     ("Lato Black", False, False), ("EB Garamond", False, False), ("EB Garamond", False, True),
@@ -177,6 +178,7 @@ def test_face_of_the_wrong_size_is_an_error(mini):
     assert "card a: the face is drawn 63.00 x 88.00 mm but must be 69 x 94 mm" in result.output
 
 
+@pytest.mark.slow
 def test_images_come_from_the_templates_folder_only(mini, tmp_path):
     from PIL import Image
     front = MINI_FRONT.replace("</svg>", '<image x="10" y="50" width="20" height="20" href="art/red.png"/></svg>')
@@ -195,6 +197,7 @@ def test_images_come_from_the_templates_folder_only(mini, tmp_path):
     assert result.exit_code == 2 and "is outside the game's templates folder" in result.output
 
 
+@pytest.mark.slow
 def test_card_text_jinja_is_sandboxed_and_errors_name_the_card(project):
     from tests.conftest import edit
     edit(project / "cards/olympians/reference.yaml", "{% set th = data.tables.trojan_horse %}",
@@ -365,6 +368,7 @@ def test_each_olympian_is_drawn_with_an_attribute_of_their_own():
         assert not any(icons[e].body.split("/>")[0].split('d="')[-1][:40] in svg for e in others), rc.card.id
 
 
+@pytest.mark.slow
 def test_font_family_in_another_attributes_value_is_not_a_font(mini):
     """A tag whose attributes mention font-family without setting it asks for no font (found by mypy:
     the family was read from a match that is not there)."""

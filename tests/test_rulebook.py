@@ -231,6 +231,7 @@ def _line_texts(para) -> list[str]:
     return ["".join(f.text for f in line.words) for line in lines]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", list_games(REPO))
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_table_cells_never_break_a_word(game, paper):
@@ -298,6 +299,7 @@ def test_a_die_is_pictured_by_each_of_its_faces(all_builds):
     assert chips and all(p["w_mm"] <= 22.01 for p in chips)  # round chips: 22 mm, pictured at most so
 
 
+@pytest.mark.slow
 def test_components_figure_leaves_out_only_decks_that_exist(project):
     """`components:-board` leaves a deck out of the component list (it has a figure of its
     own); naming no deck, or a deck without the minus, is an error naming the line."""

@@ -207,6 +207,7 @@ def test_every_rule_has_a_mutation(game):
 CASES = [(g, r) for g in list_games(REPO) for r in sorted(game_mutations(g))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, rule", CASES, ids=[f"{g}/{r}" for g, r in CASES])
 def test_each_rule_catches_its_mutation(project, game, rule):
     spec = game_mutations(game)[rule]
@@ -256,7 +257,7 @@ def break_two(project):
 
 
 def test_exit_codes(project, mini):
-    assert run(REPO, "validate", "olympians").exit_code == 0
+    assert run(REPO, "validate", "olympians", "--no-render").exit_code == 0   # drawn too: test_preflight's full validation
     break_two(project)
     assert run(project, "validate", "olympians", "--no-render").exit_code == 1
     root = mini("- {id: a, name: A, text: [oops")
@@ -405,6 +406,7 @@ def test_findings_across_files_name_a_line_of_the_file_they_name(project):
     assert set(f.cards) == {"zeus", "contest-play"}
 
 
+@pytest.mark.slow
 def test_validate_render_catches_what_only_drawing_finds(project):
     edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
          "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")

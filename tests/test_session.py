@@ -5,6 +5,8 @@ import ast
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from generator.layout.pdfstream import PDFStream
 from generator.options import BuildOptions
 from generator.pipeline import build
@@ -29,6 +31,7 @@ def _digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
     out = project / "output" / "olympians"
     watching = Session(remember=True)
@@ -48,6 +51,7 @@ def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
     assert again == _digests(out) == first
 
 
+@pytest.mark.slow
 def test_a_one_shot_session_keeps_nothing(project, tmp_path):
     once = Session()
     build(project, ["olympians"], BuildOptions(papers=("a4",), out_dir=tmp_path, languages=("en",)), session=once)

@@ -58,6 +58,7 @@ def _drawn(page, full=False):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_manifest_carries_every_shape_and_counts(shapes_root, paper):
     info = _entry(shapes_root, f"shapes-sheets-{paper}.pdf")
@@ -214,6 +215,7 @@ def test_partial_rows_keep_their_outer_bleed():
     assert round(w - tw, 6) == 3 and round(h - th, 6) == 3
 
 
+@pytest.mark.slow
 def test_builds_of_shapes_are_byte_identical(shapes_root, tmp_path):
     out = tmp_path / "again"
     assert run(shapes_root, "build", "--output", str(out)).exit_code == 0
@@ -229,6 +231,7 @@ def test_list_shows_shapes_and_sizes(shapes_root):
     assert "quarters: Quartered board, 1 x 350 x 350 mm board in 2 x 2 sections" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file, old, new, message", [
     ("orbs.yaml", "height: 25mm", "height: 26mm", "orbs.yaml:5: size: a circle needs width = height"),
     ("hexes.yaml", "height: 46.188mm", "height: 40mm", "a pointy-top hexagon 40 mm wide is 46.19 mm tall"),

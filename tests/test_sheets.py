@@ -131,6 +131,7 @@ def test_every_back_lands_behind_its_front_after_a_long_edge_flip(all_builds, ga
         assert abs(b["y_mm"] - f["y_mm"]) < 0.1
 
 
+@pytest.mark.slow
 def test_back_pixels_register_with_front_pixels(tmp_path, mini):
     """Pixel check: a front with a dot in its top-left corner and a back with the dot in its
     top-right corner line up once the back page is mirrored (as duplex printing does)."""
@@ -255,6 +256,7 @@ def test_square_tiles_and_small_tokens_are_laid_out_by_size(mini):
     assert [round(b - a, 3) for a, b in zip(xs, xs[1:])] == [54.0, 54.0]
 
 
+@pytest.mark.slow
 def test_a_deck_chooses_its_own_gutter(mini):
     """`gutter:` on a deck: every neighbour that far apart (scissors can follow each face's own
     cut), and each face keeps its full bleed; 0 shares the cut lines (a guillotine's layout)."""

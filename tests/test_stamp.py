@@ -95,6 +95,7 @@ def build(root, *args):
     return folder / entry["path"], entry
 
 
+@pytest.mark.slow
 def test_the_stamp_is_text_on_every_face_and_in_every_footer(game):
     pdf, entry = build(game, "--stamp", "proto 7")
     assert entry["stamp"] == "proto 7"
@@ -105,6 +106,7 @@ def test_the_stamp_is_text_on_every_face_and_in_every_footer(game):
     assert all(f.count("proto 7") >= 1 for f in footers)
 
 
+@pytest.mark.slow
 def test_same_stamp_same_bytes_and_a_new_stamp_changes_them(game):
     first, _ = build(game, "--stamp", "v1")
     one = first.read_bytes()
@@ -118,6 +120,7 @@ def test_same_stamp_same_bytes_and_a_new_stamp_changes_them(game):
     assert not any("v1" in text for _, text in placed) and not any("v1" in f for f in footers)
 
 
+@pytest.mark.slow
 def test_stamp_from_game_yaml_reaches_the_kit_and_the_exports(game):
     (game / "cards" / "ex" / "game.yaml").write_text("title: Ex\ndecks: [deck.yaml]\nprint: {stamp: 'ed. 2'}\n")
     files = kit_of(game, "ex", "a4")

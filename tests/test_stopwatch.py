@@ -1,6 +1,7 @@
 """The stage profile: nested stages are charged exclusively, so the rows add up."""
 import time
 
+import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
@@ -40,6 +41,7 @@ def test_repeated_stages_accumulate_and_other_processes_count_apart():
     assert "drawing" in watch.table() and watch.table().splitlines()[-1].startswith("total")
 
 
+@pytest.mark.slow
 def test_build_timings_prints_every_stage_of_a_build(project, monkeypatch):
     import os
 

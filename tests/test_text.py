@@ -95,6 +95,7 @@ def test_opentype_features_choose_figures_and_small_capitals():
         {g for _, _, gs in garamond.engine.clusters(plain) for g in gs}
 
 
+@pytest.mark.slow
 def test_a_long_german_word_is_hyphenated_in_a_narrow_box_at_a_fixed_size(setter):
     word = "Donaudampfschifffahrtsgesellschaftskapitän"
     body = setter.svg(word, x=5, y=5, w=22, h=30, size=4, lang="de")   # min_size = size: no shrinking
@@ -195,6 +196,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_the_same_text_gives_the_same_bytes_in_fresh_processes():
     text = ("AV office Donaudampfschifffahrtsgesellschaft ★ gewinnt **zwei** *Karten*.\n\n"
             "سلام عليكم שלום पासा ทอยลูกเต๋า 日本語のテキスト。")

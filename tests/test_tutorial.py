@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pikepdf
+import pytest
 
 from tests.conftest import REPO
 
@@ -40,6 +41,7 @@ def stand_in_font(downloads: Path) -> None:
     shutil.copy(FONT_DIR / "licenses" / "dejavu-core.txt", downloads / "SpaceSerif-LICENSE.txt")
 
 
+@pytest.mark.slow   # runs the tutorial's commands in fresh processes
 def test_tutorial_steps_run_as_written(tmp_path):
     blocks = sh_blocks(TUTORIAL.read_text())
     assert len(blocks) >= 6

@@ -8,6 +8,8 @@ import time
 import urllib.request
 from contextlib import contextmanager
 
+import pytest
+
 from generator.loop.preview import Preview, serve
 from generator.loop.watch import affected_games, watch
 from generator.options import BuildOptions
@@ -32,6 +34,7 @@ def _watching(root, games=("mini",)):
     return outcomes, stop, thread
 
 
+@pytest.mark.slow
 def test_watch_rebuilds_on_save_and_survives_an_error(mini):
     root = mini('- {id: a, name: Alpha, text: "First words."}')
     outcomes, stop, thread = _watching(root)
@@ -58,6 +61,7 @@ def test_watch_rebuilds_on_save_and_survives_an_error(mini):
     assert not thread.is_alive()
 
 
+@pytest.mark.slow
 def test_preview_serves_state_and_face_images(mini):
     from generator.loop.watch import build_one
 
@@ -119,6 +123,7 @@ def _live(root):
         server.shutdown()
 
 
+@pytest.mark.slow   # the preview in chromium (make test installs it)
 def test_browser_shows_an_edit_without_a_reload(mini):
     """Edit a card's YAML; the open page shows the new face and name, then the error, by itself."""
     from selenium.webdriver.common.by import By
@@ -159,6 +164,7 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         assert "cards/mini/deck.yaml:" in errors and "card b" in errors
 
 
+@pytest.mark.slow   # the preview in chromium (make test installs it)
 def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mini):
     """A game of two languages: the page offers both; Arabic is shown right to left; editing the
     Arabic translation rebuilds that edition alone, and the page shows it without a reload."""

@@ -25,8 +25,6 @@ LIMIT_BYTES = 500 * 1024 * 1024
 class FaceCache(Store):
     def __init__(self, folder: Path, limit_bytes: int = LIMIT_BYTES, base: Path | None = None):
         super().__init__(folder, "faces", limit_bytes, base, suffix=".pdf")
-        self.hits = 0
-        self.misses = 0
 
     def get(self, key: str) -> bytes | None:
         """The bundle stored under `key`, or None when absent or damaged."""
@@ -38,13 +36,11 @@ class FaceCache(Store):
         made with this machine's cache key (never used: remade by this build)."""
         found = self.fields(key, touch=True)
         if found is None or len(found) != 2:
-            self.misses += 1
             return None
-        self.hits += 1
         return found[0], found[1]
 
     def read(self, key: str) -> bytes | None:
-        """The bundle stored under `key` if present and whole (nothing counted or touched)."""
+        """The bundle stored under `key` if present and whole (its time not touched)."""
         found = self.fields(key)
         return None if found is None or len(found) != 2 else found[0]
 

@@ -24,7 +24,6 @@ FONT_DIR = Path(__file__).parents[1] / "assets" / "fonts"
 
 # Generic CSS families resolve to shipped faces (also written as fontconfig aliases).
 GENERIC = {"sans-serif": "Lato", "serif": "EB Garamond", "monospace": "DejaVu Sans"}
-DEFAULT_FAMILY = "Lato"  # what CairoSVG asks for when no font-family is given: 'sans-serif'
 
 
 @dataclass

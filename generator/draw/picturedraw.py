@@ -48,7 +48,6 @@ class Pictures:
         self.memo = Forgets() if memo is None else memo   # a session's (a Kept while pnp watch rebuilds)
         self.recent: dict[str, Prepared] = {}    # prepared pictures of this bundle, by store key
         self.stubs: dict[str, Prepared] = {}     # uid -> lossless picture cairo got a stub of
-        self.prepared = 0                        # pictures prepared (decoded) by this bundle
         self.begin_face()
 
     def begin_face(self) -> None:
@@ -106,7 +105,6 @@ class Pictures:
             found = self.store.get(key, data)
         if found is None:
             found = prepare(data, head, size, self.policy)
-            self.prepared += 1
             if self.store is not None:
                 self.store.put(key, found)
         self.recent[key] = found

@@ -28,10 +28,6 @@ def dot(a: Vec, b: Vec) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-def cross(a: Vec, b: Vec) -> Vec:
-    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
-
-
 def scale(a: Vec, k: float) -> Vec:
     return a[0] * k, a[1] * k, a[2] * k
 

@@ -59,10 +59,6 @@ class SheetGrid:
     def margin_x(self) -> float:
         return self.x0 - self.bleed
 
-    @property
-    def margin_y(self) -> float:
-        return self.y0 - self.bleed
-
     def cell(self, slot: int, back: bool = False) -> tuple[int, int]:
         """(column, row) of a slot; row 0 is the top row. Backs mirror the columns, so
         after flipping the sheet over its long (vertical) edge each back lies behind its front."""

@@ -34,7 +34,7 @@ from ..shapes import Outline
 from ..units import paper_size, pt
 from .plan import FaceOnPage, Label, PagePlan
 
-MODES = ("duplex-long", "duplex-short", "gutter-fold", "fronts-only", "fronts-then-backs", "interleaved")
+MODES = ("duplex-long", "duplex-short", "gutter-fold", "fronts-only", "fronts-then-backs", "interleaved")  # the CLI's
 TWO_SIDED = ("duplex-long", "duplex-short", "fronts-then-backs", "interleaved")   # a back offset applies
 HOW = {
     "duplex-long": "backs (flip on the long edge)",
@@ -116,11 +116,6 @@ def turn_outline(o: Outline, w: float, h: float) -> Outline:
 
 def move_outline(o: Outline, dx: float, dy: float) -> Outline:
     return _map_outline(o, lambda x: x + dx, lambda y: y + dy, lambda o: (o.x + dx, o.y + dy))
-
-
-def mirror_outline(o: Outline, fold: float) -> Outline:
-    """Mirrored about the vertical line x = fold (rect, rounded, circle, hex are symmetric)."""
-    return _map_outline(o, lambda x: 2 * fold - x, lambda y: y, lambda o: (2 * fold - o.x - o.w, o.y))
 
 
 def _face_matrix(face: FaceOnPage) -> tuple:

@@ -187,7 +187,7 @@ class BookText:
         ctx = cairo.Context(surface)
         ctx.set_source_rgb(*ts.color)
         for n in range(first, last):
-            start, x, w, line_top, baseline, bottom = laid.lines[n]
+            start, x, w, _line_top, baseline, bottom = laid.lines[n]
             ctx.move_to(x, baseline - top)
             pb.show_line(ctx, laid.layout, n)
         surface.show_page()
