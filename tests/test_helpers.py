@@ -225,7 +225,7 @@ def test_an_input_a_helper_declares_joins_the_cache_key_without_touching_render(
 
     def faces_rendered() -> int:
         drawn.clear()
-        render.render_svgs(load_game(root, "mini"), session=session)
+        render.render_svgs(load_game(root, "mini", session), session=session)
         return len(drawn)
 
     assert faces_rendered() == 2 and faces_rendered() == 0   # front and back, then remembered
