@@ -58,7 +58,7 @@ test: $(STAMP) browser cmyk-profile strace
 	$(VENV)/bin/vulture
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
 	@log=$$(mktemp); echo "$(VENV)/bin/mypy (beside the tests)"; $(VENV)/bin/mypy >$$log 2>&1 & types=$$!; \
-	  $(PY) -m pytest -n auto --dist worksteal; tests=$$?; \
+	  $(PY) -m pytest -n auto --dist worksteal --durations=0 --durations-min=2; tests=$$?; \
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
 
 # the fast tier, about a minute on two cores while you work: lint, dead code, and the tests not

@@ -177,6 +177,7 @@ def _closed_after(sock: socket.socket, limit: float, trickle: bytes = b"") -> fl
     pytest.fail(f"the connection was still open after {limit} s")
 
 
+@pytest.mark.slow   # waits out the server's timeouts
 def test_idle_and_slow_connections_are_closed_after_their_timeouts(faces_pdf, tmp_path):
     server = Server(faces_pdf, tmp_path, idle=0.5, request=2.0)
     try:
@@ -198,6 +199,7 @@ def _reset(sock: socket.socket) -> None:
     sock.close()
 
 
+@pytest.mark.slow   # waits for the server to notice
 def test_a_client_that_goes_away_mid_answer_leaves_no_traceback(faces_pdf, tmp_path):
     server = Server(faces_pdf, tmp_path)
     started = time.monotonic()

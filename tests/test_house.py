@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.astcache import parsed
+
 PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 
 # The floors of the house, lowest first: a module may import from its own floor or below.
@@ -40,7 +42,7 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The generator modules `name` imports, at the top or inside a function."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -101,11 +103,11 @@ def test_data_flows_one_way_through_the_packages():
 
 def test_every_module_and_package_says_what_it_is():
     silent = [name for name, path in _modules().items()
-              if not ast.get_docstring(ast.parse(path.read_text()))]
+              if not ast.get_docstring(parsed(path))]
     assert not silent, f"modules without a docstring: {silent}"
     packages = [p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE]
     vague = [str(p.relative_to(PACKAGE)) for p in packages
-             if not any(w in (ast.get_docstring(ast.parse(p.read_text())) or "") for w in ("In:", "Out:"))]
+             if not any(w in (ast.get_docstring(parsed(p)) or "") for w in ("In:", "Out:"))]
     assert not vague, f"package docstrings that do not say what comes in and goes out: {vague}"
 
 
@@ -140,7 +142,7 @@ def _wide_functions(package: Path = PACKAGE) -> dict[str, int]:
                 walk(child, prefix, where)
 
     for path in sorted(package.rglob("*.py")):
-        walk(ast.parse(path.read_text()), "", path.relative_to(package).as_posix())
+        walk(parsed(path), "", path.relative_to(package).as_posix())
     return wide
 
 
@@ -173,7 +175,7 @@ def test_the_pdfx_package_is_used_through_its_surface_only():
     through = [f"{m} imports {t}" for m, targets in graph.items() if m != inside and not m.startswith(inside + ".")
                for t in targets if t.startswith(inside + ".")]
     for path in (PACKAGE.parent / "benchmarks").glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
                      else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
             names += [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []

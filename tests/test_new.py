@@ -90,7 +90,7 @@ def sheet_server(tmp_path):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield folder, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

@@ -12,6 +12,7 @@ from generator.options import BuildOptions
 from generator.pipeline import build
 from generator.rendermemo import Forgets
 from generator.session import Kept, Session
+from tests.astcache import parsed
 
 PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 
@@ -211,7 +212,7 @@ def test_below_the_commands_the_session_is_passed_in():
         rel = str(path.relative_to(PACKAGE.parent))
         if rel == "generator/session.py" or _made_here(rel):
             continue
-        for fn, top in _functions(ast.parse(path.read_text())):
+        for fn, top in _functions(parsed(path)):
             entry = (rel, getattr(top, "name", "")) in MAKES_SESSIONS
             args = fn.args
             positional = [*args.posonlyargs, *args.args]
@@ -236,7 +237,7 @@ def test_no_stage_asks_whether_its_session_remembers():
         rel = str(path.relative_to(PACKAGE.parent))
         if rel == "generator/session.py":
             continue
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
         asked += [f"{rel}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
                   if isinstance(node, ast.Attribute) and node.attr in ("on", "remember", "remembering")
@@ -275,7 +276,7 @@ def test_bounded_maps_are_cachetools_not_hand_rolled():
     from cachetools import LRUCache
 
     rolled = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path in sorted(PACKAGE.rglob("*.py"))
-              for node in ast.walk(ast.parse(path.read_text()))
+              for node in ast.walk(parsed(path))
               if isinstance(node, ast.Attribute) and node.attr in ("popitem", "move_to_end")
               or isinstance(node, ast.Name) and node.id == "OrderedDict"]
     assert not rolled, f"a bounded map of its own: {rolled}"
