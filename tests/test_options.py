@@ -62,9 +62,9 @@ def test_a_bad_option_is_a_usage_error_naming_it(mini):
 
 def test_the_cli_choices_come_from_the_tables():
     from generator.cli import commands, options, prints
-    from generator.exports.profiles import PROFILES
+    from generator.exports.shops import PROFILES
 
-    assert set(shops()) == set(PROFILES), "a print shop is an entry of TARGETS and of profiles.PROFILES"
+    assert shops() == list(PROFILES), "every print shop of shops.PROFILES is a target"
     assert list(options.MODE.choices) == list(MODES) and list(options.CUTTER.choices) == list(CUTTERS)
     assert list(prints.TARGET.choices) == tabletops()
     export = prints.export_cmd
@@ -87,6 +87,18 @@ def test_the_docs_name_every_target():
 
 def test_a_target_that_runs_a_program_is_refused_in_the_jail_by_the_table():
     assert [name for name, t in TARGETS.items() if t.program] == ["dtc"]
+    assert "Ghostscript" in TARGETS["dtc"].program
+
+
+def test_the_command_line_reads_the_tables_without_the_makers():
+    """`pnp --help` stays quick: the targets' and shops' tables import no maker (pikepdf, PDFium...)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import sys, generator.cli; "
+                           "print(sorted(m for m in ('pikepdf', 'pypdfium2', 'generator.exports.profiles') "
+                           "if m in sys.modules))"], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_a_new_target_is_one_entry(mini, monkeypatch):

@@ -9,15 +9,16 @@ with. The table is read by the CLI for its choices and help, by the jail's check
 when it is made (`module:function`), so `pnp --help` stays quick.
 
 A new target is one entry here and the function it names (in a module of its own, or
-beside its kin); a new print shop is one entry here and one in `profiles.PROFILES`
-(tests/test_exports.py checks that the two agree and that docs/reference.md names every
-target).
+beside its kin); a new print shop is one entry of `shops.PROFILES`, which every shop's
+target comes from (tests/test_options.py checks the CLI and the docs name every target).
 """
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from .shops import PROFILES
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,8 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("tts", "Tabletop Simulator deck sheets and a saved object", "tts:tts_target"),
     Target("tabletopia", "one PNG per face, 10 px a mm, each deck's faces one size", "faces:faces_target"),
     Target("faces", "one image per face at --dpi, for any tabletop that takes one", "faces:faces_target"),
-    Target("tgc", "The Game Crafter", "profiles:profile_target", shop=True),
-    Target("mpc", "MakePlayingCards", "profiles:profile_target", shop=True),
-    Target("dtc", "DriveThruCards", "profiles:profile_target", shop=True,
-           program="DriveThruCards' ink check runs Ghostscript"),
+    *(Target(name, profile.shop, "profiles:profile_target", shop=True, program=profile.program)
+      for name, profile in PROFILES.items()),
 )}
 
 
