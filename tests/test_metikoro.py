@@ -259,15 +259,13 @@ def test_the_board_draws_its_fields_and_fixed_track_from_the_data(monkeypatch):
 # ---- print ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    """MetiKoro built twice from the repository (both papers), in two folders."""
-    outs = []
-    for name in ("one", "two"):
-        out = tmp_path_factory.mktemp(name)
-        result = CliRunner().invoke(cli, ["--root", str(REPO), "build", GAME, "--output", str(out)])
-        assert result.exit_code == 0, result.output
-        outs.append(out / GAME)
-    return outs
+def builds(tmp_path_factory, all_builds):
+    """MetiKoro built twice from the repository (both papers), in two folders: the run's
+    shared build of every game, and one more of its own."""
+    out = tmp_path_factory.mktemp("again")
+    result = CliRunner().invoke(cli, ["--root", str(REPO), "build", GAME, "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    return [all_builds[GAME], out / GAME]
 
 
 @pytest.mark.slow
