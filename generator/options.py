@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from .draw.pictures import Asked
 from .layout.cutters import CUTTERS
 from .layout.modes import MODES
 from .units import paper_name
@@ -77,6 +78,11 @@ class BuildOptions:
     def output(self, root: Path) -> Path:
         """The output folder of a build of the project at `root`."""
         return self.out_dir or root / "output"
+
+    def pictures(self, root: Path) -> Asked:
+        """What the build asks of its pictures (draw/pictures.py): their resolution, drafts,
+        and the picture store in the output folder's cache."""
+        return Asked(self.image_dpi, self.draft, str(self.output(root) / ".cache" / "pictures"))
 
     def but(self, **changes) -> BuildOptions:
         """The same options with `changes` (checked again)."""

@@ -20,7 +20,6 @@ from .data.load import list_games, load_game
 from .draw import fonts
 from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
-from .draw.pictures import Asked
 from .draw.picturestore import PictureStore
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
 from .exports.files import Artifact, write_game
@@ -195,10 +194,9 @@ def render_edition(run: Run, game, drawing=None) -> RenderedGame:
     from .draw.stamp import stamp_of
 
     options = run.options
-    pictures = Asked(options.image_dpi, options.draft, str(run.out_dir / ".cache" / "pictures"))
     try:
         return render_game(game, guides=options.guides, cache=run.cache, progress=drawing, session=run.session,
-                           stamp=stamp_of(game, options.stamp), pictures=pictures)
+                           stamp=stamp_of(game, options.stamp), pictures=options.pictures(run.root))
     except PnpError as exc:
         raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
 

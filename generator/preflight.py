@@ -76,10 +76,8 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
 def _with_drawing(game, report, options: BuildOptions, session: Session):
     """The report plus every problem a build of the game (or edition) would meet after the rules."""
     from .data.editions import in_edition
-    from .draw.pictures import Asked
 
-    asked = Asked(options.image_dpi, options.draft, str(options.output(game.root) / ".cache" / "pictures"))
-    problems, warned = preflight_report(game, session=session, pictures=asked)
+    problems, warned = preflight_report(game, session=session, pictures=options.pictures(game.root))
     return _with(report, in_edition([*problems, *(replace(p, severity="warning") for p in warned)], game), "render")
 
 

@@ -187,13 +187,10 @@ def test_the_state_guard_sees_a_mutated_constant_and_a_cache_returning_a_dict():
     assert state_outside_a_session(frozen, "m.py") == []
 
 
-# Who may make a Session: the commands (cli/), the watch, and the entry points they call.
-MAKES_SESSIONS = {("generator/pipeline.py", "build"), ("generator/exporting.py", "run_exports"),
-                  ("generator/exporting.py", "run_kit")}
-
-
+# Who may make a Session: the commands (cli/, which makes the one `pnp watch` keeps too).
 def _made_here(rel: str) -> bool:
-    return rel.startswith("generator/cli/") or rel == "generator/loop/watch.py"
+    """Only the commands make a session (the CLI, for `pnp watch` too); everything below is given one."""
+    return rel.startswith("generator/cli/")
 
 
 def _functions(tree: ast.Module):
@@ -212,17 +209,15 @@ def test_below_the_commands_the_session_is_passed_in():
         rel = str(path.relative_to(PACKAGE.parent))
         if rel == "generator/session.py" or _made_here(rel):
             continue
-        for fn, top in _functions(parsed(path)):
-            entry = (rel, getattr(top, "name", "")) in MAKES_SESSIONS
+        for fn, _ in _functions(parsed(path)):
             args = fn.args
             positional = [*args.posonlyargs, *args.args]
             defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
             defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-            if "session" in defaults and not entry:
+            if "session" in defaults:
                 defaulted.append(f"{rel}: {fn.name}")
             for node in ast.walk(fn):
-                if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Session" \
-                        and not entry:
+                if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Session":
                     made.append(f"{rel}: {fn.name}")
     assert not made, f"a Session made below the commands: {made}"
     assert not defaulted, f"a session that may be left out: {defaulted}"

@@ -101,19 +101,15 @@ def diff(ctx, ref, games, out_dir, fail_on_change, languages, limits):
     artifact for review). Exit 0, or 1 with --fail-on-change when something changed.
     """
     from .. import safefs
-    from ..draw import fonts
     from ..draw.facecache import FaceCache
     from ..errors import OutputError
     from ..exports.files import write_atomic
     from ..loop.diffreport import diff_games, report_files
-    from ..pipeline import resolve_games
+    from ..pipeline import prepare_output, resolve_games
 
     root = _root(ctx)
     out_dir = out_dir or root / "output"
-    try:
-        fonts.activate(out_dir / ".cache")
-    except OSError as exc:
-        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    prepare_output(out_dir)
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     session = session_for(limits)
     with session.budget("pnp diff"):   # git runs here: diff is bounded, not jailed
