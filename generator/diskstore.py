@@ -109,7 +109,8 @@ class Store:
 
     def prune(self, keep=frozenset(), stale_tmp_seconds: float = 3600) -> int:
         """Remove the least recently written entries until they hold at most the limit, never
-        those whose keys are in `keep`, and the `.tmp` files a killed run left more than
+        those whose keys are in `keep` (the face cache: the last build's bundles, which its
+        results still read), and the `.tmp` files a killed run left more than
         `stale_tmp_seconds` ago; return how many entries went. Only in a folder pnp made
         (its CACHEDIR.TAG), only names of entries, never through a link."""
         try:

@@ -51,11 +51,6 @@ class FaceCache(Store):
         except OSError as exc:
             raise OutputError(f"cannot write the face cache in {self.folder}: {exc.strerror or exc}") from None
 
-    def prune(self, stale_tmp_seconds: float = 3600, keep=()) -> int:  # type: ignore[override]
-        """Remove least recently used entries until the cache fits its limit, never the bundles
-        `keep` (the last build's, which its results still read); return how many."""
-        return super().prune(frozenset(keep), stale_tmp_seconds)
-
 
 class Bundles(Sequence):
     """The face bundles of a build, as a sequence of PDF bytes: those stored in the face cache
