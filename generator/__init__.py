@@ -6,3 +6,7 @@ load (YAML + schema) -> validate (rules) -> render (Jinja -> SVG -> CairoSVG)
 """
 
 __version__ = "0.1.0"
+
+from generator import bindings  # before anything imports cairo or Pango
+
+bindings.install()

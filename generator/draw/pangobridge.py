@@ -29,7 +29,8 @@ from importlib.metadata import version
 import cairocffi
 import pangocairocffi
 import pangocffi
-from cffi import FFI
+
+from generator import bindings
 
 TESTED = {"pangocffi": ("0.14.1",), "pangocairocffi": ("0.7.1",)}  # the bindings this bridge was checked with
 PANGO_AT_LEAST = (1, 50)   # line-height attributes (1.50); font features (1.38); the mirrored structs (1.44)
@@ -79,9 +80,14 @@ typedef struct {
 } PnpLayoutLine;
 """
 
-ffi = FFI()
-ffi.include(pangocairocffi.ffi)
-ffi.cdef(EXTRA_CDEF)
+if bindings.written("pango"):   # one FFI: the bindings' declarations and EXTRA_CDEF, written out once
+    ffi = pangocairocffi.ffi
+else:
+    from cffi import FFI
+
+    ffi = FFI()
+    ffi.include(pangocairocffi.ffi)
+    ffi.cdef(EXTRA_CDEF)
 pango = pangocffi.pango
 pangocairo = pangocairocffi.pangocairo
 gobject = pangocffi.gobject
