@@ -16,6 +16,11 @@ same declarations, only slower). tests/test_bindings.py writes the modules again
 installed bindings and compares, so an upgrade fails there until `python -m
 tests.test_bindings --emit` writes them anew.
 
+Before they load their libraries, cairocffi and pangocffi ask ctypes' `find_library` for
+names that no Linux system has (Windows' `cairo-2`, a `pango` without its version), and on
+Linux each such miss runs gcc and ld to look further: 0.3 s at every start. `install()`
+answers those names (`NEVER_ON_LINUX`) at once; every other name is looked up as before.
+
 What they declare differs from the bindings' own parse in one way: cairocffi adds xcffib's
 declarations when xcffib is installed, for X11 window surfaces, which pnp never draws on;
 the written module leaves them out. `_pangoffi` is one FFI for pangocffi, pangocairocffi and
@@ -24,6 +29,7 @@ the same C type to the others.
 """
 from __future__ import annotations
 
+import ctypes.util
 import hashlib
 import importlib
 import sys
@@ -44,6 +50,8 @@ STANDS_IN = {
     "pango": {"pangocffi.ffi_build": {"ffi": "generator._pangoffi"},
               "pangocairocffi.ffi_build": {"ffi": "generator._pangoffi"}},
 }
+# names the bindings try before the ones Linux has (cairocffi: Windows' names; pangocffi: unversioned)
+NEVER_ON_LINUX = frozenset({"cairo-2", "libcairo-2", "pango", "libpango"})
 # sha256 of each group's files, as the shipped modules were written from them
 DIGESTS = {
     "cairo": "c24573ecbc47673faf8f73b1e906cb701c58397f2cdb0b245bb7d36e6fde4561",
@@ -82,9 +90,17 @@ def _stand_in(name: str, attributes: dict[str, str]) -> types.ModuleType:
     return module
 
 
+def _find_library(name: str, _look=ctypes.util.find_library):
+    """ctypes' find_library, but a name in NEVER_ON_LINUX is not searched for."""
+    return None if name in NEVER_ON_LINUX else _look(name)
+
+
 def install() -> None:
     """Give each binding not imported yet the written declarations, where they are the
-    installed ones (see the module's docstring)."""
+    installed ones, and spare it the search for names Linux never has (see the module's
+    docstring)."""
+    if sys.platform.startswith("linux") and ctypes.util.find_library is not _find_library:
+        ctypes.util.find_library = _find_library
     for group, modules in STANDS_IN.items():
         packages = {name.partition(".")[0] for name in modules}
         if any(package in sys.modules for package in packages) or digest(group) != DIGESTS[group]:

@@ -74,6 +74,25 @@ def test_a_process_that_draws_reads_the_written_declarations_and_parses_none():
     assert found.strip() == "[]", found
 
 
+def test_loading_cairo_and_pango_runs_no_compiler():
+    """ctypes' find_library runs gcc and ld for a name the cache of the system's libraries
+    does not have; the names the bindings try first that Linux never has are answered at
+    once, so a fresh process loads cairo, Pango and the bridge without starting either."""
+    script = ("import subprocess, sys\n"
+              "started = []\n"
+              "real = subprocess.Popen.__init__\n"
+              "def record(self, args, *a, **k):\n"
+              "    started.append(args[0] if isinstance(args, (list, tuple)) else args)\n"
+              "    real(self, args, *a, **k)\n"
+              "subprocess.Popen.__init__ = record\n"
+              "from generator.draw import pangobridge, svgbridge\n"
+              "import cairocffi, pangocffi\n"
+              "print(sorted(set(str(s).rsplit('/', 1)[-1] for s in started)))\n")
+    found = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
+                           cwd=PACKAGE.parent).stdout.strip()
+    assert "gcc" not in found and "'ld'" not in found and "cc" not in found.split("'"), found
+
+
 def test_a_changed_declaration_file_is_parsed_as_the_binding_does(monkeypatch):
     """Where the installed files are not the ones the modules were written from, nothing
     stands in: the binding parses its own declarations (slower, never wrong)."""
