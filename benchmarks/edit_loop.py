@@ -42,19 +42,21 @@ from generator.session import Session
 session = Session(remember=True)  # as `pnp watch` makes
 root, game, deck, marker, repeat = Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), sys.argv[5], int(sys.argv[6])
 t = time.perf_counter(); pipeline.build(root, [game], BuildOptions(), session=session); cold = time.perf_counter() - t
-firsts, fulls = [], []
+firsts, fulls, cpus = [], [], []
 for n in range(repeat):
     session.settle()  # as `pnp watch` does once a rebuild is reported
     text = deck.read_text()
     assert marker in text, marker
     deck.write_text(text.replace(marker, marker + "vwxyzabcdefghijklmnopqrstu"[n], 1))
     seen = []
-    t = time.perf_counter()
-    pipeline.build(root, [game], BuildOptions(), session=session, early=lambda r: seen.append(time.perf_counter() - t))
+    t, c = time.perf_counter(), time.process_time()
+    pipeline.build(root, [game], BuildOptions(), session=session,
+                   early=lambda r: seen.append((time.perf_counter() - t, time.process_time() - c)))
     fulls.append(time.perf_counter() - t)
-    firsts.append(seen[0] if seen else fulls[-1])
+    firsts.append(seen[0][0] if seen else fulls[-1])
+    cpus.append(seen[0][1] if seen else time.process_time() - c)
 print(json.dumps({"cold": cold, "first": statistics.median(firsts), "worst": max(firsts),
-                  "full": statistics.median(fulls)}))
+                  "full": statistics.median(fulls), "cpu": statistics.median(cpus)}))
 """
 
 
@@ -75,17 +77,20 @@ def edit_game(game: str, file: str, marker: str, repeat: int) -> dict:
 def edit_loop(repeat: int = 5, only: str | None = None) -> None:
     print(f"edit loop (pnp watch): one card edited, rebuilt in-process, every paper and the rulebook; "
           f"median of {repeat}")
-    print(f"{'edit':>34} {'cold s':>7} {'1st paper s':>11} {'worst s':>8} {'all s':>6} {'1st/cold':>9}")
+    print(f"{'edit':>34} {'cold s':>7} {'1st paper s':>11} {'CPU s':>6} {'worst s':>8} {'all s':>6} "
+          f"{'1st/cold':>9}")
     firsts = []
     for what, game, file, marker in EDITS:
         if only and game != only:
             continue
         r = edit_game(game, file, marker, repeat)
         firsts.append(r["first"])
-        print(f"{what:>34} {r['cold']:>7.2f} {r['first']:>11.3f} {r['worst']:>8.3f} {r['full']:>6.3f} "
+        print(f"{what:>34} {r['cold']:>7.2f} {r['first']:>11.3f} {r['cpu']:>6.3f} {r['worst']:>8.3f} {r['full']:>6.3f} "
               f"{r['first'] / r['cold']:>9.3f}", flush=True)
     print(f"target: the first paper in place <= 0.3 s (median; worst of the medians here "
-          f"{max(firsts):.3f} s) and <= 0.1x the cold build in the same process")
+          f"{max(firsts):.3f} s) and <= 0.1x the cold build in the same process. 1st paper s: wall seconds until "
+          "the first paper's sheets are in place (CPU s: this process's CPU until then; a busy machine moves it "
+          "less than wall); all s: until every paper and rulebook is")
 
 
 def main() -> None:

@@ -15,14 +15,14 @@ from json.encoder import encode_basestring as _json_str
 
 
 def manifest_json(manifest: dict):
-    """The manifest as JSON (indent 1), in pieces of bytes: each lazy list of placements (not
-    a list: sheets make them when read) is written one placement at a time, so a deck of
+    """The manifest as JSON (indent 1), in pieces of bytes: each list of placements (a lazy
+    one: sheets make them when read) is written one placement at a time, so a deck of
     thousands of faces never has them all in memory at once, as dicts or as text."""
     lazy: dict[str, Sequence[dict]] = {}
 
     def marked(entry: dict) -> dict:
         found = entry.get("placements")
-        if found is None or isinstance(found, list):
+        if found is None:   # a list too is written by _item_json: json.dumps' indenting encoder is slow
             return entry
         token = json.dumps(f"@@placements {len(lazy)}@@")
         lazy[token] = found
