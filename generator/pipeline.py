@@ -22,7 +22,7 @@ from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
 from .draw.picturestore import PictureStore
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
-from .exports.files import Artifact, write_game
+from .exports.files import Artifact, first_in_place, put_back_on_failure, write_game
 from .layout.modes import TWO_SIDED, PrintMode
 from .options import BuildOptions
 from .progress import Progress, _Silent
@@ -30,6 +30,8 @@ from .session import Session
 from .units import paper_name
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .draw.render import RenderedGame
 
 log = logging.getLogger("pnp")
@@ -97,13 +99,14 @@ def load_editions(root: Path, game_id: str, languages: tuple[str, ...] | None, s
 
 
 def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, session: Session,
-          progress=None) -> list[BuildResult]:
+          progress=None, early=None) -> list[BuildResult]:
     """Build the named games (all when none are named) as `options` ask (options.py: papers,
     print mode, stamp, pictures, editions...; None: each game's `print:` settings) into
     `options.output(root)`, within `session` (what this build may reuse from earlier ones,
     and leave to later ones: `pnp watch` hands the same session to every rebuild).
 
     :param progress: a progress.Progress (bars on a terminal, plain lines in logs); default silent.
+    :param early: `pnp watch`'s: each game's first paper's sheets in place first, `early(result)` told.
     """
     from .draw.drawpool import drawing_workers
     from .progress import SILENT
@@ -113,7 +116,7 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     asked = editions_asked(root, resolve_games(root, games), games, options.languages)
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     prepare_output(out_dir, cache)
-    run = Run(root, options, session, progress or SILENT, cache)
+    run = Run(root, options, session, progress or SILENT, cache, early)
     with drawing_workers(session):
         results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
@@ -131,6 +134,7 @@ class Run:
     session: Session
     progress: Progress | _Silent
     cache: FaceCache | None = None
+    early: Callable[[BuildResult], None] | None = None   # build(early=)
 
     @property
     def out_dir(self) -> Path:
@@ -168,23 +172,41 @@ def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> Bu
         _strict_stop(warnings, "in the translations")
     session.release()  # the YAML parser's nodes
     artifacts, rendered_editions, changed = [], [], None
+    later: list | None = [] if run.early else None   # what lays out the rest, each edition's (build(early=))
     for n, ed in enumerate(made):
         built, drawn_warnings, ed_changed, rendered = _build_edition(
-            run, ed, papers, print_mode, last=n == len(made) - 1)
-        artifacts += built
+            run, ed, papers, print_mode, last=n == len(made) - 1, later=later)
+        artifacts.append(built)
         warnings += drawn_warnings   # pictures too small to print, external references
         rendered_editions.append(rendered)
         if ed_changed is not None:
             changed = [*(changed or []), *(f"{cid} ({ed.edition})" if ed.edition else cid for cid in ed_changed)]
     log.info("%s: step 5/5 export", game_id)
     partial = options.papers is not None or options.guides or len(made) < len(languages_of(game.meta))
-    with session.stage("writing"):
-        try:
-            files = write_game(run.out_dir, game_id, artifacts, merge=partial)
-        except OSError as exc:
-            raise OutputError(f"cannot write {game_id}'s files to {run.out_dir}: {exc.strerror or exc}") from None
-    return BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered_editions[0],
-                       tuple(changed) if changed is not None else None, tuple(rendered_editions))
+    def result(files: list[Path]) -> BuildResult:
+        return BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered_editions[0],
+                           tuple(changed) if changed is not None else None, tuple(rendered_editions))
+    try:
+        return result(_write(run, game_id, artifacts, later, partial, result))
+    except OSError as exc:
+        raise OutputError(f"cannot write {game_id}'s files to {run.out_dir}: {exc.strerror or exc}") from None
+
+
+def _write(run: Run, game_id: str, artifacts: list[list[Artifact]], later, partial: bool, result) -> list[Path]:
+    """A game's files written as one set (`artifacts`: each edition's); with `later`, the first
+    paper's sheets first (`run.early(result(files))`), then, once `later` made the rest, all."""
+    first = [a for ed in artifacts for a in ed]
+    with run.session.stage("writing"):
+        if run.early is None or not any(later or ()):
+            return write_game(run.out_dir, game_id, first, merge=partial)
+        files = first_in_place(run.out_dir, game_id, first)
+    with put_back_on_failure(run.out_dir, game_id):
+        run.early(result(files))
+        rest = [make() if make else [] for make in later]
+        with run.session.stage("writing"):
+            write_game(run.out_dir, game_id, [a for ed in rest for a in ed], merge=partial, placed=first)
+    return [run.out_dir / game_id / a.path for ed, more in zip(artifacts, rest) for a in [*ed, *more]] + \
+        [run.out_dir / game_id / "manifest.json"]
 
 
 def render_edition(run: Run, game, drawing=None) -> RenderedGame:
@@ -201,10 +223,11 @@ def render_edition(run: Run, game, drawing=None) -> RenderedGame:
         raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
 
 
-def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = True):
+def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = True, later: list | None = None):
     """One edition of a game drawn and laid out: its artifacts, the warnings of its
     drawing, and (with `changed_since`) the ids of its components that changed. The early
-    drawing workers are kept for the game's next edition (`last` False), else ended."""
+    drawing workers are kept for the game's next edition (`last` False), else ended. `later`:
+    only the first paper's sheets now; what lays out the rest is appended to it."""
     from .draw import drawpool
 
     options, session, out_dir = run.options, run.session, run.out_dir
@@ -226,18 +249,25 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
     if reference is not None:
         changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
     log.info("%s: step 4/5 layout", name)
-    with run.progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
-        spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
+    spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
+    layout = Layout(papers, print_mode, session, options.guides, spool)
+    more = later is not None and (len(papers) > 1 or changed or not options.guides and _has_rulebook(game))
+
+    def laid_out(part, advance=lambda: None) -> list[Artifact]:
         try:
             safefs.real_folder(out_dir.parent, spool)
-            layout = Layout(papers, print_mode, session, options.guides, spool)
-            artifacts = layout_game(game, rendered, layout, advance)
-            if changed:
+            artifacts = layout_game(game, rendered, layout, advance, part)
+            if changed and part != "first":
                 artifacts += [_changed_sheets(rendered, changed, paper, layout) for paper in papers]
         except OSError as exc:
             raise OutputError(f"cannot write {name}'s sheets into {spool}: {exc.strerror or exc}") from None
         except PnpError as exc:
             raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
+        return artifacts
+    with run.progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
+        artifacts = laid_out("first" if more else None, advance)
+    if later is not None:   # None: nothing more to make
+        later.append((lambda: laid_out("rest")) if more else None)
     if options.guides:
         return artifacts, list(rendered.warnings), changed, rendered
     from .rulebook import rulebook_warnings
@@ -265,17 +295,21 @@ class Layout:
     spool: Path | None = None
 
 
-def layout_game(game, rendered, layout: Layout, advance=lambda: None) -> list[Artifact]:
+def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str | None = None) -> list[Artifact]:
     """Sheets (or proofs), cut files and rulebooks of a rendered game for each paper, in memory
     (the sheets in temporary files in `layout.spool`, when given); `advance` is called after
-    each paper (a progress bar)."""
+    each paper (a progress bar). `part`: "first", the first paper's sheets and cut files
+    only; "rest", all but those (in the same order); None: all."""
     from .layout.cutfile import cut_svg
     from .layout.sheets import layout_sheets
 
     settings = game.meta.get("print") or {}
     print_mode, session, guides = layout.print_mode, layout.session, layout.guides
-    artifacts = []
-    for paper in layout.papers:
+    artifacts: list[Artifact] = []
+    for index, paper in enumerate(layout.papers):
+        if part == "rest" and index == 0:   # its sheets are made: its rulebook
+            artifacts += [] if guides else _rulebooks(game, rendered, paper, session)
+            continue
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
                                session=session, spool=layout.spool)
         kind = "proof" if guides else "sheets"
@@ -301,10 +335,12 @@ def layout_game(game, rendered, layout: Layout, advance=lambda: None) -> list[Ar
                 from .layout.cutfile import cut_dxf
                 artifacts += [Artifact(path=f"{game.stem}-cut-{paper}-sheet{n}.dxf", data=data, kind="cut",
                                        paper=paper, pages=1, extra=cut_extra) for n, data in cut_dxf(sheets.plans)]
-        if not guides:  # proofs are sheets only; the rulebook keeps its clean figures
+        if not guides and part != "first":  # proofs are sheets only; the rulebook keeps its clean figures
             artifacts.extend(_rulebooks(game, rendered, paper, session))
         session.release()  # the paper's page objects
         advance()
+        if part == "first":
+            break
     return artifacts
 
 
@@ -361,8 +397,12 @@ def _changed_sheets(rendered, changed, paper, layout: Layout):
                     extra={**_draft(rendered), **language_entry(rendered.game)})
 
 
+def _has_rulebook(game) -> bool:
+    return bool(game.meta.get("rulebook")) or (game.cards_dir / "rulebook.md").exists()
+
+
 def _rulebooks(game, rendered, paper, session: Session):
-    if not game.meta.get("rulebook") and not (game.cards_dir / "rulebook.md").exists():
+    if not _has_rulebook(game):
         return []  # no rulebook: Platypus is not even imported
     from .rulebook import layout_rulebook
 

@@ -204,6 +204,8 @@ def test_a_manifest_with_lazy_placements_is_the_json_of_their_list(placements):
     written = b"".join(manifest_json(manifest(Lazy())))
     assert written == (json.dumps(manifest(placements), indent=1, ensure_ascii=False) + "\n").encode()
     assert json.loads(written)["files"][0]["placements"] == placements
+    # a list (a rulebook's; a merged manifest's earlier entries) is written the same way
+    assert b"".join(manifest_json(manifest(list(placements)))) == written
 
 
 # ---- export targets (png, tts, the print-shop profiles, the kit) are replaced as one set too ----

@@ -72,7 +72,10 @@ def _run_watch(ctx, games, port, serve, options, limits):
         if preview is not None:
             preview.update(outcome)
         what = f" ({', '.join(outcome.changed)} changed)" if outcome.changed else ""
-        if outcome.ok:
+        if outcome.early:
+            first = outcome.result.files[0].name if outcome.result.files else "the first paper"
+            click.echo(f"{outcome.game}: {first} in place in {outcome.seconds:.2f} s{what}; the rest follows")
+        elif outcome.ok:
             written = len(outcome.result.files)
             click.echo(f"{outcome.game}: built in {outcome.seconds:.2f} s{what}, {written} files")
         else:

@@ -24,19 +24,17 @@ import ctypes.util
 import errno
 import functools
 import json
-import math
 import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain
-from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 
 from .. import safefs
 from ..errors import OutputError
+from .manifest import manifest_json
 
 if sys.platform == "win32":  # pragma: no cover - no fcntl on Windows
     fcntl = None
@@ -67,11 +65,15 @@ def write_atomic(base: Path, path: Path, data) -> None:
     safefs.write_file(base, path, data, sync=True)
 
 
-def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bool = False) -> list[Path]:
+def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bool = False,
+               placed: Sequence[Artifact] = (), keep: str | None = None) -> list[Path]:
     """Replace a game's files and manifest as one set; return the paths written.
 
     :param merge: keep entries of the previous manifest that this build did not remake
         (a build of one paper size keeps the other paper's files listed, and their files).
+    :param placed: artifacts of this build already in the set in place (`first_in_place`):
+        listed in the manifest, their files carried over as they are.
+    :param keep: the name the previous set is kept under, instead of being removed.
     :raises OutputError: when another build of the game holds the lock, or a file cannot be
         written (the previous set is then left as it was).
     """
@@ -79,8 +81,8 @@ def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bo
     with _out_folder(out_dir) as out_fd, _lock(out_fd, out_dir, game_id):
         old = _read_manifest(out_fd, game_id)
         new_paths = {a.path for a in artifacts}
-        entries = [a.entry() for a in artifacts]
-        dropped = set() if merge else {e.get("path") for e in old} - new_paths
+        entries = [a.entry() for a in [*artifacts, *placed]]
+        dropped = set() if merge else {e.get("path") for e in old} - new_paths - {a.path for a in placed}
         if merge:
             entries = [e for e in old if e.get("path") not in new_paths] + entries
         entries.sort(key=lambda e: e["path"])
@@ -91,16 +93,42 @@ def write_game(out_dir: Path, game_id: str, artifacts: list[Artifact], merge: bo
             _carry_over(out_fd, game_id, new, skip=new_paths | dropped | {"manifest.json"})
             _write_synced(new, "manifest.json", manifest_json({"game": game_id, "files": entries}))
 
-        replace_set(out_fd, out_dir, game_id, fill)
+        replace_set(out_fd, out_dir, game_id, fill, keep)
     return [folder / a.path for a in artifacts] + [folder / "manifest.json"]
 
 
-def replace_set(parent_fd: int, parent: Path, name: str, fill) -> None:
+def first_in_place(out_dir: Path, game_id: str, artifacts: list[Artifact]) -> list[Path]:
+    """Put a build's first files (`pnp watch`: the first paper's sheets, the PDF being
+    previewed) in place at once, as one set with the rest of the previous build's files,
+    which is kept aside; then the rest is made and the whole set written (`write_game`, these
+    `placed`) within `put_back_on_failure`. Returns the paths written."""
+    return write_game(out_dir, game_id, artifacts, merge=True, keep=f".{game_id}.prev-{os.getpid()}")
+
+
+@contextmanager
+def put_back_on_failure(out_dir: Path, game_id: str):
+    """After `first_in_place`: when the block raises (the rest of the build failed to be
+    made or written), the previous set is put back as it was; else it is removed."""
+    kept = f".{game_id}.prev-{os.getpid()}"
+    try:
+        yield
+    except BaseException:
+        with _out_folder(out_dir) as out_fd, _lock(out_fd, out_dir, game_id):
+            if _kind(out_fd, kept) == "folder":
+                _swap_in(out_fd, kept, game_id, f".{game_id}.old-{os.getpid()}")
+            else:  # there was no previous set
+                _quietly(safefs.remove_in, out_fd, game_id)
+        raise
+    with _out_folder(out_dir) as out_fd:
+        _quietly(safefs.remove_in, out_fd, kept)
+
+
+def replace_set(parent_fd: int, parent: Path, name: str, fill, keep: str | None = None) -> None:
     """Put a new set of files at `parent/name` in one step: `fill(staging)` writes them into
     `parent/.<name>.new-<pid>/` (`staging`: its descriptor), which is synced and swapped in
     whole. `parent_fd`: the real folder `parent`, opened. Call it holding the game's lock.
     Leftovers of killed runs are removed first. A link at `parent/name` is replaced, never
-    followed.
+    followed. `keep`: the name the previous set is kept under (else it is removed).
 
     :raises OutputError: a file could not be written (a full disk, say): the staging folder
         is removed and `parent/name` is left as it was.
@@ -113,7 +141,7 @@ def replace_set(parent_fd: int, parent: Path, name: str, fill) -> None:
         with safefs.folder(parent_fd, new, make=False) as new_fd:
             fill(new_fd)
             _fsync(new_fd)
-        _swap_in(parent_fd, new, name, old)
+        _swap_in(parent_fd, new, name, old, keep)
     except Exception as exc:
         _quietly(safefs.remove_in, parent_fd, new)
         if _kind(parent_fd, name) is None and _kind(parent_fd, old) == "folder":  # stopped between two renames
@@ -214,8 +242,9 @@ def clean_leftovers(out_dir: Path, game_id: str) -> list[Path]:
 
 
 def _clean_leftovers(out_fd: int, game_id: str) -> list[str]:
-    own = re.compile(rf"^\.{re.escape(game_id)}\.(new|old)-\d+$")
-    found = sorted(name for name in os.listdir(out_fd) if own.match(name))
+    own = re.compile(rf"^\.{re.escape(game_id)}\.(new|old|prev)-\d+$")
+    kept = f".{game_id}.prev-{os.getpid()}"   # this process's own previous set (first_in_place)
+    found = sorted(name for name in os.listdir(out_fd) if own.match(name) and name != kept)
     if _kind(out_fd, game_id) is None:
         previous = [name for name in found if ".old-" in name and _kind(out_fd, name) == "folder"]
         if previous:
@@ -254,54 +283,6 @@ def _carry_over(out_fd: int, name: str, new: int, skip: set) -> None:
                     os.link(file, parts[-1], src_dir_fd=fd, dst_dir_fd=into, follow_symlinks=False)
                 except OSError:
                     _write_in(into, parts[-1], [safefs.read_in(fd, file)])
-
-
-def manifest_json(manifest: dict):
-    """The manifest as JSON (indent 1), in pieces of bytes: each lazy list of placements (not
-    a list: sheets make them when read) is written one placement at a time, so a deck of
-    thousands of faces never has them all in memory at once, as dicts or as text."""
-    lazy: dict[str, Sequence[dict]] = {}
-
-    def marked(entry: dict) -> dict:
-        found = entry.get("placements")
-        if found is None or isinstance(found, list):
-            return entry
-        token = json.dumps(f"@@placements {len(lazy)}@@")
-        lazy[token] = found
-        return {**entry, "placements": f"@@placements {len(lazy) - 1}@@"}
-
-    text = json.dumps({**manifest, "files": [marked(e) for e in manifest.get("files", [])]},
-                      indent=1, ensure_ascii=False) + "\n"
-    if not lazy:
-        yield text.encode()
-        return
-    for piece in re.split(r'("@@placements \d+@@")', text):
-        if piece not in lazy:
-            yield piece.encode()
-            continue
-        items = iter(lazy[piece])
-        first = next(items, None)
-        if first is None:
-            yield b"[]"
-            continue
-        inner = "\n" + " " * (len(text[:text.index(piece)].rsplit("\n", 1)[1]) - len('"placements": ') + 1)
-        yield b"[" + inner.encode()
-        for n, item in enumerate(chain([first], items)):
-            yield ((("," + inner) if n else "") + _item_json(item).replace("\n", inner)).encode()
-        yield (inner[:-1] + "]").encode()
-
-
-def _item_json(item: dict) -> str:
-    """json.dumps(item, indent=1, ensure_ascii=False), written directly for a flat dict of
-    strings and finite numbers (a placement): the indenting encoder is pure Python, and a
-    deck's manifest holds thousands of placements."""
-    parts = []
-    for k, v in item.items():
-        kind = type(v)
-        if type(k) is not str or not (kind is str or kind is int or (kind is float and math.isfinite(v))):
-            return json.dumps(item, indent=1, ensure_ascii=False)
-        parts.append(f" {_json_str(k)}: {_json_str(v) if kind is str else repr(v)}")
-    return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
 
 
 def _write_synced(folder: int, rel: str, data) -> None:
@@ -359,15 +340,19 @@ def _exchange(dir_fd: int, a: str, b: str) -> bool:
     raise OSError(err, os.strerror(err), b)
 
 
-def _swap_in(parent: int, new: str, name: str, old: str) -> None:
+def _swap_in(parent: int, new: str, name: str, old: str, keep: str | None = None) -> None:
     """Put `new` at `name` (both in the folder `parent`) as one step; the previous folder is
-    removed after; a link or a file at `name` is replaced, never followed."""
+    removed after (or renamed `keep`); a link or a file at `name` is replaced, never followed."""
     if _kind(parent, name) == "folder":
         if not _exchange(parent, new, name):
             os.rename(name, old, src_dir_fd=parent, dst_dir_fd=parent)  # a reader misses it only until the next rename
             os.rename(new, name, src_dir_fd=parent, dst_dir_fd=parent)
             new = old
         _fsync(parent)
+        if keep is not None:
+            _quietly(safefs.remove_in, parent, keep)
+            os.rename(new, keep, src_dir_fd=parent, dst_dir_fd=parent)
+            return
         _quietly(safefs.remove_in, parent, new)  # after the exchange, `new` holds the previous set
     else:
         safefs.remove_in(parent, name)

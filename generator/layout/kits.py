@@ -26,7 +26,7 @@ STANDEE_NOTE = "cut along the solid line, fold the dashed lines: the figure at t
 
 def dice_pages(group, paper: str) -> list[PagePlan]:
     deck = group[0].deck
-    nets = [net(deck.die, deck.edge, deck.bleed) for _ in group]
+    nets = [net(deck.die, deck.edge, deck.bleed)] * len(group)   # one die's net, placed anew for each
 
     def draw(rc, placed):
         faces = [FaceOnPage(rc.faces[face.number - 1], rc.card.id, "front", None, Outline.of_polygon(face.clip),
@@ -39,7 +39,7 @@ def dice_pages(group, paper: str) -> list[PagePlan]:
 
 def standee_pages(group, paper: str) -> list[PagePlan]:
     deck = group[0].deck
-    kits = [standee(deck.trim_w, deck.trim_h, deck.bleed) for _ in group]
+    kits = [standee(deck.trim_w, deck.trim_h, deck.bleed)] * len(group)   # placed anew for each
 
     def draw(rc, placed):
         # a standee without a back template shows its front art on both sides

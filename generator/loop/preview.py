@@ -1,6 +1,7 @@
 """The live preview: a small web server on 127.0.0.1 that shows every face of the watched games.
 
-In: build outcomes from `watch.py` (`Preview.update`). Out: over HTTP, `/` (one page: a
+In: build outcomes from `watch.py` (`Preview.update`: the early one, when the first
+paper's sheets are in place, and the full one each bump the version). Out: over HTTP, `/` (one page: a
 deck-by-deck grid of every component, fronts beside backs, a search box, a language switch
 for games of several languages, the last build's problems naming file, line and card),
 `/state.json` (what the page draws, every edition of each game, with a `version` that

@@ -2,8 +2,10 @@
 
 In: the project folder, the games to watch, build options and a `report` callback.
 Out: nothing returned; each rebuild's outcome (the files written and the time it took,
-or the problems that stopped it) goes to `report`, then watching goes on. A failed build
-leaves the previous output in place (export writes nothing until a build is complete).
+or the problems that stopped it) goes to `report`, then watching goes on: first an early
+one when the first paper's sheets (the PDF being previewed) are in place, then one when
+the other papers and the rulebooks are. A failed build leaves the previous output in
+place (the first paper's sheets too: they are put back when the rest fails).
 File events come from the `watchfiles` library (inotify on Linux), debounced so that an
 editor's save-as-several-writes is one rebuild.
 """
@@ -30,6 +32,7 @@ class Outcome:
     result: object = None               # pipeline.BuildResult when ok
     problems: tuple[Problem, ...] = ()  # when not ok
     message: str = ""
+    early: bool = False                 # only the first paper's sheets are in place: the rest follows
 
 
 def affected_games(root: Path, paths, games: list[str]) -> dict[str, list[str]]:
@@ -77,13 +80,18 @@ def editions_touched(root: Path, game: str, paths) -> tuple[str, ...] | None:
     return tuple(lang for lang in langs if lang in touched) or None
 
 
-def build_one(root: Path, game: str, options: BuildOptions, session: Session, changed=()) -> Outcome:
-    """Build one game; never raises for the designer's mistakes (they come back as problems)."""
+def build_one(root: Path, game: str, options: BuildOptions, session: Session, changed=(), report=None) -> Outcome:
+    """Build one game; never raises for the designer's mistakes (they come back as problems).
+    With `report`, the first paper's sheets (the PDF being previewed) are put in place first
+    and reported as an early Outcome; the other papers and the rulebooks follow."""
     from ..pipeline import build
 
     started = time.perf_counter()
+
+    def early(result) -> None:
+        report(Outcome(game, True, time.perf_counter() - started, tuple(changed), result=result, early=True))
     try:
-        result = build(root, [game], options, session=session)[0]
+        result = build(root, [game], options, session=session, early=early if report else None)[0]
     except PnpError as exc:
         problems = tuple(exc.problems) or (Problem(f"cards/{game}", exc.message),)
         return Outcome(game, False, time.perf_counter() - started, tuple(changed),
@@ -104,7 +112,7 @@ def watch(root: Path, games: list[str], report, options: BuildOptions, session: 
     languages = options.languages
     try:
         for game in games:
-            report(build_one(root, game, options, session))
+            report(build_one(root, game, options, session, report=report))
             session.settle()
         folders = [str(root / "cards"), str(root / "templates")]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=150, step=30,
@@ -118,7 +126,7 @@ def watch(root: Path, games: list[str], report, options: BuildOptions, session: 
                     langs = tuple(lang for lang in langs if lang in languages)
                     if not langs:
                         continue   # a translation the watch does not build was saved
-                report(build_one(root, game, options.but(languages=langs), session, touched))
+                report(build_one(root, game, options.but(languages=langs), session, touched, report))
                 session.settle()  # what the build let go, handed back once it is reported
     finally:
         gc.unfreeze()

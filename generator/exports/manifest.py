@@ -1,0 +1,62 @@
+"""A manifest as JSON (indent 1), written in pieces: a deck of thousands of faces never
+holds its placements all at once.
+
+In: the manifest of a set of files (a dict whose files' placements may be lazy sequences:
+plan.Placements). Out: its JSON text as pieces of bytes, for files.py to write.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from itertools import chain
+from json.encoder import encode_basestring as _json_str
+
+
+def manifest_json(manifest: dict):
+    """The manifest as JSON (indent 1), in pieces of bytes: each list of placements (a lazy
+    one: sheets make them when read) is written one placement at a time, so a deck of
+    thousands of faces never has them all in memory at once, as dicts or as text."""
+    lazy: dict[str, Sequence[dict]] = {}
+
+    def marked(entry: dict) -> dict:
+        found = entry.get("placements")
+        if found is None:   # a list too is written by _item_json: json.dumps' indenting encoder is slow
+            return entry
+        token = json.dumps(f"@@placements {len(lazy)}@@")
+        lazy[token] = found
+        return {**entry, "placements": f"@@placements {len(lazy) - 1}@@"}
+
+    text = json.dumps({**manifest, "files": [marked(e) for e in manifest.get("files", [])]},
+                      indent=1, ensure_ascii=False) + "\n"
+    if not lazy:
+        yield text.encode()
+        return
+    for piece in re.split(r'("@@placements \d+@@")', text):
+        if piece not in lazy:
+            yield piece.encode()
+            continue
+        items = iter(lazy[piece])
+        first = next(items, None)
+        if first is None:
+            yield b"[]"
+            continue
+        inner = "\n" + " " * (len(text[:text.index(piece)].rsplit("\n", 1)[1]) - len('"placements": ') + 1)
+        yield b"[" + inner.encode()
+        for n, item in enumerate(chain([first], items)):
+            yield ((("," + inner) if n else "") + _item_json(item).replace("\n", inner)).encode()
+        yield (inner[:-1] + "]").encode()
+
+
+def _item_json(item: dict) -> str:
+    """json.dumps(item, indent=1, ensure_ascii=False), written directly for a flat dict of
+    strings and finite numbers (a placement): the indenting encoder is pure Python, and a
+    deck's manifest holds thousands of placements."""
+    parts = []
+    for k, v in item.items():
+        kind = type(v)
+        if type(k) is not str or not (kind is str or kind is int or (kind is float and math.isfinite(v))):
+            return json.dumps(item, indent=1, ensure_ascii=False)
+        parts.append(f" {_json_str(k)}: {_json_str(v) if kind is str else repr(v)}")
+    return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
