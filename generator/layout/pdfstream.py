@@ -318,12 +318,11 @@ def shared_digest(obj: pikepdf.Object, memo: dict) -> bytes | None:
         return memo[key]
     memo[key] = None   # while it is worked out: a reference back to it makes it unshared
     h = hashlib.sha256()
+    whole: pikepdf.Object = obj
     if isinstance(obj, pikepdf.Stream):
         raw = obj.read_raw_bytes()
         h.update(b"S%d:" % len(raw) + raw)
         whole = pikepdf.Dictionary({k: v for k, v in obj.stream_dict.items() if k != "/Length"})
-    else:
-        whole = obj
 
     def walk(o, depth: int = 0) -> bool:
         if depth > 20:
