@@ -148,8 +148,8 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments, digests) -> d
     is a remembering session's), a segment written before is replayed instead of being made
     again when it would come out the same: the same bundle, the same faces of it, at the
     same object number, after the same fonts and pictures (an edit redraws one bundle; the
-    others are copied as bytes). A picture several bundles hold is written once
-    (`PDFStream.images`). `digests`: the session's font digests of each bundle (a build
+    others are copied as bytes). A picture or a form (a group drawn with opacity) several
+    bundles hold is written once (`PDFStream.images`). `digests`: the session's font digests of each bundle (a build
     writes a bundle once for each paper, a rebuild of `pnp watch` mostly the same ones)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:

@@ -18,9 +18,11 @@ are as small. Output depends only on what was added, in order: the same input gi
 same bytes, and the /ID is a digest of them.
 
 Objects are numbered in the order they are reserved or first referred to; a source's
-objects must be added (`drain`) before that source is closed. An image met again (the
-same dictionary, soft mask and bytes, in any source: a background every face bundle
-holds) is written once; every reference to it leads to that one (`images`).
+objects must be added (`drain`) before that source is closed. An image or a form met
+again (the same dictionary, bytes and everything they refer to, in any source: a
+background every face bundle holds, a group drawn with opacity on many faces, which cairo
+writes as a form once per face) is written once; every reference to it leads to that one
+(`images`, keyed by `shared_digest`).
 """
 from __future__ import annotations
 
@@ -57,7 +59,8 @@ class PDFStream:
         self.batch: list = []          # (number, body) waiting for the next object stream
         self.seen: dict = {}           # objgen in the current source -> output number
         self.queue: deque = deque()        # (number, foreign object) referred to but not yet written
-        self.images: dict = {}         # digest of an image written (any source) -> its output number
+        self.images: dict = {}         # shared_digest of an image or form written (any source) -> its number
+        self.digests: dict = {}        # objgen in the current source -> its shared_digest (None: not shared)
 
     # numbering and writing
     def reserve(self) -> Ref:
@@ -101,13 +104,14 @@ class PDFStream:
         """Start copying from another PDF: its object numbers mean other objects."""
         self.drain()
         self.seen = {}
+        self.digests = {}
 
     def copy(self, obj: pikepdf.Object) -> Ref:
         """The output number of the current source's indirect object `obj` (written by `drain`;
-        an image written before, from any source, is not written again)."""
+        an image or a form written before, from any source, is not written again)."""
         key = obj.objgen
         if key not in self.seen:
-            image = digest(obj) if isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") == "/Image" else None
+            image = shared_digest(obj, self.digests) if _shareable(obj) else None
             if image is not None and image in self.images:
                 self.seen[key] = self.images[image]
                 return self.seen[key]
@@ -295,6 +299,61 @@ def _direct(obj: pikepdf.Object):
     if isinstance(obj, pikepdf.Array):
         return list(obj)
     return Raw(obj.unparse()) if isinstance(obj, pikepdf.Object) else obj
+
+
+SHARED = ("/Image", "/Form")   # the subtypes of the streams written once however often met
+
+
+def _shareable(obj: pikepdf.Object) -> bool:
+    return isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") in SHARED
+
+
+def shared_digest(obj: pikepdf.Object, memo: dict) -> bytes | None:
+    """sha256 of an indirect object: its dictionary, its raw bytes if a stream, and the
+    `shared_digest` of each object it refers to, each worked out once per source (`memo`:
+    objgen -> digest); the same for the same object whatever PDF it comes from. None for
+    an object that refers back to itself (never shared)."""
+    key = obj.objgen
+    if key in memo:
+        return memo[key]
+    memo[key] = None   # while it is worked out: a reference back to it makes it unshared
+    h = hashlib.sha256()
+    whole: pikepdf.Object = obj
+    if isinstance(obj, pikepdf.Stream):
+        raw = obj.read_raw_bytes()
+        h.update(b"S%d:" % len(raw) + raw)
+        whole = pikepdf.Dictionary({k: v for k, v in obj.stream_dict.items() if k != "/Length"})
+
+    def walk(o, depth: int = 0) -> bool:
+        if depth > 20:
+            return False
+        if isinstance(o, pikepdf.Object) and o.is_indirect and depth:
+            found = shared_digest(o, memo)
+            if found is None:
+                return False
+            h.update(b"R" + found)
+        elif isinstance(o, pikepdf.Dictionary):
+            h.update(b"D")
+            for k in sorted(o.keys()):
+                h.update(k.encode() + b"=")
+                if not walk(o[k], depth + 1):
+                    return False
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Array):
+            h.update(b"A")
+            if not all(walk(v, depth + 1) for v in o):
+                return False
+            h.update(b"E")
+        elif isinstance(o, pikepdf.Object):
+            h.update(b"O" + o.unparse() + b";")
+        else:
+            h.update(b"P" + repr(o).encode() + b";")
+        return True
+
+    if not walk(whole):   # at depth 0 an indirect dictionary is walked, not referred to
+        return None
+    memo[key] = found = h.digest()
+    return found
 
 
 def digest(obj) -> bytes:
