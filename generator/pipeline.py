@@ -114,7 +114,8 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     prepare_output(out_dir, cache)
     run = Run(root, options, session, progress or SILENT, cache)
-    with drawing_workers(session):
+    memo = out_dir / ".cache" / "memo"   # what this build leaves the next (session.kept_on_disk)
+    with session.kept_on_disk(memo, out_dir.parent, repr(sorted(asked.items()))), drawing_workers(session):
         results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
     PictureStore(out_dir / ".cache" / "pictures", base=out_dir.parent).prune()
@@ -240,9 +241,11 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
             raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
     if options.guides:
         return artifacts, list(rendered.warnings), changed, rendered
-    from .rulebook import rulebook_warnings
+    words = []
+    if _has_rulebook(game):   # else Platypus is not even imported
+        from .rulebook import rulebook_warnings
 
-    words = rulebook_warnings(game)
+        words = rulebook_warnings(game)
     if options.strict and words:
         _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
     try:
@@ -361,8 +364,12 @@ def _changed_sheets(rendered, changed, paper, layout: Layout):
                     extra={**_draft(rendered), **language_entry(rendered.game)})
 
 
+def _has_rulebook(game) -> bool:
+    return bool(game.meta.get("rulebook")) or (game.cards_dir / "rulebook.md").exists()
+
+
 def _rulebooks(game, rendered, paper, session: Session):
-    if not game.meta.get("rulebook") and not (game.cards_dir / "rulebook.md").exists():
+    if not _has_rulebook(game):
         return []  # no rulebook: Platypus is not even imported
     from .rulebook import layout_rulebook
 
