@@ -58,8 +58,10 @@ LIBRARIES = ("cairosvg", "cairocffi", "pangocffi", "pangocairocffi", "pyphen", "
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """sha256 of pnp's own files (its code, schemas, macros, words and fonts), Python's
-    version and the versions of the libraries that shape what a build writes."""
+    """sha256 of pnp's own files (its code, schemas, macros and words; the shipped fonts by
+    name, size and time: their bytes are in every face's key already, `drawkey`), Python's
+    version and the versions of the libraries that shape what a build writes. Made once
+    a process, when its first session is (before any jail)."""
     h = hashlib.sha256(sys.version.encode())
     for name in LIBRARIES:
         try:
@@ -68,8 +70,14 @@ def code_digest() -> str:
             h.update(f"\n{name} -".encode())
     package = Path(__file__).parent
     for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            h.update(f"\n{path.relative_to(package)}\0".encode() + path.read_bytes())
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        h.update(f"\n{path.relative_to(package)}\0".encode())
+        if path.suffix.lower() in (".ttf", ".otf"):
+            st = path.stat()
+            h.update(f"{st.st_size} {st.st_mtime_ns}".encode())
+        else:
+            h.update(path.read_bytes())
     return h.hexdigest()
 
 
@@ -127,7 +135,7 @@ class Shelves:
             fields = self.store.fields(chunk, touch=True)
             try:
                 table = loads(fields[0]) if fields is not None and len(fields) == 1 else None
-            except Exception:   # noqa: BLE001 - an entry that is not one of ours: never used
+            except Exception:
                 table = None
             if not isinstance(table, dict):
                 self.old.clear()   # a chunk missing: the pack is not used at all
@@ -150,7 +158,7 @@ class Shelves:
             return None
         try:
             value = loads(data)
-        except Exception:   # noqa: BLE001 - not one of ours: never used, made again
+        except Exception:
             return None
         if large:
             self.used.add(name)
@@ -161,7 +169,7 @@ class Shelves:
     def put(self, shelf: str, key, value, large: bool = False) -> None:
         name = entry_name(shelf, key)
         data = dumps(value) if name is not None and value is not None else None
-        if data is None:
+        if name is None or data is None:
             return
         self.changed = True
         if large:
@@ -220,10 +228,10 @@ class DiskMemo(RenderMemo):
             svg = zlib.decompress(packed[1]).decode()
             self._found = (svg, packed)
             return svg
-        svg = render()
-        if svg is not None:
-            self._rendered = (remembered, svg)
-        return svg
+        made = render()
+        if made is not None:
+            self._rendered = (remembered, made)
+        return made
 
     def _settle(self, packed: tuple | None = None) -> None:
         """The face rendered last kept, as packed (`packed`, when it is this face's), or as

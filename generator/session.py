@@ -46,11 +46,11 @@ from typing import TYPE_CHECKING
 from cachetools import LRUCache
 
 from . import memory
+from .diskmemo import LIMIT_BYTES as MEMO_BYTES
+from .diskmemo import DiskKept, DiskMemo, Shelves, code_digest
+from .diskstore import Store
 from .errors import TookTooLong
 from .guard import Limits, OutOfTime
-from .diskmemo import LIMIT_BYTES as MEMO_BYTES
-from .diskmemo import DiskKept, DiskMemo, Shelves
-from .diskstore import Store
 from .rendermemo import LIMIT, Forgets, Kept, Memo, RenderMemo
 from .safefs import cache_key
 from .stopwatch import Stopwatch
@@ -76,6 +76,7 @@ def usable_cpus() -> int:
 class Session:
     def __init__(self, remember: bool = False, limits: Limits | None = None, jobs: int | None = None):
         cache_key()   # read now, at start-up, before anything of the project (and before any jail)
+        code_digest()   # pnp's own files, which the jail may not let it read
         self.remember = remember
         self.jobs = jobs or usable_cpus()
         self.limits = limits or Limits()
