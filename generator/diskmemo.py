@@ -257,8 +257,36 @@ class DiskMemo(RenderMemo):
         elif value is not None and not (key and key[0] in NOT_KEPT):
             self.shelves.put("memo", key, value, large=few)
 
+    def reads_decks(self, env, files: str, template: str) -> bool:
+        """`RenderMemo.reads_decks`, kept by the digest of the template files (parsing a
+        game's templates costs more than rendering a card)."""
+        found = self.shelves.get("reads decks", (files, template))
+        if not isinstance(found, bool):
+            found = super().reads_decks(env, files, template)
+            self.shelves.put("reads decks", (files, template), found)
+        return found
+
     def done(self) -> None:
         self._settle()
+
+
+class DiskTemplates(dict):
+    """`session.templates` (Jinja's compiled templates, draw/templates.CompiledTemplates)
+    on `Shelves`; Jinja checks each against its template's source before using it."""
+
+    def __init__(self, shelves: Shelves):
+        super().__init__()
+        self.shelves = shelves
+
+    def __contains__(self, key) -> bool:
+        return self[key] is not None
+
+    def __getitem__(self, key):
+        found = self.shelves.get("compiled", key)
+        return found if isinstance(found, bytes) else None
+
+    def __setitem__(self, key, value) -> None:
+        self.shelves.put("compiled", key, value)
 
 
 class DiskKept:

@@ -47,7 +47,7 @@ from cachetools import LRUCache
 
 from . import memory
 from .diskmemo import LIMIT_BYTES as MEMO_BYTES
-from .diskmemo import DiskKept, DiskMemo, Shelves, code_digest
+from .diskmemo import DiskKept, DiskMemo, DiskTemplates, Shelves, code_digest
 from .diskstore import Store
 from .errors import TookTooLong
 from .guard import Limits, OutOfTime
@@ -107,7 +107,7 @@ class Session:
     @contextmanager
     def kept_on_disk(self, folder: Path, base: Path, name: str):
         """`with session.kept_on_disk(output/.cache/memo, project, games):` a one-shot build
-        whose memo, segments, furniture and rulebooks are those the last build of `name`
+        whose memo, segments, furniture, rulebooks and compiled templates are those the last build of `name`
         (the command's games) left in `folder` (diskmemo.py), kept there again when the
         build ends well. Its drawing workers are not forked early when the last build's
         were found (a draw of several bundles forks its own). A remembering session keeps
@@ -117,9 +117,9 @@ class Session:
             return
         shelves = Shelves(Store(folder, "memo", MEMO_BYTES, base), name)
         shelves.load()
-        held = self.memo, self.segments, self.furniture, self.rulebooks
+        held = self.memo, self.segments, self.furniture, self.rulebooks, self.templates
         memo = DiskMemo(shelves)
-        self.memo, self.warm = memo, shelves.warm
+        self.memo, self.warm, self.templates = memo, shelves.warm, DiskTemplates(shelves)
         self.segments, self.furniture, self.rulebooks = (DiskKept(shelves, shelf) for shelf in
                                                          ("segments", "furniture", "rulebooks"))
         try:
@@ -127,7 +127,7 @@ class Session:
             memo.done()
             shelves.save()
         finally:
-            self.memo, self.segments, self.furniture, self.rulebooks = held
+            self.memo, self.segments, self.furniture, self.rulebooks, self.templates = held
             self.warm = False
 
     @contextmanager

@@ -123,13 +123,21 @@ def renders(monkeypatch):
     return count
 
 
-@pytest.mark.slow   # eight edits, three builds each
+def pnp_build(root, *args) -> None:
+    """`pnp build` in a fresh process, as a designer or CI runs it one-shot."""
+    from tests.test_jail import pnp
+
+    done = pnp(root, "build", "--paper", "a4", *args)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow   # eight edits, three builds each, each pnp in a fresh process
 @pytest.mark.parametrize("kind", EDITS)
 def test_a_rebuild_after_an_edit_is_a_cold_build_byte_for_byte(tiny, tmp_path, kind):
-    build(tiny)
+    pnp_build(tiny)
     EDITS[kind](tiny)
-    build(tiny)
-    build(tiny, "--output", str(tmp_path / "cold"))
+    pnp_build(tiny)
+    pnp_build(tiny, "--output", str(tmp_path / "cold"))
     assert files_of(tiny / "output" / "tiny") == files_of(tmp_path / "cold" / "tiny")
 
 
