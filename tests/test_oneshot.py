@@ -221,3 +221,23 @@ def test_an_untrusted_rebuild_keeps_and_uses_its_memo(tiny, tmp_path):
     cold = pnp(tiny, "build", "--paper", "a4", "--untrusted", "--output", str(tmp_path / "cold"))
     assert cold.returncode == 0, cold.stderr
     assert files_of(tiny / "output" / "tiny") == files_of(tmp_path / "cold" / "tiny")
+
+
+def test_the_memo_is_bounded_and_keeps_the_last_builds_entries(tiny, renders, monkeypatch):
+    """Past its bound the store keeps only what the last build read or wrote: the entries an
+    edit made stale go, and the next build still finds all it needs."""
+    import generator.session
+
+    monkeypatch.setattr(generator.session, "MEMO_BYTES", 1)
+    memo = tiny / "output" / ".cache" / "memo"
+    build(tiny)
+    before = {p.name for p in memo.glob("*/*")}
+    EDITS["card text"](tiny)
+    build(tiny)
+    after = {p.name for p in memo.glob("*/*")}
+    assert before - after, "what only the first build used is pruned"
+    renders[0] = 0
+    build(tiny)   # finds all it needs (the finished rulebook: not the pieces it was made of, pruned now)
+    kept = {p.name for p in memo.glob("*/*")}
+    build(tiny)
+    assert renders[0] == 0 and {p.name for p in memo.glob("*/*")} == kept
