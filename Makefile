@@ -87,6 +87,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_art.py
 	$(PY) benchmarks/bench_editions.py
 	$(PY) benchmarks/bench_untrusted.py
+	$(PY) benchmarks/bench_oneshot.py
 
 clean:
 	rm -rf output/*/ output/.cache

@@ -117,7 +117,8 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     prepare_output(out_dir, cache)
     run = Run(root, options, session, progress or SILENT, cache, early)
-    with drawing_workers(session):
+    memo = out_dir / ".cache" / "memo"   # what this build leaves the next (session.kept_on_disk)
+    with session.kept_on_disk(memo, out_dir.parent, repr(sorted(asked.items()))), drawing_workers(session):
         results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
     PictureStore(out_dir / ".cache" / "pictures", base=out_dir.parent).prune()
@@ -270,9 +271,11 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         later.append((lambda: laid_out("rest")) if more else None)
     if options.guides:
         return artifacts, list(rendered.warnings), changed, rendered
-    from .rulebook import rulebook_warnings
+    words = []
+    if _has_rulebook(game):   # else Platypus is not even imported
+        from .rulebook import rulebook_warnings
 
-    words = rulebook_warnings(game)
+        words = rulebook_warnings(game)
     if options.strict and words:
         _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
     try:

@@ -18,6 +18,9 @@ through every stage, holding
 - `templates`: compiled Jinja templates (checked against their source by Jinja);
 - `font_digests`: the digests of the fonts of the face bundles its builds wrote forms of;
 - `stopwatch`: where the time of the session's builds went (`--timings`, the benchmark);
+- `kept_on_disk(...)`: a one-shot build's memo, segments, furniture and rulebooks kept
+  under `output/.cache/memo/` for the next build (diskmemo.py), so `pnp build` after an
+  edit reuses what the last one made, as `pnp watch` does in memory;
 - the key of the disk caches (safefs.cache_key, read once per process when the first
   session is made, before anything of the project is read);
 - `budget()`: the whole command within its total time (`--total-time-limit`), and what
@@ -37,11 +40,15 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cachetools import LRUCache
 
 from . import memory
+from .diskmemo import LIMIT_BYTES as MEMO_BYTES
+from .diskmemo import DiskKept, DiskMemo, DiskTemplates, Shelves, code_digest
+from .diskstore import Store
 from .errors import TookTooLong
 from .guard import Limits, OutOfTime
 from .rendermemo import LIMIT, Forgets, Kept, Memo, RenderMemo
@@ -69,15 +76,17 @@ def usable_cpus() -> int:
 class Session:
     def __init__(self, remember: bool = False, limits: Limits | None = None, jobs: int | None = None):
         cache_key()   # read now, at start-up, before anything of the project (and before any jail)
+        code_digest()   # pnp's own files, which the jail may not let it read
         self.remember = remember
         self.jobs = jobs or usable_cpus()
         self.limits = limits or Limits()
         # a session that remembers nothing holds null objects doing the plain thing: no stage asks which it has
         self.memo: Memo = RenderMemo(LIMIT) if remember else Memo()
-        self.segments: Kept | Forgets = Kept(SEGMENT_BYTES, size=lambda value: len(value[0].data)) \
+        self.segments: Kept | Forgets | DiskKept = Kept(SEGMENT_BYTES, size=lambda value: len(value[0].data)) \
             if remember else Forgets()
-        self.furniture: Kept | Forgets = Kept(FEW) if remember else Forgets()
-        self.rulebooks: Kept | Forgets = Kept(FEW) if remember else Forgets()
+        self.furniture: Kept | Forgets | DiskKept = Kept(FEW) if remember else Forgets()
+        self.rulebooks: Kept | Forgets | DiskKept = Kept(FEW) if remember else Forgets()
+        self.warm = False   # a one-shot build found what the last build kept on disk
         self.templates: dict[str, bytes] = {}
         self.pictures: Kept | Forgets = Kept(PICTURE_BYTES, size=lambda p: len(p.data) + len(p.alpha)) \
             if remember else Forgets()
@@ -93,7 +102,33 @@ class Session:
         """Whether the drawing workers are forked once for the whole build (draw/drawpool.py):
         not by a remembering session, whose rebuilds mostly draw one bundle or none, in this
         process (a draw of several bundles forks its own workers then)."""
-        return not self.remember
+        return not self.remember and not self.warm
+
+    @contextmanager
+    def kept_on_disk(self, folder: Path, base: Path, name: str):
+        """`with session.kept_on_disk(output/.cache/memo, project, games):` a one-shot build
+        whose memo, segments, furniture, rulebooks and compiled templates are those the last build of `name`
+        (the command's games) left in `folder` (diskmemo.py), kept there again when the
+        build ends well. Its drawing workers are not forked early when the last build's
+        were found (a draw of several bundles forks its own). A remembering session keeps
+        them in memory instead."""
+        if self.remember:
+            yield
+            return
+        shelves = Shelves(Store(folder, "memo", MEMO_BYTES, base), name)
+        shelves.load()
+        held = self.memo, self.segments, self.furniture, self.rulebooks, self.templates
+        memo = DiskMemo(shelves)
+        self.memo, self.warm, self.templates = memo, shelves.warm, DiskTemplates(shelves)
+        self.segments, self.furniture, self.rulebooks = (DiskKept(shelves, shelf) for shelf in
+                                                         ("segments", "furniture", "rulebooks"))
+        try:
+            yield
+            memo.done()
+            shelves.save()
+        finally:
+            self.memo, self.segments, self.furniture, self.rulebooks, self.templates = held
+            self.warm = False
 
     @contextmanager
     def budget(self, what: str):
@@ -125,8 +160,9 @@ class Session:
         """Hand what a stage let go back to the system between the stages of a one-shot
         build. A remembering session does it once between rebuilds instead (`settle`): a
         collection of a process holding its memos costs tens of milliseconds, and between
-        the stages of a rebuild of one edited card there is little to hand back."""
-        if not self.remember:
+        the stages of a rebuild of one edited card there is little to hand back (nor in a
+        one-shot build that found the last build's memo: `warm`)."""
+        if not self.remember and not self.warm:
             memory.release()
 
     def settle(self) -> None:

@@ -1,0 +1,243 @@
+"""One-shot rebuilds as incremental as the watch (generator/diskmemo.py): `pnp build` after
+an edit reuses what the last build kept in output/.cache/memo/, writes the same bytes as a
+cold build for every kind of edit, and never uses an entry that is damaged, foreign or of
+another code version."""
+from __future__ import annotations
+
+import io
+import pickle
+import shutil
+
+import pytest
+from PIL import Image
+
+from generator import diskmemo
+from generator.diskstore import Store
+from generator.draw import fonts, render
+from generator.layout import pdfstream
+from tests.conftest import edit, run
+from tests.test_cache import files_of
+from tests.test_fonts import renamed_font
+
+FAMILY = "Pnp Tiny Face"
+FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#ddeeff"/>
+  <image href="art.png" x="5" y="5" width="20" height="15"/>
+  <g fill="#336">{{ icon("star", 40, 5, 10) }}</g>
+  {{ textbox(card.name, 5, 25, 50, 8, family="FAMILY", size=5, min_size=3, max_lines=1) }}
+  {{ textbox(card.text, 5, 35, 50, 30, family="Lato", size=3.5, min_size=2) }}
+</svg>
+""".replace("FAMILY", FAMILY)
+BACK = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="#223344"/>
+</svg>
+"""
+STAR = '<svg viewBox="0 0 10 10"><path d="M5 0 L6 4 L10 4 L7 6 L8 10 L5 7 L2 10 L3 6 L0 4 L4 4 Z"/></svg>\n'
+RULES = """rules:
+  - id: three-cards
+    severity: error
+    message: "there are {found} cards; the game needs {expected}"
+    select: decks.things.printed
+    expect: length(it)
+    equals: 3
+"""
+RULEBOOK = """# Playing
+
+Deal the {{ decks.things.cards | length }} cards: {{ decks.things.cards[0].name }} goes first.
+
+## Winning
+
+Whoever holds the most cards wins.
+"""
+
+
+def new_font(path) -> None:
+    """Another font under the game font's name, renamed into place (this process may still
+    map the old file: it is replaced, not written into)."""
+    renamed_font(fonts.FONT_DIR / "EBGaramond12-Regular.ttf", path.with_suffix(".new"), FAMILY)
+    path.with_suffix(".new").replace(path)
+
+
+def picture(path, colour) -> None:
+    Image.new("RGB", (80, 60), colour).save(path)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """A small game with something of every kind an edit can touch: card text, templates,
+    an icon, a picture, a font of its own, a translation, rules and a rulebook."""
+    root = tmp_path / "proj"
+    cards, templates = root / "cards" / "tiny", root / "templates" / "tiny"
+    for folder in (cards / "i18n", templates / "icons", templates / "fonts"):
+        folder.mkdir(parents=True)
+    (cards / "game.yaml").write_text("title: Tiny\nlanguages: [en, de]\ndecks: [deck.yaml]\nrules: rules.yaml\n"
+                                     "rulebook: rulebook.md\n")
+    (cards / "deck.yaml").write_text(
+        "deck: things\nname: Things\nfront: front.svg.j2\nback: back.svg.j2\nfields:\n  text: {type: string}\n"
+        "cards:\n" + "".join(f'  - {{id: c{i}, name: "Thing {i}", text: "Words of thing {i}."}}\n' for i in range(3)))
+    (cards / "i18n" / "de.yaml").write_text("game: {title: Winzig}\ndecks:\n  things: {name: Dinge}\ncards:\n" +
+                                            "".join(f'  c{i}: {{name: "Ding {i}", text: "Worte {i}."}}\n'
+                                                    for i in range(3)))
+    (cards / "rules.yaml").write_text(RULES)
+    (cards / "rulebook.md").write_text(RULEBOOK)
+    (cards / "rulebook.de.md").write_text("# Spielen\n\nDie {{ decks.things.cards | length }} Karten.\n")
+    (templates / "front.svg.j2").write_text(FRONT)
+    (templates / "back.svg.j2").write_text(BACK)
+    (templates / "icons" / "star.svg").write_text(STAR)
+    picture(templates / "art.png", (200, 40, 40))
+    renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", templates / "fonts" / "Tiny.ttf", FAMILY)
+    (templates / "fonts" / "LICENSE.txt").write_text("SIL Open Font License 1.1\n")
+    accepted = run(root, "i18n", "accept", "tiny", "--lang", "de")
+    assert accepted.exit_code == 0, accepted.output
+    return root
+
+
+EDITS = {
+    "card text": lambda r: edit(r / "cards/tiny/deck.yaml", "Words of thing 1.", "Other words of thing 1."),
+    "template": lambda r: edit(r / "templates/tiny/front.svg.j2", "#ddeeff", "#ffeedd"),
+    "icon": lambda r: edit(r / "templates/tiny/icons/star.svg", "L6 4", "L6 3"),
+    "picture": lambda r: picture(r / "templates/tiny/art.png", (40, 200, 40)),
+    "font": lambda r: new_font(r / "templates/tiny/fonts/Tiny.ttf"),
+    "translation": lambda r: edit(r / "cards/tiny/i18n/de.yaml", "Ding 2", "Sache 2"),
+    "rules": lambda r: edit(r / "cards/tiny/rules.yaml", "the game needs", "Tiny needs"),
+    "rulebook": lambda r: edit(r / "cards/tiny/rulebook.md", "Whoever holds", "Whoever keeps"),
+}
+
+
+def build(root, *args):
+    done = run(root, "build", "--paper", "a4", *args)
+    assert done.exit_code == 0, done.output
+    return done
+
+
+@pytest.fixture
+def renders(monkeypatch):
+    """How many faces' templates the builds render (Jinja and text fitting)."""
+    count = [0]
+    real = render._render_face
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+    monkeypatch.setattr(render, "_render_face", counted)
+    return count
+
+
+def pnp_build(root, *args) -> None:
+    """`pnp build` in a fresh process, as a designer or CI runs it one-shot."""
+    from tests.test_jail import pnp
+
+    done = pnp(root, "build", "--paper", "a4", *args)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow   # eight edits, three builds each, each pnp in a fresh process
+@pytest.mark.parametrize("kind", EDITS)
+def test_a_rebuild_after_an_edit_is_a_cold_build_byte_for_byte(tiny, tmp_path, kind):
+    pnp_build(tiny)
+    EDITS[kind](tiny)
+    pnp_build(tiny)
+    pnp_build(tiny, "--output", str(tmp_path / "cold"))
+    assert files_of(tiny / "output" / "tiny") == files_of(tmp_path / "cold" / "tiny")
+
+
+def test_a_rebuild_after_a_card_edit_renders_and_writes_only_that_card(tiny, renders, monkeypatch):
+    replayed = []
+    real = pdfstream.PDFStream.replay
+    monkeypatch.setattr(pdfstream.PDFStream, "replay", lambda self, seg: (replayed.append(1), real(self, seg)))
+    build(tiny)
+    cold = renders[0]
+    assert cold == 12 and not replayed   # 3 cards, front and back, 2 editions
+    renders[0] = 0
+    EDITS["card text"](tiny)
+    build(tiny)
+    assert renders[0] == 2, "only the edited card's faces are rendered again (of its English edition)"
+    assert replayed, "the unchanged bundles' forms and pages are copied from the last build"
+    renders[0] = 0
+    build(tiny)
+    assert renders[0] == 0
+
+
+def test_a_damaged_or_foreign_memo_entry_is_never_used(tiny, tmp_path, renders):
+    build(tiny)
+    memo = tiny / "output" / ".cache" / "memo"
+    entries = sorted(p for p in memo.glob("*/*") if len(p.name) == 64)
+    assert entries
+    cold = files_of(tiny / "output" / "tiny")
+    # one entry's bytes under another entry's name: its tag names the other key
+    first, second = entries[0], entries[1]
+    second.write_bytes(first.read_bytes())
+    for entry in entries[2:]:
+        entry.write_bytes(entry.read_bytes()[:-7])   # truncated
+    renders[0] = 0
+    build(tiny)
+    assert renders[0] == 12, "nothing of a damaged memo is used"
+    assert files_of(tiny / "output" / "tiny") == cold
+    # a well-formed entry (this machine's key) asking the unpickler for more than data
+    store = Store(memo, "memo", diskmemo.LIMIT_BYTES, tiny)
+    shelves = diskmemo.Shelves(store, "x")
+    shelves.load()
+    name = diskmemo.entry_name("segments", ("k",))
+    store.write(name, pickle.dumps(shutil.rmtree))
+    assert diskmemo.DiskKept(shelves, "segments").get(("k",)) is None
+    with pytest.raises(pickle.UnpicklingError):
+        diskmemo.loads(pickle.dumps(io.BytesIO))
+
+
+def test_an_entry_of_another_code_version_is_never_used(tiny, renders, monkeypatch):
+    monkeypatch.setattr(diskmemo, "code_digest", lambda: "an older pnp")
+    build(tiny)
+    renders[0] = 0
+    build(tiny)
+    assert renders[0] == 0
+    monkeypatch.setattr(diskmemo, "code_digest", lambda: "this pnp")
+    build(tiny)
+    assert renders[0] == 12
+
+
+def test_keys_that_name_objects_by_address_are_never_kept():
+    assert diskmemo.entry_name("memo", ("x", object())) is None
+    assert diskmemo.entry_name("memo", ("x", 1)) == diskmemo.entry_name("memo", ("x", 1))
+
+
+@pytest.mark.slow   # pnp in fresh processes, in its jail
+def test_an_untrusted_rebuild_keeps_and_uses_its_memo(tiny, tmp_path):
+    """The jail lets a build write output/.cache (as the face cache does): an untrusted
+    rebuild after an edit finds the memo the last one left, and writes a cold build's bytes."""
+    from tests.test_jail import needs_walls, pnp
+
+    if needs_walls.args[0]:
+        pytest.skip(needs_walls.kwargs["reason"])
+    # without the game's own font: in the jail, fontconfig's look-up of a game font fails
+    # today (ctypes.util.find_library makes a temporary file outside the project), memo or not
+    shutil.rmtree(tiny / "templates" / "tiny" / "fonts")
+    edit(tiny / "templates" / "tiny" / "front.svg.j2", FAMILY, "Lato")
+    first = pnp(tiny, "build", "--paper", "a4", "--untrusted")
+    assert first.returncode == 0, first.stderr
+    assert list((tiny / "output" / ".cache" / "memo").glob("*/*"))
+    EDITS["card text"](tiny)
+    again = pnp(tiny, "build", "--paper", "a4", "--untrusted")
+    assert again.returncode == 0, again.stderr
+    cold = pnp(tiny, "build", "--paper", "a4", "--untrusted", "--output", str(tmp_path / "cold"))
+    assert cold.returncode == 0, cold.stderr
+    assert files_of(tiny / "output" / "tiny") == files_of(tmp_path / "cold" / "tiny")
+
+
+def test_the_memo_is_bounded_and_keeps_the_last_builds_entries(tiny, renders, monkeypatch):
+    """Past its bound the store keeps only what the last build read or wrote: the entries an
+    edit made stale go, and the next build still finds all it needs."""
+    import generator.session
+
+    monkeypatch.setattr(generator.session, "MEMO_BYTES", 1)
+    memo = tiny / "output" / ".cache" / "memo"
+    build(tiny)
+    before = {p.name for p in memo.glob("*/*")}
+    EDITS["card text"](tiny)
+    build(tiny)
+    after = {p.name for p in memo.glob("*/*")}
+    assert before - after, "what only the first build used is pruned"
+    renders[0] = 0
+    build(tiny)   # finds all it needs (the finished rulebook: not the pieces it was made of, pruned now)
+    kept = {p.name for p in memo.glob("*/*")}
+    build(tiny)
+    assert renders[0] == 0 and {p.name for p in memo.glob("*/*")} == kept
