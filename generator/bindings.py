@@ -95,6 +95,20 @@ def _find_library(name: str, _look=ctypes.util.find_library):
     return None if name in NEVER_ON_LINUX else _look(name)
 
 
+def c_library(soname: str, name: str, **options) -> ctypes.CDLL:
+    """A C library opened by its soname (`libc.so.6`), else found by `name` ("c"): finding
+    it runs ldconfig, gcc and ld, which the jail of an untrusted build refuses.
+
+    :raises OSError: neither loads."""
+    try:
+        return ctypes.CDLL(soname, **options)
+    except OSError:
+        found = _find_library(name)
+        if found is None:
+            raise OSError(f"cannot load the C library {soname}") from None
+        return ctypes.CDLL(found, **options)
+
+
 def install() -> None:
     """Give each binding not imported yet the written declarations, where they are the
     installed ones, and spare it the search for names Linux never has (see the module's

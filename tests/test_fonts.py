@@ -65,6 +65,25 @@ def test_game_font_is_used_measured_and_embedded(mini, tmp_path):
     assert run(root, "validate").exit_code == 0
 
 
+@pytest.mark.slow   # a fresh pnp process, jailed
+def test_a_game_font_is_drawn_in_the_jail_of_an_untrusted_build(mini, tmp_path):
+    """fontconfig is opened by its soname: looking it up by name runs ldconfig and gcc, which
+    the jail refuses, and a game with its own font could not be built --untrusted."""
+    from tests.test_jail import pnp
+
+    family = "Pnp Game Face One"
+    root = mini("- {id: a, name: Alpha, text: Some words in the game's own font.}",
+                front=FRONT.replace("FAMILY", family))
+    folder = root / "templates" / "mini" / "fonts"
+    folder.mkdir()
+    renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", folder / "GameFace.ttf", family)
+    (folder / "LICENSE.txt").write_text("SIL Open Font License 1.1\n")
+    done = pnp(root, "build", "--paper", "a4", "--untrusted")
+    assert done.returncode == 0, done.stdout + done.stderr
+    pdf = (root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes()
+    assert "PnpGameFaceOne-Regular" in embedded_fonts(pdf)
+
+
 def test_missing_font_says_where_to_put_one(mini):
     root = mini("- {id: a, name: Alpha, text: hello}", front=FRONT.replace("FAMILY", "Pnp Absent Face"))
     result = run(root, "validate")

@@ -234,12 +234,10 @@ def _add_to_fontconfig(folder: Path) -> None:
     if folder in _added:
         return
     import ctypes
-    import ctypes.util
 
-    name = ctypes.util.find_library("fontconfig")
-    if name is None:
-        raise OSError("libfontconfig is not available to add a game's fonts")
-    lib = ctypes.CDLL(name)
+    from ..bindings import c_library
+
+    lib = c_library("libfontconfig.so.1", "fontconfig")
     lib.FcConfigAppFontAddDir.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     if not lib.FcConfigAppFontAddDir(None, str(folder).encode()):
         raise OSError(f"fontconfig could not read the fonts in {folder}")

@@ -20,7 +20,6 @@ could not be written; the previous set stays as it was.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import functools
 import json
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import safefs
+from ..bindings import c_library
 from ..errors import OutputError
 from .manifest import manifest_json
 
@@ -319,7 +319,7 @@ _RENAME_EXCHANGE = 2
 def _libc() -> ctypes.CDLL | None:
     """The C library, when it has renameat2 (glibc 2.28 and later): loaded once, a process fact."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = c_library("libc.so.6", "c", use_errno=True)
         libc.renameat2  # noqa: B018 - glibc 2.28 and later
     except (OSError, AttributeError):
         return None
