@@ -22,14 +22,13 @@ from .pipeline import (
     Run,
     check_rules,
     editions_asked,
-    game_papers,
     layout_game,
     load_editions,
     prepare_output,
-    print_mode_of,
     render_edition,
     resolve_games,
 )
+from .printing import game_papers, print_mode_of
 from .progress import SILENT
 from .session import Session
 

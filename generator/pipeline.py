@@ -23,11 +23,11 @@ from .draw.glyphs import printed_text_problems
 from .draw.picturestore import PictureStore
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
 from .exports.files import Artifact, first_in_place, put_back_on_failure, write_game
-from .layout.modes import TWO_SIDED, PrintMode
+from .layout.modes import PrintMode
 from .options import BuildOptions
+from .printing import game_papers, print_mode_of
 from .progress import Progress, _Silent
 from .session import Session
-from .units import paper_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from .draw.render import RenderedGame
 
 log = logging.getLogger("pnp")
-PAPERS = ("a4", "letter")
 DRAFT_NOTE = "pictures at draft resolution (--draft): not for print"
 
 
@@ -345,30 +344,6 @@ def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str 
         if part == "first":
             break
     return artifacts
-
-
-def game_papers(game, options: BuildOptions) -> tuple[str, ...]:
-    """The papers to build: those asked for, else the game's `print: papers`, else A4 and Letter."""
-    settings = game.meta.get("print") or {}
-    return tuple(options.papers or [paper_name(p) for p in settings.get("papers") or PAPERS])
-
-
-def print_mode_of(game, options: BuildOptions) -> PrintMode:
-    return _print_mode(game.meta.get("print") or {}, options.mode, options.back_offset, options.cutter)
-
-
-def _print_mode(settings: dict, mode: str | None, back_offset, cutter: str | None = None) -> PrintMode:
-    """The print mode of a build: the command line's, else the game's `print:` settings."""
-    offset = settings.get("back_offset") or {}
-    offset = back_offset if back_offset is not None else (float(offset.get("x", 0)), float(offset.get("y", 0)))
-    chosen = mode or settings.get("mode") or "duplex-long"
-    if (offset[0] or offset[1]) and chosen not in TWO_SIDED:
-        raise InputError(f"back_offset moves the backs of a duplex print; {chosen} prints no second side")
-    machine = cutter or settings.get("cutter") or None
-    if machine and chosen == "gutter-fold":
-        raise InputError(f"a cutting machine ({machine}) cuts a flat sheet it can read the marks of; gutter-fold "
-                         "sheets are folded and glued first: choose another print mode")
-    return PrintMode(chosen, (float(offset[0]), float(offset[1])), machine)
 
 
 def _strict_stop(warnings, where: str):

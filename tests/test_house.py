@@ -22,7 +22,7 @@ FLOORS = [
     {"layout"},
     {"rulebook"},
     {"exports"},
-    {"pipeline", "exporting", "preflight", "changes", "options", "clean"},
+    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing"},
     {"loop"},
     {"cli", "__main__"},
 ]
