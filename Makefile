@@ -82,7 +82,10 @@ strace:
 validate: $(STAMP)
 	$(VENV)/bin/pnp validate $(ARGS)
 
+# the guard first: this tree beside REF (default: the last tag, else benchmarks/history.py's DEFAULT_REF),
+# interleaved in one run, at 540 and 5,400 cards; ARGS=--large (or BENCH_LARGE=1) adds 10,000
 bench: $(STAMP)
+	$(PY) benchmarks/history.py --against $(REF) $(if $(BENCH_LARGE),--large) $(ARGS)
 	$(PY) benchmarks/bench_deck.py
 	$(PY) benchmarks/bench_art.py
 	$(PY) benchmarks/bench_editions.py

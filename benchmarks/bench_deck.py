@@ -124,33 +124,38 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_once(root: Path) -> dict:
-    """One cold build: wall s, CPU s (build + workers), peak MB of the whole process tree
-    (PSS), the largest single process's MB, PDF bytes, and the build's stage table."""
+def run_once(root: Path, tree: Path = ROOT) -> dict:
+    """One cold build by the code in `tree` (this checkout, or another commit's worktree,
+    history.py): wall s, CPU s (the build and its drawing workers), peak MB of the whole
+    process tree (PSS), the largest single process's MB (max RSS of the build or a worker,
+    this build's own: read from wait4, so builds may be measured in any order), PDF bytes,
+    and the build's stage table."""
     out = root / "output"
     shutil.rmtree(out, ignore_errors=True)
-    cpu_before = _children_cpu()
     started = time.perf_counter()
     log = tempfile.TemporaryFile("w+")   # not a pipe: a long stderr must not stall the build
     proc = subprocess.Popen([sys.executable, "-m", "generator", "--root", str(root), "build", "bench",
-                             "--paper", "a4", "--timings"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                             "--paper", "a4", "--timings"], cwd=tree, stdout=subprocess.DEVNULL,
                             stderr=log, text=True)
     peak_tree = 0.0
     sampling = os.path.exists(f"/proc/{os.getpid()}/smaps_rollup")
-    while proc.poll() is None:
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)   # the build's rusage includes its workers'
+        if pid:
+            break
         if sampling:
             peak_tree = max(peak_tree, _pss_mb(_tree(proc.pid)))
         time.sleep(0.05)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - started
     log.seek(0)
     stages = log.read()
     log.close()
     if proc.returncode:
         raise SystemExit(f"the build failed (exit {proc.returncode}):\n{stages}")
-    largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     pdf = out / "bench" / "bench-sheets-a4.pdf"
     table = stages[stages.index("stage "):] if "stage " in stages else ""
-    return {"wall": wall, "cpu": _children_cpu() - cpu_before, "tree": peak_tree, "largest": largest,
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "tree": peak_tree, "largest": usage.ru_maxrss / 1024,
             "bytes": pdf.stat().st_size, "stages": table}
 
 
@@ -302,7 +307,6 @@ def main() -> None:
         wall = statistics.median(r["wall"] for r in runs)
         cpu = statistics.median(r["cpu"] for r in runs)
         peak = max(r["tree"] for r in runs)
-        # ru_maxrss of children is the largest child so far: sizes are measured in increasing order
         largest = max(r["largest"] for r in runs)
         per_card, base = 1000 * cpu / alone["faces"], 1000 * alone["cpu"] / alone["sampled"]
         with_start = cpu / (base / 1000 * alone["faces"] + startup)

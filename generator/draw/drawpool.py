@@ -32,6 +32,7 @@ from .textfit import engine_for
 
 WORKER_GRACE = 1.0   # seconds a drawing worker goes on past the command's time (the build stops it first)
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
+HYGIENE = memory.Hygiene()   # a drawing worker's (each forked worker has its own copy)
 
 
 @contextmanager
@@ -118,8 +119,9 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
 
 
 def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, policy=None, ends=None):
-    """`draw_bundle` in a drawing worker, which then hands what the bundle took back to the
-    system: a worker draws hundreds of bundles, and would otherwise only grow. `ends`: when
+    """`draw_bundle` in a drawing worker, which then collects the bundle's garbage and, once it
+    has grown, hands memory back (`memory.Hygiene`): a worker draws hundreds of bundles, and
+    would otherwise only grow. `ends`: when
     the command's total time ends (time.monotonic(), the same clock in every process); the
     worker stops itself a little after it, should the build not have stopped it first."""
     left = None if ends is None else ends + WORKER_GRACE - time.monotonic()
@@ -130,7 +132,7 @@ def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, poli
             return draw_bundle(items, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds,
                                policy=policy)
     finally:
-        memory.release()
+        HYGIENE.after_bundle()
 
 
 def _load_fonts_once(fonts=None) -> None:
