@@ -4,6 +4,8 @@ uses lining figures."""
 from __future__ import annotations
 
 import io
+import sys
+from pathlib import Path
 
 import pikepdf
 import pytest
@@ -150,3 +152,44 @@ def test_a_game_font_may_not_shadow_a_shipped_family(mini):
     (folder / "MyLato.ttf").write_bytes((fonts.FONT_DIR / "Lato-Regular.ttf").read_bytes())
     result = run(root, "validate")
     assert result.exit_code == 2 and "font family 'Lato' ships with pnp already" in result.output
+
+
+def read_shipped_faces() -> dict:
+    """What fontTools reads of every shipped font today, as fonts.FACES_FILE keeps it."""
+    from fontTools.ttLib import TTFont
+
+    return {path.name: fonts.face_facts(fonts._read_face(TTFont(path, lazy=True), path))
+            for path in fonts.font_files(fonts.FONT_DIR)}
+
+
+def test_the_shipped_faces_table_is_what_the_fonts_say():
+    """faces.json (read at start-up instead of the fonts' name tables) is what fontTools reads
+    from the shipped fonts: a font added, replaced or renamed fails here until `python -m
+    tests.test_fonts --faces` writes it again; a face made from it equals one read from the font."""
+    import json
+
+    assert json.loads(fonts.FACES_FILE.read_text()) == read_shipped_faces(), "run: python -m tests.test_fonts --faces"
+    for path in fonts.font_files(fonts.FONT_DIR):
+        from fontTools.ttLib import TTFont
+
+        read = fonts._read_face(TTFont(path, lazy=True), path)
+        assert fonts._load_face(path) == read and fonts._load_face(path).aliases == read.aliases
+
+
+def test_a_process_that_loads_the_shipped_fonts_reads_no_name_table():
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom generator.draw import fonts\nf = fonts.shipped()\n"
+              "assert f.face('Lato', True).postscript_name == 'Lato-Bold'\n"
+              "print(sorted(m for m in sys.modules if m.startswith('fontTools')))\n")
+    found = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
+                           cwd=Path(fonts.__file__).parents[2]).stdout.strip()
+    assert found == "[]", found
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--faces"]:
+    import json
+
+    fonts.FACES_FILE.write_text(json.dumps(read_shipped_faces(), indent=1, sort_keys=True) + "\n")
+    print("wrote", fonts.FACES_FILE)

@@ -9,18 +9,25 @@ sees only these files, so output never depends on the machine's fonts.
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-
-from fontTools.ttLib import TTFont
+from typing import TYPE_CHECKING
 
 from .. import safefs
 from ..guard import OutsideProject, read_bytes_inside, shorten
 
+if TYPE_CHECKING:
+    from fontTools.ttLib import TTFont
+
 FONT_DIR = Path(__file__).parents[1] / "assets" / "fonts"
+# What _read_face reads of each shipped font, read once for pnp (fontTools' name table alone
+# costs a process 0.2 s to import): tests/test_fonts.py reads the fonts again and compares,
+# and `python -m tests.test_fonts --faces` writes it anew.
+FACES_FILE = FONT_DIR / "faces.json"
 
 # Generic CSS families resolve to shipped faces (also written as fontconfig aliases).
 GENERIC = {"sans-serif": "Lato", "serif": "EB Garamond", "monospace": "DejaVu Sans"}
@@ -57,6 +64,8 @@ class Face:
         return self.__dict__["_notdef"]
 
     def _read_advances(self) -> None:
+        from fontTools.ttLib import TTFont
+
         font = TTFont(self.path, lazy=True)
         hmtx = font["hmtx"]
         self.__dict__["_advances"] = {cp: hmtx[glyph][0] for cp, glyph in font.getBestCmap().items()}
@@ -82,7 +91,31 @@ logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 
 def _load_face(path: Path) -> Face:
+    known = _shipped_faces().get(path.name) if path.parent == FONT_DIR else None
+    if known is not None and known["bytes"] == path.stat().st_size:
+        return face_from_facts(path, known)
+    from fontTools.ttLib import TTFont
+
     return _read_face(TTFont(path, lazy=True), path)
+
+
+@lru_cache(maxsize=1)
+def _shipped_faces() -> dict:
+    return json.loads(FACES_FILE.read_text(encoding="utf-8"))
+
+
+def face_facts(face: Face) -> dict:
+    """What FACES_FILE keeps of a face (its file's size beside it)."""
+    return {"bytes": face.path.stat().st_size, "family": face.family, "bold": face.bold, "italic": face.italic,
+            "postscript_name": face.postscript_name, "units_per_em": face.units_per_em, "ascent": face.ascent,
+            "descent": face.descent, "weight": face.weight, "aliases": sorted([n, b] for n, b in face.aliases)}
+
+
+def face_from_facts(path: Path, facts: dict) -> Face:
+    face = Face(path, facts["family"], facts["bold"], facts["italic"], facts["postscript_name"],
+                facts["units_per_em"], facts["ascent"], facts["descent"], facts["weight"])
+    face.aliases = {(name, bold) for name, bold in facts["aliases"]}
+    return face
 
 
 def _read_face(font: TTFont, path: Path) -> Face:
@@ -193,6 +226,8 @@ def game_font_problems(root: Path, folder: Path) -> list[tuple[Path, str]]:
             problems.append((path, str(exc)))
             continue
         try:
+            from fontTools.ttLib import TTFont
+
             font = TTFont(io.BytesIO(data), lazy=True)
             _read_face(font, path)
             font.getBestCmap()
@@ -249,6 +284,7 @@ def figures(face: Face) -> str:
     'old-style' (EB Garamond: 1 at x-height, 3 and 4 below the baseline). CairoSVG cannot
     switch OpenType features, so a face's default figures are the ones printed."""
     from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
 
     font = TTFont(face.path, lazy=True)
     glyphs, cmap = font.getGlyphSet(), font.getBestCmap()
