@@ -90,18 +90,15 @@ class Face:
 logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 
-def _load_face(path: Path) -> Face:
-    known = _shipped_faces().get(path.name) if path.parent == FONT_DIR else None
-    if known is not None and known["bytes"] == path.stat().st_size:
-        return face_from_facts(path, known)
+def _load_face(path: Path, known: dict | None = None) -> Face:
+    """The face of a font file: from `known` (FACES_FILE's facts of the shipped fonts) when
+    it has the file at its size, else read by fontTools."""
+    facts = (known or {}).get(path.name) if path.parent == FONT_DIR else None
+    if facts is not None and facts["bytes"] == path.stat().st_size:
+        return face_from_facts(path, facts)
     from fontTools.ttLib import TTFont
 
     return _read_face(TTFont(path, lazy=True), path)
-
-
-@lru_cache(maxsize=1)
-def _shipped_faces() -> dict:
-    return json.loads(FACES_FILE.read_text(encoding="utf-8"))
 
 
 def face_facts(face: Face) -> dict:
@@ -142,7 +139,8 @@ class FontSet:
     def __init__(self, font_dir: Path = FONT_DIR, game_dir: Path | None = None):
         self.dir = font_dir
         self.game_dir = game_dir  # templates/<game>/fonts/, when the game has fonts of its own
-        self.faces = [_load_face(p) for p in font_files(font_dir)]
+        known = json.loads(FACES_FILE.read_text(encoding="utf-8")) if font_dir == FONT_DIR else None
+        self.faces = [_load_face(p, known) for p in font_files(font_dir)]
         self.faces += [_load_face(p) for p in font_files(game_dir)] if game_dir else []
         self._entries: dict[tuple, list[Face]] = {}
         self._lookups: dict[tuple, Face] = {}
