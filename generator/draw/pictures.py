@@ -37,6 +37,7 @@ from typing import NamedTuple
 from PIL import Image, ImageCms, ImageOps
 
 from . import vipsbridge
+
 PREP_VERSION = 1
 # Ghostscript's SWOP profile (Debian's libgs-common): a CMYK JPEG without a profile of its own
 # was most likely separated for it; without it, Pillow's plain conversion (colours approximate)
@@ -279,9 +280,8 @@ def passthrough(data: bytes, head: Header, size: tuple[int, int] | None) -> Prep
 
 def how(head: Header, size: tuple[int, int] | None) -> str:
     """What preparing the picture does: converted, resampled or both."""
-    if head.format != "JPEG":
-        return "resampled" if size else "converted"
-    plain = head.orientation == 1 and head.mode in ("RGB", "L") and (head.icc is None or _is_srgb(head.icc, head.mode))
+    plain = head.format != "JPEG" or (head.orientation == 1 and head.mode in ("RGB", "L")
+                                      and (head.icc is None or _is_srgb(head.icc, head.mode)))
     return "resampled" if plain and size else "converted+resampled" if size else "converted"
 
 
