@@ -15,7 +15,8 @@ from generator.draw import picturevips, vipsbridge
 from generator.draw.pictures import Policy, header
 from generator.draw.picturestore import PictureStore
 from generator.errors import InputError
-from tests.picturekit import adobe_rgb_jpeg, cmyk_jpeg, jpeg, png, smooth
+from tests.picturekit import adobe_rgb_jpeg, art_game, cmyk_jpeg, jpeg, png, smooth
+from tests.test_jail import needs_walls, pnp
 
 pytestmark = pytest.mark.skipif(not vipsbridge.present(), reason="libvips (pyvips-binary) is not installed")
 
@@ -165,3 +166,22 @@ def test_a_picture_libvips_reads_otherwise_than_its_header_is_refused():
     head = header(data, "x")._replace(upright=(1300, 900))   # a header that lies about the pixels to come
     with pytest.raises(picturevips.PictureError, match="1200 x 900 .* header says 1300 x 900"):
         picturevips.prepare(data, head, (600, 450), VIPS)
+
+
+@pytest.mark.slow   # starts pnp in fresh processes
+@needs_walls
+@pytest.mark.parametrize("jobs", [1, 2])   # 1: drawn in the build's process (by libvips' helper); 2: by workers
+def test_an_untrusted_build_prepares_pictures_by_libvips_in_the_jail(tmp_path, jobs):
+    art = {"big.jpg": jpeg(smooth(61, (1200, 900))), "big.png": _alpha_png(), "photo.jpg": jpeg(smooth(62)),
+           "tiny.png": png(smooth(63, (80, 60))), "background.jpg": jpeg(smooth(64, (900, 1200))),
+           "cmyk.jpg": cmyk_jpeg(smooth(65, (900, 700)))}
+    names = sorted(art)
+    built = {}
+    for mode in ("--trusted", "--untrusted=strict"):
+        root = art_game(tmp_path / mode.strip("-"), {f"c{i}": names[i % len(names)] for i in range(24)}, art)
+        done = pnp(root, "build", "pics", "--paper", "a4", mode, "--memory-limit", "1G", "--timings",
+                   prelude=f"import generator.session\ngenerator.session.usable_cpus = lambda: {jobs}")
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "pictures prepared by libvips 8.18" in done.stderr
+        built[mode] = (root / "output" / "pics" / "pics-sheets-a4.pdf").read_bytes()
+    assert built["--trusted"] == built["--untrusted=strict"]   # the same bytes in the jail
