@@ -143,7 +143,11 @@ def _serve(conn) -> None:
 def _vips():
     """pyvips, loaded and set up once in this process."""
     os.environ.setdefault("VIPS_WARNING", "0")   # a damaged picture is an error, not lines on stderr
-    import pyvips
+    try:
+        import pyvips
+    except (ImportError, OSError) as exc:   # installed, but not loadable here: said, never Pillow instead
+        raise VipsError(f"libvips cannot be loaded ({exc}); PNP_PICTURES=pillow prepares pictures with Pillow") \
+            from None
 
     pyvips.concurrency_set(1)
     pyvips.cache_set_max(0)
