@@ -91,3 +91,13 @@ def test_a_picture_libvips_cannot_read_is_an_error_that_says_so():
     with pytest.raises(vipsbridge.VipsError, match="libvips"):
         vipsbridge.run(job)
     assert vipsbridge.run(vipsbridge.Job("", bytes(12), "L", (4, 3), 1, None, None, 1, False))[2] == (4, 3)
+
+
+def test_a_helper_that_dies_is_an_error_that_says_so_and_is_not_reused():
+    job = vipsbridge.Job("", bytes(12), "L", (4, 3), 1, None, None, 1, False)
+    helper = vipsbridge._helper()
+    helper.process.kill()
+    helper.process.join()
+    with pytest.raises(vipsbridge.VipsError, match="ended"):
+        helper.ask(job)
+    assert vipsbridge._HELPER is None and vipsbridge.run(job)[2] == (4, 3)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib.util
 import multiprocessing
 import os
+import threading
 from functools import lru_cache
 from importlib import metadata
 from typing import NamedTuple
@@ -93,14 +94,20 @@ class _Helper:
         self.process.start()
         theirs.close()
         self.owner = os.getpid()
+        self.lock = threading.Lock()   # one picture at a time on the pipe, whichever thread asks
 
     def ask(self, job: Job):
-        try:
-            self.conn.send(job)
-            ok, answer = self.conn.recv()
-        except BaseException:   # out of time, interrupted, or the helper died: never reused half-way
-            self.close()
-            raise
+        with self.lock:
+            try:
+                self.conn.send(job)
+                ok, answer = self.conn.recv()
+            except (EOFError, OSError) as exc:   # the helper died (killed, out of memory)
+                self.close()
+                raise VipsError(f"the process preparing pictures with libvips ended ({exc or type(exc).__name__})") \
+                    from None
+            except BaseException:   # out of time, interrupted: never reused half-way through an answer
+                self.close()
+                raise
         if not ok:
             raise VipsError(answer)
         return answer
@@ -133,10 +140,12 @@ def _serve(conn) -> None:
             job = conn.recv()
         except (EOFError, OSError):
             return
+        answer: tuple[bool, object]
         try:
-            conn.send((True, _made(job)))
-        except VipsError as exc:
-            conn.send((False, str(exc)))
+            answer = (True, _made(job))
+        except Exception as exc:   # said to the process that asked, which goes on (the helper too)
+            answer = (False, str(exc) if isinstance(exc, VipsError) else f"{type(exc).__name__}: {exc}")
+        conn.send(answer)
 
 
 @lru_cache(maxsize=1)
