@@ -18,7 +18,7 @@ from generator.errors import InputError
 from tests.picturekit import adobe_rgb_jpeg, art_game, cmyk_jpeg, jpeg, png, smooth
 from tests.test_jail import needs_walls, pnp
 
-pytestmark = pytest.mark.skipif(not vipsbridge.present(), reason="libvips (pyvips-binary) is not installed")
+pytestmark = pytest.mark.skipif(not vipsbridge.present(), reason="libvips (Debian's libvips42) is not installed")
 
 # libvips against Pillow, each encoding the picture itself: the largest difference of one
 # channel of one pixel (0-255) and the mean difference over every channel of every pixel.
@@ -143,7 +143,7 @@ def test_the_engine_is_chosen_by_pnp_pictures(monkeypatch):
     assert vipsbridge.chosen() == "pillow"
     assert "Pillow" in picturevips.describe("pillow") and "PNP_PICTURES=pillow" in picturevips.describe("pillow")
     monkeypatch.setenv("PNP_PICTURES", "vips")
-    assert vipsbridge.chosen() == "vips" and "libvips 8.18" in picturevips.describe("vips")
+    assert vipsbridge.chosen() == "vips" and vipsbridge.version() in picturevips.describe("vips")
     monkeypatch.setenv("PNP_PICTURES", "imagemagick")
     with pytest.raises(InputError, match="PNP_PICTURES"):
         vipsbridge.chosen()
@@ -155,7 +155,7 @@ def test_the_engine_is_chosen_by_pnp_pictures(monkeypatch):
 
 
 def test_pictures_of_either_engine_never_mix():
-    assert VIPS.digest() != PILLOW.digest() and "libvips 8.18.7" in VIPS.digest()
+    assert VIPS.digest() != PILLOW.digest() and vipsbridge.version() in VIPS.digest()
     assert PictureStore.key("ab" * 32, (600, 450), VIPS) != PictureStore.key("ab" * 32, (600, 450), PILLOW)
     # what Pillow makes keeps the key it had (a2ca325): its store and face cache stay valid
     assert PILLOW.digest() == "pictures 1 dpi 300 q 92 ss 0 png 4 slack 1.15"
@@ -182,6 +182,6 @@ def test_an_untrusted_build_prepares_pictures_by_libvips_in_the_jail(tmp_path, j
         done = pnp(root, "build", "pics", "--paper", "a4", mode, "--memory-limit", "1G", "--timings",
                    prelude=f"import generator.session\ngenerator.session.usable_cpus = lambda: {jobs}")
         assert done.returncode == 0, done.stderr[-2000:]
-        assert "pictures prepared by libvips 8.18" in done.stderr
+        assert f"pictures prepared by {vipsbridge.version()}" in done.stderr
         built[mode] = (root / "output" / "pics" / "pics-sheets-a4.pdf").read_bytes()
     assert built["--trusted"] == built["--untrusted=strict"]   # the same bytes in the jail

@@ -7,10 +7,12 @@ and how to encode it. Out: the encoded picture (JPEG, or PNG data and an alpha P
 when opaque) and its size; whether libvips is there (`present`, without loading it) and
 which (`version`).
 
-- libvips is pyvips-binary's (8.18, with its SIMD paths): the version pinned, so the
-  same picture gives the same bytes on every machine that has it; one worker thread
+- libvips is the system's, Debian's libvips42 (8.14 on Debian 12) installed by `make`,
+  loaded by pyvips in its ABI mode (libvips.so.42): its version is in the picture
+  policy's digest, since the same picture may give other bytes with another; one worker thread
   (`concurrency_set(1)`: pnp runs a process per core already), no operation cache, the
-  untrusted loaders blocked; pictures are decoded by the loader named for their format
+  untrusted loaders blocked; metadata never saved (`strip` before 8.15, `keep` since:
+  `_no_metadata`); pictures are decoded by the loader named for their format
   (never sniffed), after checking libvips reads the size Pillow read (guard.py's bound
   was applied to it).
 - libvips keeps its worker threads for the life of a process, and a process forked from
@@ -21,6 +23,7 @@ which (`version`).
 """
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import multiprocessing
 import os
@@ -32,6 +35,7 @@ from typing import NamedTuple
 from ..errors import InputError
 
 JPEG_SHRINKS = (8, 4, 2)   # the DCT scalings libjpeg decodes at
+LIBRARY = "libvips.so.42"   # the name pyvips (ABI mode) loads on Linux
 
 
 class VipsError(Exception):
@@ -54,8 +58,28 @@ class Job(NamedTuple):
 
 
 def present() -> bool:
-    """Is libvips there (pyvips and pyvips-binary installed), without loading it."""
-    return importlib.util.find_spec("pyvips") is not None and importlib.util.find_spec("_libvips") is not None
+    """Is libvips there (pyvips installed, the system's libvips.so.42 found), without starting it."""
+    return importlib.util.find_spec("pyvips") is not None and _library() is not None
+
+
+@lru_cache(maxsize=1)
+def _library() -> ctypes.CDLL | None:
+    """The system's libvips, mapped but never started (no vips_init: no thread, so a process
+    forked later may still run it), or None where the dynamic loader finds none."""
+    try:
+        lib = ctypes.CDLL(LIBRARY)
+    except OSError:
+        return None
+    lib.vips_version.restype, lib.vips_version.argtypes = ctypes.c_int, [ctypes.c_int]
+    return lib
+
+
+def _libvips_version() -> tuple[int, int, int]:
+    """(major, minor, micro) of the system's libvips (vips_version needs no vips_init)."""
+    lib = _library()
+    if lib is None:
+        raise VipsError(f"libvips is not installed ({LIBRARY} not found): apt-get install libvips42")
+    return lib.vips_version(0), lib.vips_version(1), lib.vips_version(2)
 
 
 def chosen() -> str:
@@ -65,14 +89,20 @@ def chosen() -> str:
     if asked not in ("auto", "vips", "pillow"):
         raise InputError(f"PNP_PICTURES={asked!r}: pnp prepares pictures with 'vips' or 'pillow' (or 'auto')")
     if asked == "vips" and not present():
-        raise InputError("PNP_PICTURES=vips, but libvips is not installed (pip install pyvips pyvips-binary)")
+        raise InputError("PNP_PICTURES=vips, but libvips is not installed (make installs Debian's libvips42)")
     return "pillow" if asked == "pillow" or not present() else "vips"
 
 
 @lru_cache(maxsize=1)
 def version() -> str:
     """Which libvips and pyvips prepare pictures (what their bytes depend on)."""
-    return f"libvips {metadata.version('pyvips-binary')} (pyvips {metadata.version('pyvips')})"
+    return f"libvips {'.'.join(map(str, _libvips_version()))} (pyvips {metadata.version('pyvips')})"
+
+
+def _no_metadata(libvips: tuple[int, int, int]) -> dict[str, object]:
+    """The save option that leaves out every piece of metadata: `keep` since libvips 8.15,
+    `strip` before it."""
+    return {"keep": "none"} if libvips[:2] >= (8, 15) else {"strip": True}
 
 
 def run(job: Job) -> tuple[bytes, bytes, tuple[int, int]]:
@@ -175,7 +205,7 @@ def _made(job: Job) -> tuple[bytes, bytes, tuple[int, int]]:
         if job.jpeg is not None:
             quality, subsampling = job.jpeg
             data = im.jpegsave_buffer(Q=quality, subsample_mode="off" if subsampling == 0 else "on",
-                                      optimize_coding=True, keep="none")
+                                      optimize_coding=True, **_no_metadata(_libvips_version()))
             return data, b"", (im.width, im.height)
         alpha = b""
         if im.bands in (2, 4):
@@ -243,4 +273,4 @@ def _resampled(im, size: tuple[int, int], draft: bool):
 
 def _png(im, level: int) -> bytes:
     """8-bit grey or RGB, not interlaced, every row filtered as suits it; no metadata."""
-    return im.pngsave_buffer(compression=level, filter="all", interlace=False, keep="none")
+    return im.pngsave_buffer(compression=level, filter="all", interlace=False, **_no_metadata(_libvips_version()))
