@@ -39,7 +39,8 @@ def _facts() -> dict:
     """In a child: what the bridge uses of pyvips, each used as the bridge uses it."""
     pyvips = vipsbridge._vips()
     facts = {"libvips": f"{pyvips.version(0)}.{pyvips.version(1)}", "api": pyvips.API_mode,
-             "threads": pyvips.concurrency_get(), "cache": pyvips.cache_get_max()}
+             "threads": pyvips.concurrency_get(), "cache": pyvips.cache_get_max(),
+             "modules": "vips-modules" in Path("/proc/self/maps").read_text()}   # none loaded (ImageMagick...)
     rgba = pyvips.Image.new_from_memory(bytes(range(256)) * 64, 64, 64, 4, "uchar").copy(interpretation="srgb")
     small = rgba.premultiply().resize(0.5, vscale=0.25, kernel="lanczos3", gap=0.0).unpremultiply().rint()
     facts["resize"] = (small.width, small.height, small.format)
@@ -67,7 +68,7 @@ def _facts() -> dict:
 def test_what_the_bridge_uses_of_pyvips_and_libvips():
     with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
         facts = pool.submit(_facts).result()
-    assert facts == {"libvips": LIBVIPS, "api": False, "threads": 1, "cache": 0, "same": True,
+    assert facts == {"libvips": LIBVIPS, "api": False, "threads": 1, "cache": 0, "same": True, "modules": False,
                      "resize": (32, 16, "float"), "turned": (32, 16, 4), "alpha": (5.0, 3),
                      "jpeg": (b"\xff\xd8", 32, 3, 16),
                      "png": (b"IHDR", 8, 2, 0, False, False, 3), "error": True}

@@ -4,17 +4,17 @@ what it relies on, and fails on an upgrade).
 In: a `Job`: a picture's encoded bytes (a JPEG or PNG libvips decodes) or its pixels
 (decoded by Pillow: 8-bit L, LA, RGB or RGBA), its EXIF turn, the size to resample to
 and how to encode it. Out: the encoded picture (JPEG, or PNG data and an alpha PNG, b""
-when opaque) and its size; whether libvips is there (`present`, without loading it) and
+when opaque) and its size; whether libvips is there (`present`, without starting it) and
 which (`version`).
 
 - libvips is the system's, Debian's libvips42 (8.14 on Debian 12) installed by `make`,
   loaded by pyvips in its ABI mode (libvips.so.42): its version is in the picture
-  policy's digest, since the same picture may give other bytes with another; one worker thread
+  policy's digest (another version may give other bytes); one worker thread
   (`concurrency_set(1)`: pnp runs a process per core already), no operation cache, the
-  untrusted loaders blocked; metadata never saved (`strip` before 8.15, `keep` since:
-  `_no_metadata`); pictures are decoded by the loader named for their format
-  (never sniffed), after checking libvips reads the size Pillow read (guard.py's bound
-  was applied to it).
+  untrusted loaders blocked, its modules never loaded (`NO_MODULES`), no metadata saved
+  (`strip` before 8.15, `keep` since: `_no_metadata`); pictures are decoded by the loader
+  named for their format (never sniffed), after checking libvips reads the size Pillow
+  read (guard.py's bound was applied to it).
 - libvips keeps its worker threads for the life of a process, and a process forked from
   one that used them hangs at its first picture. So it runs only in a process that forks
   no drawing worker later: a drawing worker (a multiprocessing child) runs it itself;
@@ -36,6 +36,9 @@ from ..errors import InputError
 
 JPEG_SHRINKS = (8, 4, 2)   # the DCT scalings libjpeg decodes at
 LIBRARY = "libvips.so.42"   # the name pyvips (ABI mode) loads on Linux
+# libvips' home, where it looks for its modules (Debian's: ImageMagick, poppler, OpenSlide,
+# HEIF, JPEG XL), none of which pnp uses: under /dev/null, which no folder can ever be
+NO_MODULES = "/dev/null"
 
 
 class VipsError(Exception):
@@ -182,6 +185,7 @@ def _serve(conn) -> None:
 def _vips():
     """pyvips, loaded and set up once in this process."""
     os.environ.setdefault("VIPS_WARNING", "0")   # a damaged picture is an error, not lines on stderr
+    os.environ["VIPSHOME"] = NO_MODULES
     try:
         import pyvips
     except (ImportError, OSError) as exc:   # installed, but not loadable here: said, never Pillow instead
