@@ -74,6 +74,23 @@ def test_what_the_bridge_uses_of_pyvips_and_libvips():
                      "png": (b"IHDR", 8, 2, 0, False, False, 3), "error": True}
 
 
+def _another_libvips() -> str:
+    vipsbridge._vips.cache_clear()
+    vipsbridge._libvips_version = lambda: (8, 99, 0)   # in this child only
+    try:
+        vipsbridge._vips()
+    except vipsbridge.VipsError as exc:
+        return str(exc)
+    return "loaded"
+
+
+def test_a_libvips_other_than_the_systems_is_refused():
+    """pip's pyvips-binary (its own libvips) would make pictures under the system's version."""
+    with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
+        said = pool.submit(_another_libvips).result()
+    assert said.startswith(f"pyvips loaded libvips {LIBVIPS}.") and "not the system's 8.99.0" in said
+
+
 def _without_a_helper_of_its_own(job) -> bool:
     vipsbridge.run(job)
     return vipsbridge._HELPER is None or vipsbridge._HELPER.owner != os.getpid()

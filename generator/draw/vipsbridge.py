@@ -191,6 +191,10 @@ def _vips():
     except (ImportError, OSError) as exc:   # installed, but not loadable here: said, never Pillow instead
         raise VipsError(f"libvips cannot be loaded ({exc}); PNP_PICTURES=pillow prepares pictures with Pillow") \
             from None
+    loaded = pyvips.version(0), pyvips.version(1), pyvips.version(2)
+    if loaded != _libvips_version():   # version() names the system's: pictures' keys must say which made them
+        raise VipsError(f"pyvips loaded libvips {'.'.join(map(str, loaded))}, not the system's "
+                        f"{'.'.join(map(str, _libvips_version()))} (pip's pyvips-binary? pip uninstall pyvips-binary)")
 
     pyvips.concurrency_set(1)
     pyvips.cache_set_max(0)
