@@ -30,6 +30,7 @@ Printed, each build cold in a fresh process (no face cache) unless said:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -77,6 +78,7 @@ SENTENCES = ["Deal {a} damage to a creature of your choice.", "Draw {b} cards, t
              "Creatures you control get +{a} power until the end of the turn."]
 COLOURS = ["#8b2f2f", "#2f5f8b", "#3f7f3f", "#6f3f8b", "#8b6f2f", "#2f2f2f"]
 TINY = 7   # the card whose picture is far too small
+ENGINES = ("pillow", "vips") if importlib.util.find_spec("pyvips") else ("pillow",)   # in one run, interleaved
 
 
 def write_project(root: Path, n: int, art: Path | None) -> int:
@@ -122,15 +124,17 @@ main()
 """
 
 
-def build(root: Path, *extra: str, cold: bool = True) -> dict:
-    """One build of the game in a fresh process: CPU, drawing CPU, peak memory, the sheets."""
+def build(root: Path, *extra: str, cold: bool = True, engine: str = "") -> dict:
+    """One build of the game in a fresh process: CPU, drawing CPU, peak memory, the sheets;
+    pictures prepared by `engine` (PNP_PICTURES: pillow, vips; "": as pnp chooses)."""
     if cold:
         shutil.rmtree(root / "output", ignore_errors=True)
     shutil.rmtree(root / "output" / ".cache" / "faces", ignore_errors=True)   # always drawn
     log = tempfile.TemporaryFile("w+")
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", RUN, str(ROOT), "--root", str(root), "build", "art", "--paper",
-                             "a4", "--timings", *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True)
+                             "a4", "--timings", *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
+                            env={**os.environ, "PNP_PICTURES": engine})
     tree = largest = 0.0
     while proc.poll() is None:
         pids = _tree(proc.pid)
@@ -145,8 +149,10 @@ def build(root: Path, *extra: str, cold: bool = True) -> dict:
     figures = json.loads(text[text.rindex("BENCH ") + 6:].splitlines()[0])
     figures["largest"] = max(figures["largest"], largest)
     drawing = re.search(r"drawing \(CairoSVG\)\s+([\d.]+)", text)
+    engine = re.search(r"^pictures prepared by .*$", text, re.M)
     pdf = root / "output" / "art" / "art-sheets-a4.pdf"
     return {**figures, "wall": wall, "tree": tree, "drawing": float(drawing.group(1)), "pdf": pdf.stat().st_size,
+            "engine": engine.group(0) if engine else "",
             "images": images_in(pdf), "warnings": [line for line in text.splitlines() if line.startswith("warning:")]}
 
 
@@ -255,10 +261,20 @@ def main() -> None:
               f"{'PDF MB':>8} {'/ art':>6} {'images':>6}")
         base = build(plain)
         _row("no pictures", base, args.cards)
-        cold = build(pictured)
-        _row("pictures, cold", cold, args.cards, art)
-        warm = build(pictured, cold=False)
-        _row("pictures, prepared (store)", warm, args.cards, art)
+        engines = {}
+        for engine in ENGINES:   # each engine's first build, then a later one from its own store
+            engines[engine] = build(pictured, engine=engine), build(pictured, cold=False, engine=engine)
+            _row(f"pictures, cold ({engine})", engines[engine][0], args.cards, art)
+            _row(f"pictures, prepared ({engine})", engines[engine][1], args.cards, art)
+        again = build(plain)
+        _row("no pictures (again)", again, args.cards)
+        base = {k: (v + again[k]) / 2 if k in ("drawing", "cpu") else v for k, v in base.items()}
+        for engine, (cold, warm) in engines.items():
+            print(f"{engine}: first build {cold['drawing'] / base['drawing']:.1f}x the drawing CPU of the deck "
+                  f"without pictures (target <= 8), later builds {warm['drawing'] / base['drawing']:.1f}x (target "
+                  f"<= 2.5); whole build {cold['cpu'] / base['cpu']:.1f}x and {warm['cpu'] / base['cpu']:.1f}x")
+        cold, warm = build(pictured), build(pictured, cold=False)   # as pnp chooses, for what follows
+        print(cold["engine"])
         draft = build(pictured, "--draft", cold=False)
         _row("--draft, cold", draft, args.cards, art)
         exact = tmp / "exact"   # the same deck with art exported at 300 dpi for its window: nothing to resample

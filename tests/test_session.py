@@ -20,6 +20,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 ALLOWED = {
     ("generator/rules/checks.py", "CHECKS"): "the registry of rule checks, filled once as the module is imported",
     ("generator/draw/fonts.py", "_added"): "font folders added to this process's fontconfig: a process fact",
+    ("generator/draw/vipsbridge.py", "_HELPER"): "the process that runs libvips for this one: a process fact "
+                                                 "(it keeps nothing of a build between pictures)",
 }
 MUTABLE = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 MUTABLE_CALLS = {"dict", "list", "set", "OrderedDict", "defaultdict", "deque", "Counter", "bytearray"}

@@ -81,6 +81,9 @@ def build(ctx, games, timings, options, limits):
         click.echo(watch.table(), err=True)
         click.echo(f"untimed (start-up, imports, bookkeeping) in this process: cpu {watch.untimed_cpu():.3f} s",
                    err=True)
+        from ..draw import vipsbridge
+        from ..draw.picturevips import describe
+        click.echo(describe(vipsbridge.chosen()), err=True)
 
 
 @cli.command()

@@ -32,8 +32,9 @@ from pathlib import Path
 import cairocffi as cairo
 
 from ..rendermemo import Forgets, Kept
-from .pictures import Header, Placement, Policy, Prepared, header, idat, prepare, target_size
+from .pictures import Header, Placement, Policy, Prepared, header, idat, target_size
 from .picturestore import PictureStore
+from .picturevips import prepare
 
 STUB = b"pnp-picture "
 

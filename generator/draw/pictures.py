@@ -1,4 +1,4 @@
-"""Pictures made ready for print: passed through, converted or resampled, with Pillow only.
+"""Pictures made ready for print: passed through, converted or resampled (by Pillow; libvips: picturevips.py).
 
 In: a picture's bytes (a file an <image> names, or a data: URI), its header, and the
 pixels its placement needs at the print resolution (`Policy`: game.yaml `print:
@@ -20,8 +20,8 @@ The rules:
   interlacing or a foreign profile that needs no resampling passes through as it is.
 - `--draft`: pictures at `draft_dpi` (100), JPEG quality 80, PNG compressed fast, large
   reductions averaged in blocks first.
-Output depends only on the bytes and the policy (and Pillow's version): the same picture
-gives the same bytes in every process.
+Output depends only on the bytes and the policy (and Pillow's version, or libvips'): the
+same picture gives the same bytes in every process.
 """
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from PIL import Image, ImageCms, ImageOps
+
+from . import vipsbridge
 
 PREP_VERSION = 1
 # Ghostscript's SWOP profile (Debian's libgs-common): a CMYK JPEG without a profile of its own
@@ -60,6 +62,7 @@ class Policy:
     slack: float = 1.15            # a picture with up to this many times the pixels needed is kept
     draft_dpi: float = 100
     draft_quality: int = 80
+    engine: str = "pillow"         # or "vips": who decodes, resamples and encodes (vipsbridge.chosen)
 
     @property
     def target_dpi(self) -> float:
@@ -76,7 +79,8 @@ class Policy:
     def digest(self) -> str:
         """What decides the prepared bytes (part of the draw key of a face with pictures)."""
         return (f"pictures {PREP_VERSION} dpi {self.target_dpi:g} q {self.jpeg_quality} ss {self.subsampling} "
-                f"png {self.png_level} slack {self.slack:g}" + (" gap 2" if self.draft else ""))
+                f"png {self.png_level} slack {self.slack:g}" + (" gap 2" if self.draft else "")
+                + (f" by {vipsbridge.version()}" if self.engine == "vips" else ""))
 
 
 @dataclass(frozen=True)
@@ -91,12 +95,12 @@ class Asked:
 
 
 def policy_for(settings: dict | None, asked: Asked | None = None) -> Policy:
-    """The policy of a game's build: its `print:` settings (image_dpi, min_image_dpi) and
-    what the command line asks."""
+    """The policy of a game's build: its `print:` settings (image_dpi, min_image_dpi), what
+    the command line asks, and the engine (PNP_PICTURES)."""
     settings, asked = settings or {}, asked or Asked()
     return Policy(dpi=float(asked.dpi or settings.get("image_dpi") or Policy.dpi),
                   min_dpi=float(settings.get("min_image_dpi", Policy.min_dpi)), draft=asked.draft,
-                  store=asked.store)
+                  store=asked.store, engine=vipsbridge.chosen())
 
 
 class Header(NamedTuple):
@@ -243,19 +247,14 @@ def prepare(data: bytes, head: Header, size: tuple[int, int] | None, policy: Pol
     """The picture as a PDF will hold it (see the module docstring), resampled to `size`
     (None: kept as large as it is), with remarks on what was done to its colours."""
     notes: list[str] = []
-    srgb = head.icc is None or _is_srgb(head.icc, head.mode)
+    passed = passthrough(data, head, size)
+    if passed is not None:
+        return passed
     if head.format == "JPEG":
-        plain = head.orientation == 1 and head.mode in ("RGB", "L") and srgb
-        if size is None and plain and head.sof in PASS_SOF:
-            return Prepared.make("jpeg", data, head.upright, "passthrough")
         im = _decoded(data, head, size, notes)
         if size is not None and im.size != size:
             im = _resampled(im, size, policy)
-        how = "resampled" if plain and size else "converted+resampled" if size else "converted"
-        return Prepared.make("jpeg", _jpeg(im, policy), im.size, how, notes=notes)
-    if (size is None and head.format == "PNG" and head.mode in ("RGB", "L") and head.bits == 8 and srgb
-            and _png_plain(data)):
-        return Prepared.make("png", data, head.upright, "passthrough")
+        return Prepared.make("jpeg", _jpeg(im, policy), im.size, how(head, size), notes=notes)
     im = _decoded(data, head, size, notes)
     if size is not None and im.size != size:
         im = _resampled(im, size, policy)   # RGBA and LA are resampled premultiplied
@@ -265,8 +264,25 @@ def prepare(data: bytes, head: Header, size: tuple[int, int] | None, policy: Pol
         if channel.getextrema() != (255, 255):
             alpha = _png(channel, policy.png_level)
         im = im.convert(im.mode[:-1])
-    return Prepared.make("png", _png(im, policy.png_level), im.size, "resampled" if size else "converted",
-                         alpha, notes)
+    return Prepared.make("png", _png(im, policy.png_level), im.size, how(head, size), alpha, notes)
+
+
+def passthrough(data: bytes, head: Header, size: tuple[int, int] | None) -> Prepared | None:
+    """The picture as it is, when the PDF can hold it so (the module docstring), else None."""
+    if size is not None or not (head.icc is None or _is_srgb(head.icc, head.mode)):
+        return None
+    if head.format == "JPEG" and head.orientation == 1 and head.mode in ("RGB", "L") and head.sof in PASS_SOF:
+        return Prepared.make("jpeg", data, head.upright, "passthrough")
+    if head.format == "PNG" and head.mode in ("RGB", "L") and head.bits == 8 and _png_plain(data):
+        return Prepared.make("png", data, head.upright, "passthrough")
+    return None
+
+
+def how(head: Header, size: tuple[int, int] | None) -> str:
+    """What preparing the picture does: converted, resampled or both."""
+    plain = head.format != "JPEG" or (head.orientation == 1 and head.mode in ("RGB", "L")
+                                      and (head.icc is None or _is_srgb(head.icc, head.mode)))
+    return "resampled" if plain and size else "converted+resampled" if size else "converted"
 
 
 def _resampled(im: Image.Image, size: tuple[int, int], policy: Policy) -> Image.Image:
