@@ -163,7 +163,8 @@ class Rulebook(BaseDocTemplate):
         if isinstance(flowable, Figure):
             flowable.record = self.record_figure
         self._drawn(flowable, x, y, spare)
-        flowable._frame, flowable.canv = self.frame, self.canv
+        flowable._frame = self.frame   # what the frame gives a flowable it draws
+        flowable.canv = self.canv
         try:
             flowable.drawOn(self.canv, x, y, _sW=spare)
         finally:   # as the frame leaves it
