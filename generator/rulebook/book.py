@@ -36,7 +36,7 @@ from ..session import Session
 from ..units import paper_size
 from . import pageplan
 from .pangobook import BookText, PangoHeading
-from .rlbridge import RecordingFrame, shaping
+from .rlbridge import RecordingFrame, private_characters_given, shaping
 from .source import plain_text
 from .styles import ACCENT, RULE, fonts, styles
 from .tables import SHORT_TABLE, listing, para, table
@@ -280,6 +280,8 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
         doc.headings = list(guess[1])
     with shaping():   # kerning, no ligatures: they would not read back as text (rlbridge.py)
         doc.multiBuild(laid)
+        if private_characters_given():   # its paragraphs hold characters numbered for this document only
+            doc.plan = None
     if memo is not None:
         memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
     if isinstance(plans, Kept) and doc.plan is not None:

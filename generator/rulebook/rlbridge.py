@@ -56,6 +56,13 @@ def shaping() -> Iterator[None]:
         _forget_private_characters()
 
 
+def private_characters_given() -> bool:
+    """Whether the document being shaped gave any glyph a private-use character (call inside
+    `shaping()`): its paragraphs then draw characters the next document numbers anew."""
+    return any(getattr(font, "_TTFont__hbUnis", None) for font in map(pdfmetrics.getFont,
+                                                                     pdfmetrics.getRegisteredFontNames()))
+
+
 def _forget_private_characters() -> None:
     """Take back the private-use characters reportlab gave glyphs of registered fonts, and
     restart their numbering at U+E000."""
