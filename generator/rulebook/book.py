@@ -236,13 +236,13 @@ class Rulebook(BaseDocTemplate):
 
 
 def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
-              session: Session | None = None, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
+              session: Session, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
     """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen, the Pango
     text or None: (its PDF, where each piece goes)); a remembering `session` holds the
     contents of the last layout as the first guess (its memo) and the last layout's page
     plan (its rulebooks: the pages before the first changed block are drawn from it, not
     laid out); `stamp` (a version stamp) is in every page's footer."""
-    memo = session.memo if session is not None else None
+    memo = session.memo
     buf = io.BytesIO()
     lang = game.language
     rtl = direction_of(lang) == "rtl"
@@ -259,7 +259,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     flowables, tags = _body(blocks, st, figure_faces, doc.width, doc.record_figure, text)
     story += flowables
     planned = ("rulebook page plan", game.id, lang, paper)
-    plans = session.rulebooks if session is not None and text is None else None
+    plans = session.rulebooks if text is None else None
     marks = tuple(repr((b, [f[1:] for f in figure_faces[n][0]] if n in figure_faces else None, figure_faces.get(n,
                   (0, 0))[1])) for n, b in enumerate(blocks))
     laid = story
@@ -273,7 +273,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     # heading's text, its page number drawn after it by a callback, so how much room the
     # contents take depends on the headings alone, and with it every page after them.
     settled = ("rulebook contents", game.id, lang, paper)
-    guess = memo.recall(settled) if memo is not None else None
+    guess = memo.recall(settled)
     if guess is not None:
         for entry in guess[0]:  # what the contents held at the end of the last layout
             toc.addEntry(*entry)
@@ -282,8 +282,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
         doc.multiBuild(laid)
         if private_characters_given():   # its paragraphs hold characters numbered for this document only
             doc.plan = None
-    if memo is not None:
-        memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
+    memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
     if isinstance(plans, Kept) and doc.plan is not None:
         doc.plan.index = {}   # the ids of this story's flowables: of no use once it is laid out
         plans[planned] = pageplan.Laid(doc.plan, marks, pageplan.bounds_of(tags), body)
