@@ -176,7 +176,7 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
                 stamp, words))
     laid_out = session.rulebooks.get(key)
     if laid_out is None:
-        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session.memo, stamp)
+        laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings, text = laid_out
     return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings, text

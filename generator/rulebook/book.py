@@ -19,7 +19,6 @@ from reportlab.platypus import (
     BaseDocTemplate,
     CondPageBreak,
     Flowable,
-    Frame,
     KeepTogether,
     NextPageTemplate,
     PageBreak,
@@ -32,10 +31,12 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..data.editions import direction_of
 from ..draw.glyphs import needs_pango
-from ..rendermemo import Memo
+from ..rendermemo import Kept
+from ..session import Session
 from ..units import paper_size
+from . import pageplan
 from .pangobook import BookText, PangoHeading
-from .rlbridge import shaping
+from .rlbridge import RecordingFrame, private_characters_given, shaping
 from .source import plain_text
 from .styles import ACCENT, RULE, fonts, styles
 from .tables import SHORT_TABLE, listing, para, table
@@ -126,7 +127,9 @@ class Rulebook(BaseDocTemplate):
         self.headings: list[tuple[int, str, int]] = []   # (level, text, page)
         self.contents: list[tuple] = []    # the contents' entries of this pass, as the table of contents gets them
         self._last_pass: list[tuple[int, str, int]] = []   # the headings of the pass before
-        frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body")
+        self.plan: pageplan.Plan | None = None   # what this layout draws on each page, when kept
+        frame = RecordingFrame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body",
+                               drawn=self._drawn)
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
         self.st = styles(game.meta.get("language", "en"))
@@ -141,7 +144,34 @@ class Rulebook(BaseDocTemplate):
         self.section = ""
         if self.text is not None:
             self.text.begin()
+        if self.plan is not None:
+            self.plan.begin()
         super().handle_documentBegin()
+
+    def handle_flowable(self, flowables):
+        if self.plan is not None and flowables:
+            self.plan.handled(flowables[0], self.page)
+        super().handle_flowable(flowables)
+
+    def _drawn(self, flowable, x, y, spare):
+        if self.plan is not None and not isinstance(flowable, pageplan.Replay):
+            self.plan.drawn(flowable, x, y, spare, self.page)
+
+    def replay(self, flowable, x, y, spare):
+        """Draw a flowable of an earlier layout where the frame drew it then, as the frame
+        and the build loop would (pageplan.Replay)."""
+        if isinstance(flowable, Figure):
+            flowable.record = self.record_figure
+        self._drawn(flowable, x, y, spare)
+        flowable._frame = self.frame   # what the frame gives a flowable it draws
+        flowable.canv = self.canv
+        try:
+            flowable.drawOn(self.canv, x, y, _sW=spare)
+        finally:   # as the frame leaves it
+            for name in ("canv", "_frame"):
+                if hasattr(flowable, name):
+                    delattr(flowable, name)
+        self.afterFlowable(flowable)
 
     def para(self, markup: str, style: ParagraphStyle):
         return para(markup, style, self.text)
@@ -206,11 +236,13 @@ class Rulebook(BaseDocTemplate):
 
 
 def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
-              memo: Memo | None = None, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
+              session: Session, stamp: str = "") -> tuple[bytes, list, list, tuple | None]:
     """Lay out the rulebook. Returns (pdf bytes, figure records, headings seen, the Pango
-    text or None: (its PDF, where each piece goes)); `memo` (a remembering session's) holds
-    the contents of the last layout as the first guess; `stamp` (a version stamp) is in
-    every page's footer."""
+    text or None: (its PDF, where each piece goes)); a remembering `session` holds the
+    contents of the last layout as the first guess (its memo) and the last layout's page
+    plan (its rulebooks: the pages before the first changed block are drawn from it, not
+    laid out); `stamp` (a version stamp) is in every page's footer."""
+    memo = session.memo
     buf = io.BytesIO()
     lang = game.language
     rtl = direction_of(lang) == "rtl"
@@ -223,7 +255,17 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
                                  ("VALIGN", (0, 0), (-1, -1), "TOP"),
                                  ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
     story += [doc.para(escape(words["contents"]), st["toc_title"]), toc, PageBreak()]
-    story += _body(blocks, st, figure_faces, doc.width, doc.record_figure, text)
+    body = len(story)
+    flowables, tags = _body(blocks, st, figure_faces, doc.width, doc.record_figure, text)
+    story += flowables
+    planned = ("rulebook page plan", game.id, lang, paper)
+    plans = session.rulebooks if text is None else None
+    marks = tuple(repr((b, [f[1:] for f in figure_faces[n][0]] if n in figure_faces else None, figure_faces.get(n,
+                  (0, 0))[1])) for n, b in enumerate(blocks))
+    laid = story
+    if isinstance(plans, Kept):   # a book set by Pango is laid out whole (its text is set as it goes)
+        laid, index = pageplan.reuse(plans.get(planned), marks, story, body, doc.replay)
+        doc.plan = pageplan.Plan(index)
     # Platypus lays the book out until its contents settle: three passes from an empty
     # contents page. While `pnp watch` rebuilds, the contents of the last layout are the
     # first guess; when the pages come out with those same contents, one pass was enough
@@ -231,15 +273,19 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     # heading's text, its page number drawn after it by a callback, so how much room the
     # contents take depends on the headings alone, and with it every page after them.
     settled = ("rulebook contents", game.id, lang, paper)
-    guess = memo.recall(settled) if memo is not None else None
+    guess = memo.recall(settled)
     if guess is not None:
         for entry in guess[0]:  # what the contents held at the end of the last layout
             toc.addEntry(*entry)
         doc.headings = list(guess[1])
     with shaping():   # kerning, no ligatures: they would not read back as text (rlbridge.py)
-        doc.multiBuild(story)
-    if memo is not None:
-        memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
+        doc.multiBuild(laid)
+        if private_characters_given():   # its paragraphs hold characters numbered for this document only
+            doc.plan = None
+    memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
+    if isinstance(plans, Kept) and doc.plan is not None:
+        doc.plan.index = {}   # the ids of this story's flowables: of no use once it is laid out
+        plans[planned] = pageplan.Laid(doc.plan, marks, pageplan.bounds_of(tags), body)
     return buf.getvalue(), doc.figures, doc.headings, text.drawn() if text is not None else None
 
 
@@ -272,28 +318,33 @@ def _title(game, st, cover_faces, record, para, words, rtl: bool = False):
 
 def _body(blocks, st, figure_faces, width, record, text=None):
     """Flowables for the Markdown blocks; a heading always travels with what follows it."""
-    story, heading = [], None
-    for flowable in _flowables(blocks, st, figure_faces, width, record, text):
+    story, tags, heading = [], [], None   # tags: the last block that made each flowable what it is
+    for flowable, n in _flowables(blocks, st, figure_faces, width, record, text):
         if isinstance(flowable, (Heading, PangoHeading)):
             if heading is not None:
                 story.append(heading)
+                tags.append(n)
             heading = flowable
         elif heading is not None and not isinstance(flowable, CondPageBreak):
             if isinstance(flowable, Group):  # a figure or short table: all of it moves along
                 # one flat group (a KeepTogether inside a KeepTogether always looks too tall to fit)
                 story.append(Group([heading, *flowable.parts]))
+                tags.append(n)
             else:  # text, a list, a long table: start here if a fair part of the page is left
                 story += [CondPageBreak(START_HERE), heading, flowable]
+                tags += [n, n, n]
             heading = None
         else:
             story.append(flowable)
+            tags.append(n)
     if heading is not None:
         story.append(heading)
-    return story
+        tags.append(len(blocks))
+    return story, tags
 
 
 def _flowables(blocks, st, figure_faces, width, record, text=None):
-    story, counters = [], [0, 0, 0]
+    story, counters = [], [0, 0, 0]   # (flowable, its block)
     for n, b in enumerate(blocks):
         if b.kind == "heading":
             level = min(b.level, 3)
@@ -302,24 +353,24 @@ def _flowables(blocks, st, figure_faces, width, record, text=None):
                 counters[k] = 0
             number = ".".join(str(c) for c in counters[:level])
             if level == 1 and story:
-                story.append(CondPageBreak(70 * mm))
-            story.append(Heading(b.text, st[f"h{level}"], level, number, f"h{n}") if text is None else
-                         PangoHeading(b.text, st[f"h{level}"], level, number, f"h{n}", text))
+                story.append((CondPageBreak(70 * mm), n))
+            story.append((Heading(b.text, st[f"h{level}"], level, number, f"h{n}") if text is None else
+                          PangoHeading(b.text, st[f"h{level}"], level, number, f"h{n}", text), n))
         elif b.kind in ("paragraph", "quote"):
-            story.append(para(b.text, st["body" if b.kind == "paragraph" else "quote"], text))
+            story.append((para(b.text, st["body" if b.kind == "paragraph" else "quote"], text), n))
         elif b.kind == "list":
-            story.append(listing(b, st, text))
+            story.append((listing(b, st, text), n))
         elif b.kind == "table":
             laid = table(b.items, st, width, text)
-            story.append(Group([laid]) if len(b.items) <= SHORT_TABLE else laid)
+            story.append((Group([laid]) if len(b.items) <= SHORT_TABLE else laid, n))
         elif b.kind == "rule":
-            story.append(Spacer(1, 6))
+            story.append((Spacer(1, 6), n))
         elif b.kind == "figure":
             faces, card_mm = figure_faces[n]
             parts = [Figure(faces, card_mm, record, rtl=text is not None and text.rtl)]
             if b.text:
                 parts.append(para(b.text, st["caption"], text))
-            story.append(Group(parts))
+            story.append((Group(parts), n))
     return story
 
 

@@ -23,6 +23,11 @@ numbered some first. `shaping()` forgets them on entry and exit, so each documen
 its own from U+E000 (an Arabic edition needs them: its joined forms have no character of
 their own). `tests/test_rlbridge.py` fails when reportlab's function, its
 features argument or the name `paragraph` calls it by changes (reportlab is pinned to 5.1).
+
+`RecordingFrame` is a Platypus frame that tells where it draws each flowable (the page
+plan, pageplan.py): reportlab's `Frame.add` (an alias of `Frame._add`) places a flowable
+by calling its `drawOn(canvas, x, y, _sW=spare width)`; tests/test_pageplan.py fails when
+it no longer does.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ from contextlib import contextmanager
 
 import reportlab.platypus.paragraph as platypus_paragraph
 from reportlab.pdfbase import pdfmetrics, ttfonts
+from reportlab.platypus import Frame
 
 # HarfBuzz applies liga, clig and calt unless told not to
 FEATURES = {"kern": True, "liga": False, "dlig": False, "clig": False, "calt": False}
@@ -50,6 +56,13 @@ def shaping() -> Iterator[None]:
         _forget_private_characters()
 
 
+def private_characters_given() -> bool:
+    """Whether the document being shaped gave any glyph a private-use character (call inside
+    `shaping()`): its paragraphs then draw characters the next document numbers anew."""
+    return any(getattr(font, "_TTFont__hbUnis", None) for font in map(pdfmetrics.getFont,
+                                                                     pdfmetrics.getRegisteredFontNames()))
+
+
 def _forget_private_characters() -> None:
     """Take back the private-use characters reportlab gave glyphs of registered fonts, and
     restart their numbering at U+E000."""
@@ -66,3 +79,33 @@ def _forget_private_characters() -> None:
                 face.glyphToChar.pop(gid, None)   # a glyph is given one only when it has no character
         given.clear()
         font._TTFont__hbPrivate = 0xE000
+
+
+class RecordingFrame(Frame):
+    """A frame that calls `drawn(flowable, x, y, spare width)` for each flowable it draws,
+    before drawing it as reportlab would."""
+
+    def __init__(self, *args, drawn, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.drawn = _Shared(drawn)   # reportlab deep-copies the frame to measure a group
+
+    def add(self, flowable, canv, trySplit=0):
+        def draw(canvas, x, y, _sW=0):
+            self.drawn.call(flowable, x, y, _sW)
+            type(flowable).drawOn(flowable, canvas, x, y, _sW=_sW)
+        own = vars(flowable)   # not setattr: an indenter (a list's split item) passes that to what it holds
+        own["drawOn"] = draw
+        try:
+            return super().add(flowable, canv, trySplit)
+        finally:
+            own.pop("drawOn", None)
+
+
+class _Shared:
+    """A callback that a deep copy of the frame shares (not a copy of the document)."""
+
+    def __init__(self, call):
+        self.call = call
+
+    def __deepcopy__(self, memo):
+        return self
