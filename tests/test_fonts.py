@@ -46,15 +46,21 @@ def embedded_fonts(pdf_bytes) -> set[str]:
     return names
 
 
-@pytest.mark.slow
-def test_game_font_is_used_measured_and_embedded(mini, tmp_path):
-    family = "Pnp Game Face One"
+def game_with_a_font(mini, family: str = "Pnp Game Face One"):
+    """(project, its fonts folder): a one-card game whose front is set in its own font."""
     root = mini("- {id: a, name: Alpha, text: Some words in the game's own font.}",
                 front=FRONT.replace("FAMILY", family))
     folder = root / "templates" / "mini" / "fonts"
     folder.mkdir()
     renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", folder / "GameFace.ttf", family)
     (folder / "LICENSE.txt").write_text("SIL Open Font License 1.1\n")
+    return root, folder
+
+
+@pytest.mark.slow
+def test_game_font_is_used_measured_and_embedded(mini, tmp_path):
+    family = "Pnp Game Face One"
+    root, folder = game_with_a_font(mini, family)
     game_set = fonts.for_game(root / "templates" / "mini")
     face = game_set.face(family)
     assert face.path == folder / "GameFace.ttf"
@@ -73,13 +79,7 @@ def test_a_game_font_is_drawn_in_the_jail_of_an_untrusted_build(mini, tmp_path):
     the jail refuses, and a game with its own font could not be built --untrusted."""
     from tests.test_jail import pnp
 
-    family = "Pnp Game Face One"
-    root = mini("- {id: a, name: Alpha, text: Some words in the game's own font.}",
-                front=FRONT.replace("FAMILY", family))
-    folder = root / "templates" / "mini" / "fonts"
-    folder.mkdir()
-    renamed_font(fonts.FONT_DIR / "Lato-Regular.ttf", folder / "GameFace.ttf", family)
-    (folder / "LICENSE.txt").write_text("SIL Open Font License 1.1\n")
+    root, _ = game_with_a_font(mini)
     done = pnp(root, "build", "--paper", "a4", "--untrusted")
     assert done.returncode == 0, done.stdout + done.stderr
     pdf = (root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes()
