@@ -126,3 +126,17 @@ def test_a_helper_that_dies_is_an_error_that_says_so_and_is_not_reused():
     with pytest.raises(vipsbridge.VipsError, match="ended"):
         helper.ask(job)
     assert vipsbridge._HELPER is None and vipsbridge.run(job)[2] == (4, 3)
+
+
+def test_choosing_the_engine_and_naming_its_version_maps_no_libvips_into_the_build():
+    """The version is read in a forked child: a build whose deck has no picture carries no
+    libvips (nor its libraries) in its process or the drawing workers forked from it."""
+    import subprocess
+    import sys
+
+    script = ("from generator.draw import vipsbridge as v\n"
+              "assert v.chosen() == 'vips' and v.version().startswith('libvips 8.')\n"
+              "print(sum('libvips' in line for line in open('/proc/self/maps')))\n")
+    mapped = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
+                            env={**os.environ, "PNP_PICTURES": "auto"}).stdout.strip()
+    assert mapped == "0"
