@@ -14,11 +14,11 @@ back only once it has grown.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import os
 import sys
+
+from .bindings import c_library
 
 GROWN_MB = 16     # a drawing worker hands memory back once it holds this much more than after it last did
 EVERY = 64        # bundles between two hand-backs where a process's resident memory cannot be read
@@ -27,7 +27,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _trim = None
 if sys.platform.startswith("linux"):
     try:
-        _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        _trim = c_library("libc.so.6", "c").malloc_trim
     except (OSError, AttributeError):
         _trim = None
 
