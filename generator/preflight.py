@@ -17,9 +17,8 @@ from pathlib import Path
 from .draw.glyphs import printed_text_problems
 from .errors import InputError, PnpError, Problem
 from .options import BuildOptions
+from .printing import PAPERS
 from .session import Session
-
-PAPERS = ("a4", "letter")
 
 
 @dataclass(frozen=True)
