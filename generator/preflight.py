@@ -42,10 +42,15 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     from .rules import RulesReport, check_game
     from .rules.report import from_problem
 
+    from .draw.facecache import FaceCache
+
     reports, unreadable, notes = [], False, []
     asked = editions_asked(root, resolve_games(root, games), games, options.languages)
-    if draw:
-        prepare_output(options.output(root))
+    cache = None
+    if draw:   # faces drawn through the build's face cache: a validate after a build draws nothing again
+        out_dir = options.output(root)
+        cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
+        prepare_output(out_dir, cache)
     for game_id in asked:
         try:
             with session.stage("load"):
@@ -58,7 +63,7 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
             report = _with(report, translated, "translations")
             if draw:
                 for edition in made:
-                    report = _with_drawing(edition, report, options, session)
+                    report = _with_drawing(edition, report, options, session, cache)
                 unreadable = unreadable or report.broken
             else:
                 notes.append(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out")
@@ -72,11 +77,12 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     return Validated(reports, unreadable, notes)
 
 
-def _with_drawing(game, report, options: BuildOptions, session: Session):
-    """The report plus every problem a build of the game (or edition) would meet after the rules."""
+def _with_drawing(game, report, options: BuildOptions, session: Session, cache):
+    """The report plus every problem a build of the game (or edition) would meet after the
+    rules, its faces drawn through `cache` (a `FaceCache`)."""
     from .data.editions import in_edition
 
-    problems, warned = preflight_report(game, session=session, pictures=options.pictures(game.root))
+    problems, warned = preflight_report(game, session=session, pictures=options.pictures(game.root), cache=cache)
     return _with(report, in_edition([*problems, *(replace(p, severity="warning") for p in warned)], game), "render")
 
 
@@ -94,10 +100,12 @@ def _with(report, problems, kind: str):
 
 
 def preflight_report(game, session: Session, papers: tuple[str, ...] | None = None,
-                     pictures=None) -> tuple[list[Problem], list[Problem]]:
+                     pictures=None, cache=None) -> tuple[list[Problem], list[Problem]]:
     """The problems a build would stop at, and the warnings it would print (a picture
     below `print: min_image_dpi`, an external reference in an SVG that cannot be
-    followed); within the session's limits, pictures as `pictures` (draw.pictures.Asked) asks."""
+    followed); within the session's limits, pictures as `pictures` (draw.pictures.Asked) asks,
+    faces drawn through `cache` (a `FaceCache`; None: all in memory). A face drawn with a
+    problem is never stored there, so the cache changes only how long this takes."""
     from .draw.render import render_game
     from .draw.stamp import stamp_of
     from .layout.cutters import CutterError, cutter_sheet
@@ -109,7 +117,7 @@ def preflight_report(game, session: Session, papers: tuple[str, ...] | None = No
         problems = list(printed_text_problems(game))
     warnings: list[Problem] = []
     try:
-        rendered = render_game(game, session=session, pictures=pictures)
+        rendered = render_game(game, session=session, pictures=pictures, cache=cache)
         warnings = list(rendered.warnings)
     except PnpError as exc:  # RenderError: every card that cannot be drawn, already grouped
         problems.extend(exc.problems or [Problem(game.source.file, exc.message)])

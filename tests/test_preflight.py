@@ -46,8 +46,29 @@ def test_no_render_says_what_it_skipped(mini):
     assert result.exit_code == 0 and "cards were not drawn" in result.output
 
 
-@pytest.mark.slow   # draws two shipped games in memory
-def test_shipped_games_pass_the_full_validation():
-    from tests.conftest import REPO
-    result = run(REPO, "validate", "olympians", "meteor")
+def test_validate_draws_through_the_face_cache_and_finds_a_drawing_problem_again(mini, monkeypatch):
+    from generator.draw import faces
+
+    drawn = []
+    real = faces.draw_bundles
+
+    def counted(bundles, *args):
+        drawn.append(len(bundles))
+        return real(bundles, *args)
+    monkeypatch.setattr(faces, "draw_bundles", counted)
+    root = mini(CARDS + "\n- {id: snow, name: \"Snow \u2603\", text: words}")
+    first = run(root, "validate")
+    assert first.exit_code == 2 and "\u2603" in first.output and "[cards: snow]" in first.output, first.output
+    assert sum(drawn) > 0
+    drawn.clear()
+    again = run(root, "validate")
+    assert again.output == first.output
+    assert sum(drawn) == 1, "only the bundle with the problem is drawn again: it was never stored"
+    edit(root / "cards" / "mini" / "deck.yaml", "Snow \u2603", "Snow")
+    assert run(root, "validate").exit_code == 0
+
+
+@pytest.mark.slow   # draws two shipped games, through the face cache a first build leaves
+def test_shipped_games_pass_the_full_validation(warm_project):
+    result = run(warm_project, "validate", "olympians", "meteor")
     assert result.exit_code == 0, result.output
