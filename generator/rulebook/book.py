@@ -278,6 +278,9 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
         for entry in guess[0]:  # what the contents held at the end of the last layout
             toc.addEntry(*entry)
         doc.headings = list(guess[1])
+    else:   # the contents' lines as they will read, page numbers to come: the first pass lays
+        for entry in _contents_lines(laid):   # out every page where it stays, the second draws it
+            toc.addEntry(*entry)
     with shaping():   # kerning, no ligatures: they would not read back as text (rlbridge.py)
         doc.multiBuild(laid)
         if private_characters_given():   # its paragraphs hold characters numbered for this document only
@@ -287,6 +290,18 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
         doc.plan.index = {}   # the ids of this story's flowables: of no use once it is laid out
         plans[planned] = pageplan.Laid(doc.plan, marks, pageplan.bounds_of(tags), body)
     return buf.getvalue(), doc.figures, doc.headings, text.drawn() if text is not None else None
+
+
+def _contents_lines(story) -> list[tuple]:
+    """The contents' entries of the headings in `story` (those inside a group too) as
+    `Rulebook.afterFlowable` makes them, each on page 0: how much room the contents take
+    depends on the lines alone, not on their page numbers."""
+    lines = []
+    for flowable in story:
+        for part in getattr(flowable, "parts", None) or (flowable,):
+            if getattr(part, "level", None) is not None and hasattr(part, "key"):
+                lines.append((part.level - 1, f"{part.number}  {part.plain}", 0, part.key))
+    return lines
 
 
 def book_text(game, blocks, words: dict) -> str:
