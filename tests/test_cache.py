@@ -18,9 +18,10 @@ def files_of(folder):
             for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts}
 
 
-@pytest.mark.slow   # builds Olympians cold, twice
-def test_warm_build_after_an_edit_equals_a_cold_build(project, tmp_path):
-    out = project / "output"
+def test_warm_build_after_an_edit_equals_a_cold_build(warm_project, tmp_path):
+    """The project's first build stored its faces (the run's shared build, `warm_project`);
+    after an edit, a build draws only what changed and writes what a cold build writes."""
+    project, out = warm_project, warm_project / "output"
     assert run(project, "build", "olympians", "--paper", "a4", "--lang", "en").exit_code == 0
     entries = sorted((out / ".cache" / "faces").glob("*/*.pdf"))
     assert entries, "a build stores its drawn faces"

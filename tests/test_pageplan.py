@@ -31,13 +31,35 @@ def test_the_frame_tells_where_it_draws_each_flowable(tmp_path):
     assert "drawOn" not in vars(para)   # left as reportlab left it
 
 
-@pytest.fixture
-def meteor_book(warm_project, monkeypatch):
-    """(lay out Meteor's A4 rulebook in a session, how many pages the last layout replayed)."""
-    import generator.rulebook as rulebook
+@pytest.fixture(scope="module")
+def meteor_drawn(tmp_path_factory, drawn_faces):
+    """(a copy of the project, Meteor loaded and its faces drawn once for the module): the
+    tests edit only the rulebook, which a layout reads afresh."""
+    import os
+    import shutil
+
     from generator.draw.facecache import FaceCache
     from generator.draw.render import render_game
+    from tests.conftest import REPO
 
+    project = tmp_path_factory.mktemp("pageplan")
+    for name in ("cards", "templates"):
+        shutil.copytree(REPO / name, project / name)
+    for entry in drawn_faces.glob("*/*.pdf"):
+        folder = project / "output" / ".cache" / "faces" / entry.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        os.link(entry, folder / entry.name)
+    game = load_game(project, "meteor", Session())
+    return project, game, render_game(game, Session(), cache=FaceCache(project / "output" / ".cache" / "faces"))
+
+
+@pytest.fixture
+def meteor_book(meteor_drawn, monkeypatch):
+    """(the project, lay out Meteor's A4 rulebook in a session, how many pages the last layout
+    replayed); the rulebook is as shipped again after the test."""
+    import generator.rulebook as rulebook
+
+    project, game, rendered = meteor_drawn
     replayed = []
     real = pageplan.reuse
 
@@ -46,12 +68,13 @@ def meteor_book(warm_project, monkeypatch):
         replayed.append(sum(isinstance(f, pageplan.Replay) for f in laid))
         return laid, index
     monkeypatch.setattr(pageplan, "reuse", counted)
-    cache = FaceCache(warm_project / "output" / ".cache" / "faces")
 
     def lay_out(session):
-        game = load_game(warm_project, "meteor", Session())
-        return rulebook.layout_rulebook(game, render_game(game, Session(), cache=cache), "a4", session)
-    return warm_project, lay_out, replayed
+        return rulebook.layout_rulebook(game, rendered, "a4", session)
+    book = project / "cards" / "meteor" / "rulebook.md"
+    shipped = book.read_bytes()
+    yield project, lay_out, replayed
+    book.write_bytes(shipped)
 
 
 @pytest.mark.parametrize("marker, added, reused", [

@@ -60,7 +60,7 @@ def test_no_text_lies_on_a_seam_of_a_shipped_board(drawn, game):
         assert text_on_seams(drawn(game), paper) == [], paper
 
 
-@pytest.mark.slow   # draws Meta Olympia in memory
+@pytest.mark.usefixtures("warm_project")   # validate draws through the face cache: only the edited board again
 def test_validate_warns_about_a_word_on_a_seam(project):
     """A label moved onto the join between the first two columns of panels: a warning naming
     the card, the text and the panels; --strict makes it fail."""

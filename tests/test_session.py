@@ -34,7 +34,7 @@ def _digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-@pytest.mark.slow
+@pytest.mark.usefixtures("warm_project")   # what a session keeps is tested, not the drawing: faces drawn already
 def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
     out = project / "output" / "olympians"
     watching = Session(remember=True)
@@ -54,10 +54,9 @@ def test_a_session_that_remembers_builds_what_a_fresh_one_builds(project):
     assert again == _digests(out) == first
 
 
-@pytest.mark.slow
-def test_a_one_shot_session_keeps_nothing(project, tmp_path):
+def test_a_one_shot_session_keeps_nothing(warm_project):
     once = Session()
-    build(project, ["olympians"], BuildOptions(papers=("a4",), out_dir=tmp_path, languages=("en",)), session=once)
+    build(warm_project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=once)
     assert not hasattr(once.memo, "svgs") and not len(once.segments) and not len(once.furniture) and not len(once.rulebooks)
     assert once.workers is None  # the workers it forked are ended with the build
     assert once.stopwatch.rows(), "its stopwatch timed the build"
