@@ -95,8 +95,9 @@ def _run_watch(ctx, games, port, serve, options, limits):
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="The output folder (default: output/ in the project); the report goes to its diff/.")
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="html", show_default=True,
-              help="The summary page: index.html with the pictures inside it, or summary.md with them beside it.")
+@click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True, default=("html",), show_default=True,
+              help="The summary page: index.html with the pictures inside it, or summary.md with them beside it "
+                   "(repeatable: both).")
 @click.option("--pictures-url", metavar="URL",
               help="markdown: the pictures are at URL/<game>/<component>.png (where CI publishes output/diff/).")
 @click.option("--no-pictures", is_flag=True,
@@ -104,7 +105,7 @@ def _run_watch(ctx, games, port, serve, options, limits):
 @lang_option
 @limits_options
 @click.pass_context
-def diff(ctx, ref, games, out_dir, fail_on_change, fmt, pictures_url, no_pictures, languages, limits):
+def diff(ctx, ref, games, out_dir, fail_on_change, formats, pictures_url, no_pictures, languages, limits):
     """List the components of GAMES (default: every game) whose faces differ from git REF.
 
     Writes a summary to output/diff/ (the validation findings, then each changed component
@@ -138,7 +139,9 @@ def diff(ctx, ref, games, out_dir, fail_on_change, fmt, pictures_url, no_picture
     pictures = None if no_pictures else (pictures_url if pictures_url is not None else BESIDE)
     try:
         safefs.remove(out_dir.parent, folder)   # the last report: never through a link
-        for name, data in summary_files(diffs, ref, reports, fmt, pictures).items():
+        pages = {name: data for fmt in dict.fromkeys(formats)
+                 for name, data in summary_files(diffs, ref, reports, fmt, pictures).items()}
+        for name, data in pages.items():
             write_atomic(out_dir.parent, folder / name, data)
     except OSError as exc:
         raise OutputError(f"cannot write the diff report to {folder}: {exc.strerror or exc}") from None
@@ -148,7 +151,8 @@ def diff(ctx, ref, games, out_dir, fail_on_change, fmt, pictures_url, no_picture
         for label, ids in (("changed", d.changed), ("added", d.added), ("removed", d.removed)):
             if ids:
                 click.echo(f"{d.game}: {len(ids)} {label} since {ref}: {', '.join(ids)}")
-    click.echo(f"report: {folder / PAGES[fmt]}")
+    for fmt in dict.fromkeys(formats):
+        click.echo(f"report: {folder / PAGES[fmt]}")
     ctx.exit(1 if fail_on_change and any(d.any for d in diffs) else 0)
 
 
