@@ -43,16 +43,17 @@ install() {
 # checkout is shallow), else the commit before this one; empty when there is none
 diff_base() {
   if [ -n "${PNP_DIFF_BASE:-}" ]; then
-    git rev-parse --verify --quiet "${PNP_DIFF_BASE}^{commit}" || { echo "diff-base: no commit '${PNP_DIFF_BASE}'" >&2; return 1; }
+    git rev-parse --verify --quiet "${PNP_DIFF_BASE}^{commit}" >/dev/null || { echo "diff-base: no commit '${PNP_DIFF_BASE}'" >&2; return 1; }
+    echo "$PNP_DIFF_BASE"
   elif [ -n "${GITHUB_BASE_REF:-}" ]; then
     local ref
-    for ref in "refs/remotes/origin/$GITHUB_BASE_REF" "refs/heads/$GITHUB_BASE_REF"; do
-      git rev-parse --verify --quiet "$ref^{commit}" && return 0
+    for ref in "origin/$GITHUB_BASE_REF" "$GITHUB_BASE_REF"; do
+      if git rev-parse --verify --quiet "$ref^{commit}" >/dev/null; then echo "$ref"; return 0; fi
     done
     git fetch --no-tags --depth=1 origin "+refs/heads/$GITHUB_BASE_REF:refs/remotes/origin/$GITHUB_BASE_REF" >&2
-    git rev-parse --verify "refs/remotes/origin/$GITHUB_BASE_REF^{commit}"
+    git rev-parse --verify --quiet "origin/$GITHUB_BASE_REF^{commit}" >/dev/null && echo "origin/$GITHUB_BASE_REF"
   else
-    git rev-parse --verify --quiet "HEAD^^{commit}" || true
+    if git rev-parse --verify --quiet "HEAD^^{commit}" >/dev/null; then echo "HEAD^"; fi
   fi
 }
 
@@ -106,7 +107,7 @@ run() {
   say "# pnp"
   say ""
   if [ ${#games[@]} -eq 0 ]; then
-    say "No game changed${base:+ since \`${base:0:12}\`}: nothing to check."
+    say "No game changed${base:+ since \`$base\`}: nothing to check."
     echo "" | output_lines files
     echo "status=0" >>"$OUTPUT"
     return 0
@@ -117,12 +118,12 @@ run() {
   # 1. validate, jailed: the annotations go to the log, where GitHub puts them on the diff
   local found
   found=$(mktemp)
-  pnp validate --format github --untrusted "${strict[@]}" "${games[@]}" | tee "$found" || worst $?
+  pnp validate --format github "${strict[@]}" "${games[@]}" --untrusted | tee "$found" || worst $?
   # 2. build and kit, jailed, unless the project could not be read or drawn (exit 2)
   if [ "$status" -ne 2 ]; then
-    pnp build --untrusted "${paper[@]}" --no-validate "${games[@]}" >&2 || worst $?
+    pnp build "${paper[@]}" --no-validate "${games[@]}" --untrusted >&2 || worst $?
     for g in "${games[@]}"; do
-      pnp kit --untrusted "${paper[@]}" "$g" >&2 || worst $?
+      pnp kit "${paper[@]}" "$g" --untrusted >&2 || worst $?
     done
   fi
   # 3. the pictures of what changed: git reads the base, so diff is bounded but not jailed; it
@@ -151,7 +152,7 @@ run() {
 finish() {
   if [ -n "${PNP_ARTIFACT_URL:-}" ]; then
     say ""
-    say "The PDFs, the print-and-play kits and the before/after pictures (diff/index.html, diff/<game>/*.png): [the artifact]($PNP_ARTIFACT_URL)"
+    say "The PDFs, the print-and-play kits and the before/after pictures (\`diff/index.html\`, \`diff/GAME/*.png\`): [the artifact]($PNP_ARTIFACT_URL)"
   fi
   exit "${PNP_STATUS:-1}"
 }

@@ -198,7 +198,7 @@ def test_the_actions_steps_on_a_pull_request(mini, tmp_path):
     assert "pnp, version" in sh("bash", script, "install", env={**env, "PNP_INSTALL": "false"}, cwd=root).stdout
     ran = sh("bash", script, "run", cwd=root, env={**env, "PNP_GAMES": "", "PNP_PAPER": "a4", "PNP_FAIL_ON": "error",
                                                    "PNP_DIFF_BASE": ""})
-    assert "::warning file=cards/mini/rules.yaml,line=2,title=mini/five-things::there are 2 things" in ran.stdout
+    assert "::warning file=cards/mini/deck.yaml,line=10,title=mini/five-things::there are 2 things" in ran.stdout
     out = outputs(tmp_path / "output.txt")
     assert out["games"] == "mini" and out["status"] == "0"          # other is unchanged: not checked
     uploaded = [Path(p) for p in out["files"].splitlines()]
@@ -209,7 +209,7 @@ def test_the_actions_steps_on_a_pull_request(mini, tmp_path):
     assert sorted(p.name for p in report.rglob("*.png")) == ["b.png"]
     assert "data:image/png;base64," in (report / "index.html").read_text()
     summary = (tmp_path / "summary.md").read_text()
-    assert "| ⚠️ warning | cards/mini/rules\\.yaml\\:2 | mini/five\\-things |" in summary
+    assert "| ⚠️ warning | cards/mini/deck\\.yaml\\:10 | mini/five\\-things |" in summary
     assert "| b | changed | `mini/b.png` |" in summary and "other" not in summary
 
     done = sh("bash", script, "finish", ok=False, cwd=root,
