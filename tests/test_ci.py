@@ -20,7 +20,7 @@ from generator.loop.diffreport import GameDiff
 from generator.loop.summary import summary_files
 from generator.rules import RulesReport
 from generator.rules.engine import Finding
-from tests.conftest import REPO, edit
+from tests.conftest import REPO, edit, run
 
 BIN = Path(sys.executable).parent
 RULES = """rules:
@@ -219,19 +219,42 @@ def test_the_actions_steps_on_a_pull_request(mini, tmp_path):
     assert sh("bash", script, "finish", ok=False, cwd=root, env={**env, "PNP_STATUS": "1"}).returncode == 1
 
 
-# ---- the pre-commit hooks, through pre-commit try-repo ----------------------------------------
+# ---- the pre-commit hooks: pnp hook in this process, then through pre-commit try-repo -----------
+
+def test_pnp_hook_checks_the_games_the_changed_files_touch(mini, monkeypatch):
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    root = two_games(mini)
+    monkeypatch.chdir(root.parent)   # pre-commit names the files from the repository's top
+
+    def hook(*args):
+        return CliRunner().invoke(cli, ["hook", *args], catch_exceptions=False)
+
+    games = CliRunner().invoke(cli, ["--root", str(root), "hook", "games", "cards/other/deck.yaml", "README.md"])
+    assert games.exit_code == 0 and games.output == "other\n"
+    passed = hook("validate", "--no-render", "proj/cards/mini/deck.yaml")
+    assert passed.exit_code == 0 and "mini: 1 rule, 0 errors, 1 warning" in passed.output and "other" not in passed.output
+    assert hook("validate", "proj/README.md").exit_code == 0   # no game touched: nothing to check
+    stale = hook("schema", "proj/cards/mini/game.yaml")
+    assert stale.exit_code == 1 and "proj/schemas/deck.schema.json: missing or out of date" in stale.output
+    assert hook("schema", "proj/cards/mini/game.yaml").exit_code == 0   # written: up to date now
+    edit(root / "cards" / "mini" / "deck.yaml", 'text: "Second words."', "text: 7")
+    failed = hook("validate", "proj/cards/mini/deck.yaml")
+    assert failed.exit_code == 2 and "cards/mini/deck.yaml:" in failed.output
+
 
 def snapshot(tmp_path) -> Path:
-    """This checkout as it is now (uncommitted changes too) as one commit of a repository of its
-    own: try-repo of it twice shares one hook environment."""
+    """This checkout as it is now (uncommitted and untracked files too) as one commit of a
+    repository of its own, for pre-commit to install from."""
     copy = tmp_path / "pnp"
     sh("git", "clone", "-q", "--shared", REPO, copy)
-    listed = sh("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO).stdout.split("\0")
-    for name in filter(None, listed):
-        source = REPO / name
-        if source.is_file():
+    listed = sh("git", "ls-files", "-z", "--modified", "--others", "--exclude-standard", cwd=REPO).stdout
+    for name in filter(None, listed.split("\0")):
+        if (REPO / name).is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name)
+            shutil.copy2(REPO / name, copy / name)
         elif (copy / name).exists():
             (copy / name).unlink()
     git(copy, "add", "-A")
@@ -241,43 +264,35 @@ def snapshot(tmp_path) -> Path:
 
 @pytest.mark.slow   # pre-commit makes an environment and installs pnp into it from this checkout
 def test_the_pre_commit_hooks_via_try_repo(mini, tmp_path):
+    """One try-repo run (each makes a new environment): pnp-schema passes, pnp-validate fails on
+    the broken card of one game, checks the other game touched, and not the untouched third."""
     root = two_games(mini)
-    sh(BIN / "pnp", "schema", cwd=root)
+    shutil.copytree(root / "cards" / "other", root / "cards" / "third")
+    shutil.copytree(root / "templates" / "other", root / "templates" / "third")
+    assert run(root, "schema").exit_code == 0
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "games")
+    edit(root / "cards" / "mini" / "deck.yaml", 'text: "Second words."', "text: 7")   # a broken card
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert {h["id"]: h["args"] if "args" in h else [] for h in hooks} == {"pnp-validate": ["--no-render"], "pnp-schema": []}
+    assert {h["id"]: h.get("args", []) for h in hooks} == {"pnp-validate": ["--no-render"], "pnp-schema": []}
     assert {h["language"] for h in hooks} == {"python"}
-    # pnp is installed from the checkout, without a network: its dependencies are this
-    # environment's (PYTHONPATH), the wheel is built with this environment's setuptools
+    # pnp is installed from the checkout without a network: the wheel is built with this
+    # environment's setuptools, its dependencies are this environment's (PYTHONPATH)
     env = {"PATH": f"{BIN}{os.pathsep}/usr/bin{os.pathsep}/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8",
-           "PNP_CACHE_KEY": os.environ["PNP_CACHE_KEY"], "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"),
+           "PNP_CACHE_KEY": os.environ["PNP_CACHE_KEY"], "TMPDIR": str(tmp_path),
            "PYTHONPATH": sysconfig.get_paths()["purelib"], "PIP_NO_INDEX": "1", "PIP_NO_DEPS": "1",
            "PIP_NO_BUILD_ISOLATION": "0", "PIP_NO_COMPILE": "0", "VIRTUALENV_NO_SETUPTOOLS": "1",
            "VIRTUALENV_NO_WHEEL": "1"}
-    pnp = snapshot(tmp_path)
-
-    def try_repo(*files):
-        return sh(BIN / "pre-commit", "try-repo", pnp, "--files", *files, ok=False, cwd=root, env=env)
-
-    clean = try_repo("cards/mini/deck.yaml", "README.md")
-    assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert re.search(r"pnp validate \(the games changed\)\.+Passed", clean.stdout)
-    assert re.search(r"pnp schema \(editor schemas up to date\)\.+Passed", clean.stdout)
-    assert "mini: 1 rule, 0 errors, 1 warning" in clean.stdout and "other:" not in clean.stdout
-    installed = list((tmp_path / "pre-commit").glob("repo*/py_env-*/lib/python*/site-packages/generator/cli/hooks.py"))
-    assert installed, "pnp was not installed into the hook's own environment"
-
-    edit(root / "cards" / "mini" / "deck.yaml", 'text: "Second words."', "text: 7")   # a broken card
-    (root / "schemas" / "deck.schema.json").write_text("{}")
-    broken = try_repo("cards/mini/deck.yaml", "schemas/deck.schema.json")
-    assert broken.returncode == 1
-    assert re.search(r"pnp validate \(the games changed\)\.+Failed", broken.stdout)
-    assert "cards/mini/deck.yaml:" in broken.stdout and "mini: rules not run" in broken.stdout
-    assert re.search(r"pnp schema \(editor schemas up to date\)\.+Failed", broken.stdout)
-    assert (root / "schemas" / "deck.schema.json").read_bytes() == \
-        (REPO / "generator" / "assets" / "schemas" / "deck.schema.json").read_bytes()
+    result = sh(BIN / "pre-commit", "try-repo", snapshot(tmp_path), "--verbose", "--files", "cards/mini/deck.yaml",
+                "cards/other/deck.yaml", "schemas/deck.schema.json", ok=False, cwd=root, env=env)
+    out = result.stdout
+    assert result.returncode == 1, out + result.stderr
+    assert "Installing environment for" in out
+    assert re.search(r"pnp schema \(editor schemas up to date\)\.+Passed", out)
+    assert re.search(r"pnp validate \(the games changed\)\.+Failed", out)
+    assert "cards/mini/deck.yaml:" in out and "mini: rules not run" in out
+    assert "other: 1 rule, 0 errors, 1 warning" in out and "third" not in out
 
 
 # ---- the container image recipe --------------------------------------------------------------
