@@ -6,11 +6,14 @@
 # cairo, and Pango (text) with its cairo and fontconfig parts; libseccomp, which the jail of
 # --untrusted loads (generator/jailbridge.py); and libvips, which prepares pictures through
 # pyvips (generator/draw/vipsbridge.py): libvips42t64 since Debian 13 / Ubuntu 24.04, libvips42 before.
+# And git, the one program pnp runs (pnp diff, --changed-since REF, a stamp's {version}): a
+# checkout has it; a container image does not.
 # PYTHON (default python3) is the Python that checks the libraries can be found.
 set -eu
 
 PYTHON=${PYTHON:-python3}
 SYSLIBS="libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0 libseccomp2"
+PROGRAMS="git"
 
 vipslib() {
   if apt-cache show libvips42t64 >/dev/null 2>&1; then echo libvips42t64; else echo libvips42; fi
@@ -19,9 +22,11 @@ vipslib() {
 packages() {
   for p in $SYSLIBS; do echo "$p"; done
   vipslib
+  for p in $PROGRAMS; do echo "$p"; done
 }
 
 found() {
+  for p in $PROGRAMS; do command -v "$p" >/dev/null || return 1; done
   "$PYTHON" -c 'import ctypes.util, sys
 sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0", "seccomp", "vips")) else 1)'
 }
@@ -38,7 +43,7 @@ case "${1:-}" in
     found && exit 0
     # an image's or a runner's package lists may be missing or old: update once when the first try fails
     wanted=$(packages | tr '\n' ' ')
-    echo "cairo, Pango, libseccomp or libvips is missing; installing $wanted(Debian/Ubuntu)"
+    echo "cairo, Pango, libseccomp, libvips or git is missing; installing $wanted(Debian/Ubuntu)"
     if ! apt_get install -y --no-install-recommends $wanted >/dev/null; then
       apt_get update >/dev/null && wanted=$(packages | tr '\n' ' ') \
         && apt_get install -y --no-install-recommends $wanted >/dev/null \

@@ -63,6 +63,7 @@ def two_games(mini) -> Path:
 def test_make_the_action_and_the_image_install_one_apt_list():
     script = (REPO / ".ci" / "syslibs.sh").read_text()
     listed = set(re.search(r'^SYSLIBS="([^"]+)"', script, re.M)[1].split()) | {"libvips42", "libvips42t64"}
+    assert re.search(r'^PROGRAMS="git"', script, re.M)
     assert {"libcairo2", "libpango-1.0-0", "libpangocairo-1.0-0", "libseccomp2"} <= listed
     # every library pnp opens is one the list installs (the check the script makes before apt)
     assert '"cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0", "seccomp", "vips"' in script
