@@ -84,15 +84,16 @@ run() {
   base=$(diff_base)
   out=$(pwd)/output
   local -a games=() paper=() strict=() names=()
-  if [ "${PNP_GAMES:-}" = all ]; then
-    mapfile -t names < <(pnp hook games cards/*/game.yaml)
-  elif [ -n "${PNP_GAMES:-}" ]; then
+  local listed   # (a command's failure here fails the step: never an empty list for an error)
+  if [ -n "${PNP_GAMES:-}" ] && [ "$PNP_GAMES" != all ]; then
     read -r -a names <<<"$PNP_GAMES"
-  elif [ -n "$base" ]; then
-    mapfile -t names < <(git diff -z --name-only --no-renames --relative "$base" "$head" -- | xargs -0 -r pnp hook games)
+    listed=$(printf '%s\n' "${names[@]}")
+  elif [ -n "$base" ] && [ "${PNP_GAMES:-}" != all ]; then
+    listed=$(git diff -z --name-only --no-renames --relative "$base" "$head" -- | xargs -0 -r pnp hook games)
   else
-    mapfile -t names < <(pnp hook games cards/*/game.yaml)
+    listed=$(pnp hook games cards/*/game.yaml)
   fi
+  [ -z "$listed" ] || mapfile -t names <<<"$listed"
   local g
   for g in "${names[@]}"; do
     if [[ $g =~ $GAME_NAME ]]; then games+=("$g"); else echo "skipped a game folder whose name is no game id" >&2; fi
