@@ -10,18 +10,12 @@ CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
 .PHONY: build test check bench validate clean browser cmyk-profile install hostile strace bytepin
 
-# the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts;
-# libseccomp, which the jail of --untrusted loads (generator/jailbridge.py); and libvips, which prepares
-# pictures through pyvips (generator/draw/vipsbridge.py): libvips42t64 since Debian 13, libvips42 before
-SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0 libseccomp2
-VIPSLIB := apt-cache show libvips42t64 >/dev/null 2>&1 && echo libvips42t64 || echo libvips42
+# the system libraries pnp draws with (cairo, Pango, libseccomp, libvips): one list, in .ci/syslibs.sh,
+# which the GitHub Action (action.yml) and the container image (Dockerfile) install too
+SYSLIBS := .ci/syslibs.sh
 
 $(STAMP): pyproject.toml constraints.txt
-	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
-	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0", "seccomp", "vips")) else 1)' || \
-	  { echo "cairo, Pango, libseccomp or libvips is missing; installing $(SYSLIBS) and libvips (Debian/Ubuntu)"; \
-	    (apt-get install -y $(SYSLIBS) $$($(VIPSLIB)) || (apt-get update && apt-get install -y $(SYSLIBS) $$($(VIPSLIB)))) >/dev/null \
-	    || { echo "cannot install $(SYSLIBS) and libvips42 (libvips42t64 since Debian 13)"; exit 1; }; }
+	@PYTHON=$(PYTHON) sh $(SYSLIBS) install
 	$(PYTHON) -m venv $(VENV)
 	@# setuptools' "Editable installation" notice is information about editable installs in general;
 	@# pip compiles one file after another: compileall does it on every core (10 s less here)

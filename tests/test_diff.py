@@ -89,7 +89,9 @@ def test_diff_lists_changes_writes_pictures_and_gates_ci(mini):
     assert "mini: 1 changed since HEAD: a" in result.output and "mini: 1 added since HEAD: d" in result.output
     report = root / "output" / "diff"
     page = (report / "index.html").read_text()
-    assert "mini/a.png" in page and "mini/d.png" in page and "mini/b.png" not in page
+    assert page.count("data:image/png;base64,") == 2 and "<h3 id='mini-a'>a (changed)" in page
+    assert "<h3 id='mini-d'>d (added)" in page and "mini-b" not in page
+    assert sorted(p.name for p in report.rglob("*.png")) == ["a.png", "d.png"]
     picture = Image.open(report / "mini" / "a.png")
     left = picture.crop((0, 0, picture.width // 2, picture.height)).tobytes()
     right = picture.crop((picture.width // 2, 0, picture.width, picture.height)).tobytes()

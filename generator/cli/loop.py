@@ -3,11 +3,13 @@ wired to watch.py, preview.py, changes.py and clean.py, registered on the `pnp`
 group of cli.py."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
 
 from ..errors import InputError
+from ..loop.summary import BESIDE, FORMATS
 from .options import PAPER, _root, build_options, cli, lang_option, limits_options, picture_options, session_for
 
 
@@ -88,40 +90,75 @@ def _run_watch(ctx, games, port, serve, options, limits):
     run_watch(root, names, report, options, session_for(limits, remember=True))
 
 
+def _page_options(command):
+    """`--format` (repeatable), `--pictures-url` and `--no-pictures`, passed on as `page`:
+    (the formats, where the markdown's pictures are: summary.BESIDE, a URL, or None)."""
+    @functools.wraps(command)
+    def with_page(*args, formats, pictures_url, no_pictures, **kwargs):
+        if pictures_url is not None and no_pictures:
+            raise click.UsageError("--pictures-url and --no-pictures: choose one")
+        pictures = None if no_pictures else (pictures_url if pictures_url is not None else BESIDE)
+        return command(*args, page=(tuple(dict.fromkeys(formats)), pictures), **kwargs)
+
+    for option in reversed([
+        click.option("--format", "formats", type=click.Choice(FORMATS), multiple=True, default=("html",),
+                     show_default=True, help="The summary page: index.html with the pictures inside it, or "
+                                             "summary.md with them beside it (repeatable: both)."),
+        click.option("--pictures-url", metavar="URL",
+                     help="markdown: the pictures are at URL/<game>/<component>.png (where CI publishes "
+                          "output/diff/)."),
+        click.option("--no-pictures", is_flag=True,
+                     help="markdown: name each picture's file instead of showing it (a page that cannot show them)."),
+    ]):
+        with_page = option(with_page)
+    return with_page
+
+
 @cli.command()
 @click.argument("ref")
 @click.argument("games", nargs=-1)
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="The output folder (default: output/ in the project); the report goes to its diff/.")
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
+@_page_options
 @lang_option
 @limits_options
 @click.pass_context
-def diff(ctx, ref, games, out_dir, fail_on_change, languages, limits):
+def diff(ctx, ref, games, out_dir, fail_on_change, page, languages, limits):
     """List the components of GAMES (default: every game) whose faces differ from git REF.
 
-    Writes output/diff/index.html and one before/after PNG per changed component (a CI
-    artifact for review). Exit 0, or 1 with --fail-on-change when something changed.
+    Writes a summary to output/diff/ (the validation findings, then each changed component
+    before and after; nothing for a game without either) and one before/after PNG per
+    changed component (a CI artifact for review). Exit 0, or 1 with --fail-on-change when
+    something changed.
     """
     from .. import safefs
     from ..draw.facecache import FaceCache
     from ..errors import OutputError
     from ..exports.files import write_atomic
-    from ..loop.diffreport import diff_games, report_files
+    from ..loop.diffreport import diff_games
+    from ..loop.summary import PAGES, summary_files
+    from ..options import BuildOptions
     from ..pipeline import prepare_output, resolve_games
+    from ..preflight import validate_games
 
+    formats, pictures = page
     root = _root(ctx)
     out_dir = out_dir or root / "output"
     prepare_output(out_dir)
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     session = session_for(limits)
+    asked = tuple(languages) or None
     with session.budget("pnp diff"):   # git runs here: diff is bounded, not jailed
-        diffs = [d for g in resolve_games(root, games)
-                 for d in diff_games(root, g, ref, out_dir, session, cache, tuple(languages) or None)]
+        names = resolve_games(root, games)
+        reports = validate_games(root, names, BuildOptions(languages=asked), session, draw=False).reports
+        diffs = [d for g in names for d in diff_games(root, g, ref, out_dir, session, cache, asked)]
     folder = out_dir / "diff"
     try:
         safefs.remove(out_dir.parent, folder)   # the last report: never through a link
-        for name, data in report_files(diffs, ref).items():
+        pages = {name: data for fmt in formats
+                 for name, data in summary_files(diffs, ref, reports, fmt, pictures).items()}
+        for name, data in pages.items():
             write_atomic(out_dir.parent, folder / name, data)
     except OSError as exc:
         raise OutputError(f"cannot write the diff report to {folder}: {exc.strerror or exc}") from None
@@ -131,7 +168,8 @@ def diff(ctx, ref, games, out_dir, fail_on_change, languages, limits):
         for label, ids in (("changed", d.changed), ("added", d.added), ("removed", d.removed)):
             if ids:
                 click.echo(f"{d.game}: {len(ids)} {label} since {ref}: {', '.join(ids)}")
-    click.echo(f"report: {folder / 'index.html'}")
+    for fmt in formats:
+        click.echo(f"report: {folder / PAGES[fmt]}")
     ctx.exit(1 if fail_on_change and any(d.any for d in diffs) else 0)
 
 

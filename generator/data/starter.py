@@ -25,8 +25,9 @@ SCHEMAS = ("game", "deck", "rules", "translation")
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-def write_schemas(root: Path) -> list[Path]:
-    """Copy pnp's JSON Schemas into `root/schemas/` (only files whose content changed)."""
+def write_schemas(root: Path, only_changed: bool = False) -> list[Path]:
+    """Copy pnp's JSON Schemas into `root/schemas/` (only files whose content changed); returns
+    every schema's path, or (`only_changed`) those that were missing or different."""
     folder = root / "schemas"
     written = []
     with safefs.folder(root, "schemas") as fd:
@@ -39,7 +40,8 @@ def write_schemas(root: Path) -> list[Path]:
                 same = False
             if not same:
                 safefs.write_in(fd, target.name, data)
-            written.append(target)
+            if not (same and only_changed):
+                written.append(target)
     return written
 
 

@@ -4,12 +4,11 @@ In: the project folder, a git ref, the games, the output folder and an optional
 `FaceCache`. Out: a `GameDiff` per game and edition (components changed, added, removed;
 a game of several languages has one per language, named olympians-de...) and, for
 the report, one PNG per changed component (its faces at REF on the left, now on the
-right, fronts above the back) plus an HTML page listing them, as {relative path: bytes}
-for export to write under output/diff/. Only the faces of changed components are drawn.
+right, fronts above the back), which `summary.py` puts on a page. Only the faces of changed
+components are drawn.
 """
 from __future__ import annotations
 
-import html
 import io
 from dataclasses import dataclass, field
 
@@ -97,32 +96,3 @@ def _side_by_side(before: list, after: list) -> bytes:
     out = io.BytesIO()
     sheet.save(out, format="PNG")
     return out.getvalue()
-
-
-def report_files(diffs: list[GameDiff], ref: str) -> dict[str, bytes]:
-    """{path under output/diff/: bytes}: index.html and <game>/<component>.png."""
-    files = {}
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>pnp diff {html.escape(ref)}</title>"
-             "<style>body{font-family:sans-serif;margin:1.5em}img{max-width:100%;border:1px solid #ccc}"
-             "li{margin:.2em 0}</style></head><body>",
-             f"<h1>Components that print differently than at {html.escape(ref)}</h1>"]
-    for d in diffs:
-        parts.append(f"<h2>{html.escape(d.game)}</h2>")
-        if not d.any:
-            parts.append("<p>No component changed.</p>")
-        for label, ids in (("changed", d.changed), ("added", d.added), ("removed", d.removed)):
-            if ids:
-                parts.append(f"<p>{len(ids)} {label}: {html.escape(', '.join(ids))}</p>")
-        for cid, png in d.images.items():
-            name = f"{d.game}/{_safe(cid)}.png"
-            files[name] = png
-            status = "added" if cid in d.added else "changed"
-            parts.append(f"<h3 id='{html.escape(d.game)}-{html.escape(cid)}'>{html.escape(cid)} ({status})</h3>"
-                         f"<img src='{html.escape(name)}' alt='{html.escape(cid)} before and after'>")
-    parts.append("</body></html>\n")
-    files["index.html"] = "".join(parts).encode()
-    return files
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
