@@ -104,28 +104,34 @@ def test_benchmark_pages_render_as_pinned(request):
 
 
 @pytest.mark.slow   # two fresh interpreters draw Olympians cold
-def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path):
+def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path, olympians_build):
     """Olympians drawn in one process and by two drawing workers, each in a fresh interpreter
     (cairo keeps what it resolved for the life of a process: a test process that drew before
-    is no witness). Both stored EB Garamond twice once: the fonts' warm-up asked cairo with
-    other font options than the faces' text. The Arabic edition too: its fonts are loaded
-    when a face first needs them, not by the warm-up."""
+    is no witness) with a hash seed of its own, write the same bytes, and those the run's
+    shared build wrote (a test worker, another seed): nothing may depend on the seed. Both
+    stored EB Garamond once: the fonts' warm-up asked cairo with other font options than the
+    faces' text. The Arabic and Japanese editions too: their fonts are loaded when a face
+    first needs them, not by the warm-up."""
     script = ("import sys; from pathlib import Path; from generator.draw import fonts; "
               "from generator.pipeline import build; from generator.session import Session; "
               "from generator.options import BuildOptions; "
               "out = Path(sys.argv[1]); fonts.activate(out / '.cache'); "
-              "build(Path(sys.argv[2]), ['olympians'], BuildOptions(papers=('a4',), out_dir=out, languages=('en', 'ar')), "
-              "session=Session(jobs=int(sys.argv[3])))")
+              "build(Path(sys.argv[2]), ['olympians'], BuildOptions(papers=('a4',), out_dir=out, "
+              "languages=tuple(sys.argv[4].split(','))), session=Session(jobs=int(sys.argv[3])))")
     env = {k: v for k, v in os.environ.items() if k not in ("PNP_FONTCONFIG_ACTIVE", "FONTCONFIG_FILE")}
     written = []
-    for jobs in (1, 2):
+    for jobs, languages in ((1, "en,ar,ja"), (2, "en,ar")):
         out = tmp_path / f"jobs-{jobs}"
-        subprocess.run([sys.executable, "-c", script, str(out), str(ROOT), str(jobs)], check=True, env=env,
-                       capture_output=True, cwd=ROOT)
-        written.append({p.name: p.read_bytes() for p in (out / "olympians").iterdir() if p.suffix == ".pdf"})
-    assert written[0].keys() == {"olympians-sheets-a4.pdf", "olympians-rulebook-a4.pdf", "olympians-ar-sheets-a4.pdf",
-                                 "olympians-ar-rulebook-a4.pdf"}
-    assert written[0] == written[1]
+        subprocess.run([sys.executable, "-c", script, str(out), str(ROOT), str(jobs), languages], check=True,
+                       env={**env, "PYTHONHASHSEED": str(jobs)}, capture_output=True, cwd=ROOT)
+        written.append({p.name: p.read_bytes() for p in (out / "olympians").iterdir() if p.suffix in (".pdf", ".svg")})
+    assert written[1].keys() == {f"olympians{ed}-{kind}-a4.{ext}" for ed in ("", "-ar")
+                                 for kind, ext in (("sheets", "pdf"), ("rulebook", "pdf"), ("cut", "svg"))}
+    assert written[0].keys() == written[1].keys() | {f"olympians-ja-{kind}-a4.{ext}" for kind, ext in
+                                                     (("sheets", "pdf"), ("rulebook", "pdf"), ("cut", "svg"))}
+    assert written[1] == {name: written[0][name] for name in written[1]}
+    for name, data in written[0].items():
+        assert data == (olympians_build / name).read_bytes(), name
     with pikepdf.open(io.BytesIO(written[0]["olympians-sheets-a4.pdf"])) as pdf:
         names = [str(o.FontName).split("+")[-1] for o in pdf.objects
                  if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/FontDescriptor"]

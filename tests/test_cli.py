@@ -59,24 +59,6 @@ def test_failed_build_leaves_previous_files_intact(project, old, new, needle):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
-@pytest.mark.slow   # a fresh process draws Olympians cold
-def test_builds_in_separate_processes_are_byte_identical(tmp_path, olympians_build):
-    """Hash seeds differ between processes; nothing in the output may depend on them: a
-    fresh process with its own seed writes what the run's shared build (a test worker,
-    another seed) wrote."""
-    out = tmp_path / "again"
-    env = {**os.environ, "PYTHONHASHSEED": "1"}
-    env.pop("PNP_FONTCONFIG_ACTIVE", None)
-    env.pop("FONTCONFIG_FILE", None)
-    pnp = os.path.join(os.path.dirname(sys.executable), "pnp")
-    subprocess.run([pnp, "--root", str(REPO), "build", "olympians", "--paper", "a4", "--lang", "en", "--output", str(out)],
-                   check=True, env=env, capture_output=True)
-    written = sorted(p.name for p in (out / "olympians").iterdir() if p.name != "manifest.json")
-    assert written == ["olympians-cut-a4.svg", "olympians-rulebook-a4.pdf", "olympians-sheets-a4.pdf"]
-    for name in written:
-        assert (out / "olympians" / name).read_bytes() == (olympians_build / name).read_bytes(), name
-
-
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_build_gate_refuses_a_deck_that_breaks_its_rules(project):
     edit(project / "cards/olympians/playing-cards.yaml",
@@ -107,7 +89,7 @@ def test_manifest_lists_every_file(olympians_build):
 
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_one_paper_keeps_the_other_listed(project):
-    assert run(project, "build", "olympians", "--lang", "en").exit_code == 0
+    assert run(project, "build", "olympians", "--paper", "a4", "--lang", "en").exit_code == 0
     assert run(project, "build", "olympians", "--paper", "letter", "--lang", "en").exit_code == 0
     manifest = json.loads((project / "output/olympians/manifest.json").read_text())
     papers = {f["paper"] for f in manifest["files"] if f["kind"] == "sheets"}

@@ -23,7 +23,7 @@ def validate(root, *args):
 
 # ---- 1. every file a build reads resolves inside the project -----------------------------------
 
-@pytest.mark.slow
+@pytest.mark.usefixtures("warm_project")   # the fronts still drawn are drawn already
 def test_an_include_through_a_symlinked_folder_is_refused(project):
     os.symlink("/etc", project / "templates" / "olympians" / "sys")
     edit(project / "templates" / "olympians" / "back.svg.j2", "</svg>", '{% include "sys/hostname" %}</svg>')

@@ -170,18 +170,20 @@ def test_a_picture_libvips_reads_otherwise_than_its_header_is_refused():
 
 @pytest.mark.slow   # starts pnp in fresh processes
 @needs_walls
-@pytest.mark.parametrize("jobs", [1, 2])   # 1: drawn in the build's process (by libvips' helper); 2: by workers
-def test_an_untrusted_build_prepares_pictures_by_libvips_in_the_jail(tmp_path, jobs):
+def test_an_untrusted_build_prepares_pictures_by_libvips_in_the_jail(tmp_path):
+    """On one core (drawn in the build's process, by libvips' helper) and on two (by the
+    drawing workers), in the jail: the bytes of a trusted build."""
     art = {"big.jpg": jpeg(smooth(61, (1200, 900))), "big.png": _alpha_png(), "photo.jpg": jpeg(smooth(62)),
            "tiny.png": png(smooth(63, (80, 60))), "background.jpg": jpeg(smooth(64, (900, 1200))),
            "cmyk.jpg": cmyk_jpeg(smooth(65, (900, 700)))}
     names = sorted(art)
     built = {}
-    for mode in ("--trusted", "--untrusted=strict"):
-        root = art_game(tmp_path / mode.strip("-"), {f"c{i}": names[i % len(names)] for i in range(24)}, art)
+    for mode, jobs in (("--trusted", 1), ("--untrusted=strict", 1), ("--untrusted=strict", 2)):
+        root = art_game(tmp_path / f"{mode.strip('-')}-{jobs}", {f"c{i}": names[i % len(names)] for i in range(24)},
+                        art)
         done = pnp(root, "build", "pics", "--paper", "a4", mode, "--memory-limit", "1G", "--timings",
                    prelude=f"import generator.session\ngenerator.session.usable_cpus = lambda: {jobs}")
         assert done.returncode == 0, done.stderr[-2000:]
         assert f"pictures prepared by {vipsbridge.version()}" in done.stderr
-        built[mode] = (root / "output" / "pics" / "pics-sheets-a4.pdf").read_bytes()
-    assert built["--trusted"] == built["--untrusted=strict"]   # the same bytes in the jail
+        built[mode, jobs] = (root / "output" / "pics" / "pics-sheets-a4.pdf").read_bytes()
+    assert len(set(built.values())) == 1   # the same bytes in the jail, on one core or two

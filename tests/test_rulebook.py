@@ -148,13 +148,13 @@ def test_jinja_error_names_file_and_line(project):
     n = next(i for i, line in enumerate(lines) if line.startswith("# Setup"))
     lines.insert(n + 1, "Deal {{ data.tables.no_such_table }} cards.")
     path.write_text("\n".join(lines) + "\n")
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en", "--paper", "a4")
     assert result.exit_code == 2
     assert f"cards/olympians/rulebook.md:{n + 2}:" in result.output
     assert "no_such_table" in result.output and "Traceback" not in result.output
     lines[n + 1] = "Deal {{ data.tables.target_vp }"
     path.write_text("\n".join(lines) + "\n")
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en", "--paper", "a4")
     assert result.exit_code == 2
     assert f"cards/olympians/rulebook.md:{n + 2}: template syntax error" in result.output
 
@@ -162,7 +162,7 @@ def test_jinja_error_names_file_and_line(project):
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_figure_of_unknown_card_is_an_error(project):
     edit(project / "cards/olympians/rulebook.md", "](card:helmets-5)", "](card:helmets-9)")
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en", "--paper", "a4")
     assert result.exit_code == 2
     assert re.search(r"cards/olympians/rulebook.md:\d+: figure names unknown card 'helmets-9'", result.output)
 
@@ -170,7 +170,7 @@ def test_figure_of_unknown_card_is_an_error(project):
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_character_missing_from_the_font_is_an_error(project):
     edit(project / "cards/olympians/rulebook.md", "# Strategy Tips", "# Strategy Tips ☃")
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en", "--paper", "a4")
     assert result.exit_code == 2
     assert re.search(r"cards/olympians/rulebook.md:\d+: character '☃' \(U\+2603 SNOWMAN\) is not in font "
                      r"EBGaramond12-Regular", result.output)
@@ -299,12 +299,12 @@ def test_a_die_is_pictured_by_each_of_its_faces(all_builds):
     assert chips and all(p["w_mm"] <= 22.01 for p in chips)  # round chips: 22 mm, pictured at most so
 
 
-@pytest.mark.slow
+@pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
 def test_components_figure_leaves_out_only_decks_that_exist(project):
     """`components:-board` leaves a deck out of the component list (it has a figure of its
     own); naming no deck, or a deck without the minus, is an error naming the line."""
     edit(project / "cards/olympians/rulebook.md", "](components:)", "](components:-refernce)")
-    result = run(project, "build", "olympians")
+    result = run(project, "build", "olympians", "--lang", "en", "--paper", "a4")
     assert result.exit_code == 2
     assert re.search(r"cards/olympians/rulebook.md:\d+: 'components:' takes decks to leave out, as -refernce; "
                      r"'-refernce' is no deck", result.output), result.output

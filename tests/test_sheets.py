@@ -215,10 +215,12 @@ def test_faces_are_stored_once(olympians_build):
     assert len(forms) == 1  # nine copies of the shared back: one form
 
 
-def test_two_builds_are_byte_identical(tmp_path, olympians_build):
+def test_two_builds_are_byte_identical(tmp_path, olympians_build, warm):
     """A second build of Olympians (both papers; the English and French editions) writes what
-    the run's shared build wrote (tests/test_editions.py rebuilds the Japanese and Arabic)."""
-    out = tmp_path / "again"
+    the run's shared build wrote: its sheets and books laid out again, its faces those the
+    shared build drew (tests/test_cache.py draws them again in a test process, tests/test_bytes.py
+    in fresh processes, the Arabic and Japanese editions too)."""
+    out = warm(tmp_path / "again")
     assert run(REPO, "build", "olympians", "--lang", "en", "--lang", "fr", "--output", str(out)).exit_code == 0
     outs = [olympians_build, out / "olympians"]
     names = sorted(p.name for p in outs[1].iterdir() if p.name != "manifest.json")
