@@ -47,7 +47,7 @@ def test_exact_odds_agree_with_brute_force_on_200_random_decks():
         dist = {(0,) * len(tests): 1.0}
         for deck, n in zip(decks, drawn):
             dist = convolve(dist, hand_distribution(_classes(deck, tests), n))
-        exact = chance(dist, lambda ks: all(ok(k) for k, (_, ok) in zip(ks, conditions)))
+        exact = chance(dist, lambda ks, cs=conditions: all(ok(k) for k, (_, ok) in zip(ks, cs)))
         # brute force: every hand of positions from each deck, equally likely
         hands = list(itertools.product(*(itertools.combinations(range(len(d)), n) for d, n in zip(decks, drawn))))
         good = sum(all(ok(sum(t(decks[i][j]) for i, part in enumerate(hand) for j in part)) for t, ok in conditions)
@@ -63,18 +63,20 @@ def test_deal_odds_agree_with_brute_force():
         hands = rng.randint(1, 3)
         per_hand = rng.randint(1, pool // hands)
         least, most = rng.randint(0, 2), rng.choice((None, 1, 2))
-        good = total = 0
+        deals = list(_deals(list(range(pool)), hands, per_hand, matching))   # every deal equally likely
+        good = sum(all(least <= k and (most is None or k <= most) for k in counts) for counts in deals)
+        assert abs(every_hand(pool, matching, hands, per_hand, least, most) - good / len(deals)) <= 1e-9
 
-        def deal(left, counts):   # every deal equally likely: each hand a combination of what is left
-            nonlocal good, total
-            if len(counts) == hands:
-                total += 1
-                good += all(least <= k and (most is None or k <= most) for k in counts)
-                return
-            for hand in itertools.combinations(left, per_hand):
-                deal([c for c in left if c not in hand], [*counts, sum(c < matching for c in hand)])
-        deal(list(range(pool)), [])
-        assert abs(every_hand(pool, matching, hands, per_hand, least, most) - good / total) <= 1e-9
+
+def _deals(left, hands, per_hand, matching):
+    """The matching cards (numbered below `matching`) in each hand, for every deal: each hand a
+    combination of the cards left."""
+    if hands == 0:
+        yield []
+        return
+    for hand in itertools.combinations(left, per_hand):
+        for rest in _deals([c for c in left if c not in hand], hands - 1, per_hand, matching):
+            yield [sum(c < matching for c in hand), *rest]
 
 
 def test_pack_odds_agree_with_brute_force():
@@ -92,10 +94,13 @@ def test_monte_carlo_lies_within_three_standard_errors_and_is_seeded():
         deck = _deck(rng, 9)
         test, ok = _condition(rng)
         n = rng.randint(1, min(5, len(deck)))
-        exact = chance(hand_distribution(_classes(deck, [test]), n), lambda ks: ok(ks[0]))
-        est = monte_carlo([deck], [n], lambda hand: ok(sum(test(c) for c in hand)), 4000, seed=11)
+        exact = chance(hand_distribution(_classes(deck, [test]), n), lambda ks, ok=ok: ok(ks[0]))
+
+        def holds(hand, test=test, ok=ok):
+            return ok(sum(test(c) for c in hand))
+        est = monte_carlo([deck], [n], holds, 4000, seed=11)
         assert abs(est.p - exact) <= est.bound, (est, exact)
-        assert est == monte_carlo([deck], [n], lambda hand: ok(sum(test(c) for c in hand)), 4000, seed=11)
+        assert est == monte_carlo([deck], [n], holds, 4000, seed=11)
         assert "3 standard errors" in est.describe() and Estimate(exact).describe().endswith("(exact)")
     compile_expr("length(it)")  # the rules' JMESPath is what `holds` is written in
 

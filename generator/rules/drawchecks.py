@@ -22,8 +22,11 @@ WHERE = {"type": "string", "description": "JMESPath over one card (its fields, o
 CONDITION = {"type": "object", "required": ["where"], "additionalProperties": False,
              "properties": {"where": WHERE, "at_least": COUNT, "at_most": COUNT, "exactly": COUNT}}
 CARDS = {"type": "array", "items": {"type": "object"}, "description": "a list of cards"}
+ASIDE = {"type": "object", "required": ["where", "cards"], "additionalProperties": False,
+         "properties": {"where": WHERE, "cards": NUMBER},
+         "description": "cards taken out before the draw (a starting roster): that many of those meeting `where`"}
 DRAW = {"type": "object", "required": ["from", "cards"], "additionalProperties": False,
-        "properties": {"from": SELECTION, "cards": NUMBER}}
+        "properties": {"from": SELECTION, "cards": NUMBER, "set_aside": ASIDE}}
 BOUNDS = {"p_min": PROBABILITY, "p_max": PROBABILITY}
 CONDITIONS = {"where": WHERE, "at_least": COUNT, "at_most": COUNT, "exactly": COUNT,
               "all": {"type": "array", "items": CONDITION, "minItems": 1,
@@ -88,16 +91,42 @@ def _judge(args: dict, estimate: Estimate, asked: str, fields: dict | None = Non
                       note=f"{estimate.describe()} that {asked}; the rule asks {expected}")
 
 
-def _draws(ctx, args: dict) -> list[tuple[list, int]]:
+WHOLE = {"type": "integer", "minimum": 0, "description": "a whole number of cards"}
+
+
+def _draws(ctx, args: dict) -> list[tuple[list, int, dict | None]]:
+    """Each draw: (the cards it is drawn from, how many, what is set aside first or None)."""
     draws = args["draw"] if isinstance(args["draw"], list) else [args["draw"]]
     out = []
     for i, d in enumerate(draws):
         cards = selected(ctx, d, "from", CARDS)
-        n = selected(ctx, d, "cards", {"type": "integer", "minimum": 0, "description": "a whole number of cards"})
-        if n > len(cards):
-            raise ValueError(f"draw {i + 1} takes {n} cards from {len(cards)}")
-        out.append((cards, n))
+        n = selected(ctx, d, "cards", WHOLE)
+        aside = d.get("set_aside")
+        if aside is not None:
+            aside = {"where": aside["where"], "cards": selected(ctx, aside, "cards", WHOLE)}
+        if n + (aside["cards"] if aside else 0) > len(cards):
+            raise ValueError(f"draw {i + 1} takes {n} cards (and sets aside {aside['cards'] if aside else 0}) "
+                             f"from {len(cards)}")
+        out.append((cards, n, aside))
     return out
+
+
+def _set_aside(ctx, classes: list[tuple[int, Counts]], cards: list, tests: list, aside: dict, i: int):
+    """The pool's classes once `aside` is taken out. Exact only when every card it may take
+    counts alike for the rule (which of them go then does not matter).
+
+    :raises ValueError: the cards set aside differ in what the rule counts, or are too few."""
+    test = _matcher(ctx, aside["where"])
+    sigs = {tuple(int(t(card)) for t in tests) for card in cards if test(card)}
+    if len(sigs) > 1:
+        raise ValueError(f"draw {i + 1}: the cards set aside ({aside['where']}) differ in what the rule counts, "
+                         "so the odds depend on which go: narrow its `where`")
+    had = {sig: n for n, sig in classes}
+    sig = next(iter(sigs), None)
+    if aside["cards"] and (sig is None or had[sig] < aside["cards"]):
+        raise ValueError(f"draw {i + 1} sets aside {aside['cards']} cards where {aside['where']}; "
+                         f"there are {0 if sig is None else had[sig]}")
+    return [(n - (aside["cards"] if s == sig else 0), s) for n, s in classes]
 
 
 @register("draw_odds", required=("draw",), args={
@@ -113,13 +142,15 @@ def draw_odds(ctx, args) -> Iterable[Failure]:
     draws = _draws(ctx, args)
     conditions = _conditions(args)
     if "holds" in args:
+        if any(aside for _, _, aside in draws):
+            raise ValueError("set_aside goes with `where`/`all` (exact), not with `holds`")
         holds = compile_expr(args["holds"])
         tests = [(_matcher(ctx, c["where"]), c) for c in conditions]
 
         def meets(hand: list) -> bool:
             return all(_ok(sum(t(card) for card in hand), c) for t, c in tests) and \
                 bool(search(holds, {**ctx.gd.doc, "it": hand}))
-        estimate = monte_carlo([cards for cards, _ in draws], [n for _, n in draws], meets,
+        estimate = monte_carlo([cards for cards, _, _ in draws], [n for _, n, _ in draws], meets,
                                args.get("samples", SAMPLES), args.get("seed", 0))
         asked = " and ".join([args["holds"], *(_asked(c) for c in conditions)])
     else:
@@ -127,8 +158,11 @@ def draw_odds(ctx, args) -> Iterable[Failure]:
             raise ValueError("draw_odds needs `where` (with at_least, at_most or exactly), `all`, or `holds`")
         tests = [_matcher(ctx, c["where"]) for c in conditions]
         dist: dict[Counts, float] = {(0,) * len(tests): 1.0}
-        for cards, n in draws:
-            dist = convolve(dist, hand_distribution(_classes(cards, tests), n))
+        for i, (cards, n, aside) in enumerate(draws):
+            classes = _classes(cards, tests)
+            if aside:
+                classes = _set_aside(ctx, classes, cards, tests, aside, i)
+            dist = convolve(dist, hand_distribution(classes, n))
         estimate = Estimate(chance(dist, lambda counts: all(_ok(k, c) for k, c in zip(counts, conditions))))
         asked = " and ".join(_asked(c) for c in conditions)
     yield from _judge(args, estimate, f"a hand holds {asked}")
@@ -142,7 +176,7 @@ SLOT = {"type": "object", "required": ["cards"], "additionalProperties": False, 
 
 @register("pack_odds", required=("from", "slots"), args={
     "from": SELECTION, "slots": {"type": "array", "items": SLOT, "minItems": 1},
-    **CONDITIONS, **BOUNDS, "mean_min": {"type": "number"}, "mean_max": {"type": "number"}})
+    **CONDITIONS, **BOUNDS, "mean_min": NUMBER, "mean_max": NUMBER})
 def pack_odds(ctx, args) -> Iterable[Failure]:
     """A booster pack of slots: each card of a slot picks a value of `by` (a rarity) by its
     weight, then a printed card of that value at random (with replacement, as from a print
@@ -159,9 +193,9 @@ def pack_odds(ctx, args) -> Iterable[Failure]:
         one = _slot_card(cards, slot, tests, i)
         mean += slot["cards"] * math.fsum(p for sig, p in one.items() if sig[0])
         dist = convolve(dist, repeated(one, slot["cards"]))
-    lo, hi = args.get("mean_min", -math.inf), args.get("mean_max", math.inf)
+    lo, hi = _mean_bounds(ctx, args)
     if not lo <= mean <= hi:
-        expected = " and ".join([f"at least {lo}"] * ("mean_min" in args) + [f"at most {hi}"] * ("mean_max" in args))
+        expected = _between(args, lo, hi)
         yield Failure(round(mean, 6), f"mean {expected}", None, fields={"mean": round(mean, 6)},
                       note=f"a pack holds {mean:.4f} cards where {conditions[0]['where']} on average (exact); "
                            f"the rule asks {expected}")
@@ -203,7 +237,7 @@ def _slot_card(cards: list, slot: dict, tests: list, i: int) -> dict[Counts, flo
     "cards": {"type": ["string", "integer"], "description": "a row's key holding the cards per hand, or a number"},
     "where": WHERE, "each_at_least": COUNT, "each_at_most": COUNT, **BOUNDS,
     "sum": {"type": "string", "description": "a card's numeric field: its expected total in one hand"},
-    "mean_min": {"type": "number"}, "mean_max": {"type": "number"}})
+    "mean_min": NUMBER, "mean_max": NUMBER})
 def deal_odds(ctx, args) -> Iterable[Failure]:
     """A dealing scheme, one deal per row of a table (players, hands, cards per hand): the
     probability that EVERY hand holds each_at_least..each_at_most cards meeting `where` lies
@@ -220,13 +254,18 @@ def deal_odds(ctx, args) -> Iterable[Failure]:
         total = math.fsum(values)
     for row in rows:
         hands, per_hand = _row_number(row, args.get("hands", "hands")), _row_number(row, args.get("cards", "cards"))
+        if hands * per_hand > len(cards):
+            yield Failure(hands * per_hand, f"at most {len(cards)} cards dealt", None, fields=dict(row),
+                          note=f"{hands} hands of {per_hand} need {hands * per_hand} cards; "
+                               f"the deck holds {len(cards)}")
+            continue
         if "sum" in args:
             mean, what = per_hand * total / len(cards), f"{args['sum']} in a hand"
         else:
             mean, what = per_hand * matching / len(cards), f"cards where {args['where']} in a hand"
-        lo, hi = args.get("mean_min", -math.inf), args.get("mean_max", math.inf)
+        lo, hi = _mean_bounds(ctx, args)
         if not lo <= mean <= hi:
-            expected = " and ".join([f"at least {lo}"] * ("mean_min" in args) + [f"at most {hi}"] * ("mean_max" in args))
+            expected = _between(args, lo, hi)
             yield Failure(round(mean, 6), f"mean {expected}", None, fields={**row, "mean": round(mean, 6)},
                           note=f"{hands} hands of {per_hand}: {mean:.4f} {what} on average (exact); the rule asks "
                                f"{expected}")
@@ -236,6 +275,16 @@ def deal_odds(ctx, args) -> Iterable[Failure]:
             span = f"at least {least}" if most is None else f"{least}..{most}"
             yield from _judge(args, Estimate(p), f"every one of {hands} hands of {per_hand} holds {span} where "
                                                  f"{args['where']}", fields=row)
+
+
+def _between(args: dict, lo: float, hi: float) -> str:
+    return " and ".join([f"at least {lo}"] * ("mean_min" in args) + [f"at most {hi}"] * ("mean_max" in args))
+
+
+def _mean_bounds(ctx, args: dict) -> tuple[float, float]:
+    number = {"type": "number", "description": "a number"}
+    return (selected(ctx, args, "mean_min", number) if "mean_min" in args else -math.inf,
+            selected(ctx, args, "mean_max", number) if "mean_max" in args else math.inf)
 
 
 def _row_number(row: dict, key) -> int:
