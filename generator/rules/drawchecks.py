@@ -8,6 +8,8 @@ finding carries the rules file and the rule's line). The arithmetic is `odds.py`
 """
 from __future__ import annotations
 
+import functools
+import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -133,7 +135,7 @@ def _set_aside(ctx, classes: list[tuple[int, Counts]], cards: list, tests: list,
     "draw": {"anyOf": [DRAW, {"type": "array", "items": DRAW, "minItems": 1}],
              "description": "{from: cards, cards: N}, or a list of them (a hand drawn from several decks)"},
     **CONDITIONS, **BOUNDS,
-    "holds": {"type": "string", "description": "JMESPath over the hand as `it` (no closed form: Monte Carlo)"},
+    "holds": {"type": "string", "description": "JMESPath over the hand as `it`, the hand only (Monte Carlo)"},
     "samples": {"type": "integer", "minimum": 100, "maximum": 1000000}, "seed": {"type": "integer"}})
 def draw_odds(ctx, args) -> Iterable[Failure]:
     """The probability that a hand drawn at random (without replacement, from one deck or
@@ -144,14 +146,11 @@ def draw_odds(ctx, args) -> Iterable[Failure]:
     if "holds" in args:
         if any(aside for _, _, aside in draws):
             raise ValueError("set_aside goes with `where`/`all` (exact), not with `holds`")
-        holds = compile_expr(args["holds"])
-        tests = [(_matcher(ctx, c["where"]), c) for c in conditions]
-
-        def meets(hand: list) -> bool:
-            return all(_ok(sum(t(card) for card in hand), c) for t, c in tests) and \
-                bool(search(holds, {**ctx.gd.doc, "it": hand}))
-        estimate = monte_carlo([cards for cards, _, _ in draws], [n for _, n, _ in draws], meets,
-                               args.get("samples", SAMPLES), args.get("seed", 0))
+        pools = json.dumps([[cards for cards, _, _ in draws], [n for _, n, _ in draws]], sort_keys=True,
+                           default=str)
+        estimate = _monte_carlo(pools, args["holds"], json.dumps(conditions, sort_keys=True),
+                                args.get("samples", SAMPLES), args.get("seed", 0),
+                                (args.get("p_min", 0.0), args.get("p_max", 1.0)))
         asked = " and ".join([args["holds"], *(_asked(c) for c in conditions)])
     else:
         if not conditions:
@@ -166,6 +165,23 @@ def draw_odds(ctx, args) -> Iterable[Failure]:
         estimate = Estimate(chance(dist, lambda counts: all(_ok(k, c) for k, c in zip(counts, conditions))))
         asked = " and ".join(_asked(c) for c in conditions)
     yield from _judge(args, estimate, f"a hand holds {asked}")
+
+
+@functools.lru_cache(maxsize=64)
+def _monte_carlo(pools: str, holds: str, conditions: str, samples: int, seed: int,
+                 decide: tuple[float, float]) -> Estimate:
+    """The Monte Carlo estimate of `holds` (JMESPath over the hand as `it`) and `conditions` on
+    hands drawn from `pools` (JSON: [[cards of each draw], [cards drawn]]): a pure function of
+    its arguments, so a pool met again (the same cards, another rule of a mutated game) is not
+    sampled twice in one process."""
+    cards, drawn = json.loads(pools)
+    compiled = compile_expr(holds)
+    tests = [(_matcher(None, c["where"]), c) for c in json.loads(conditions)]
+
+    def meets(hand: list) -> bool:
+        return all(_ok(sum(t(card) for card in hand), c) for t, c in tests) and \
+            bool(search(compiled, {"it": hand}))
+    return monte_carlo(cards, drawn, meets, samples, seed, decide)
 
 
 SLOT = {"type": "object", "required": ["cards"], "additionalProperties": False, "properties": {

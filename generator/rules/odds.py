@@ -119,18 +119,41 @@ def every_hand(pool: int, matching: int, hands: int, per_hand: int, least: int, 
     return ways / math.comb(pool, matching)
 
 
+BATCH = 500   # a Monte Carlo run looks at its estimate after every this many draws (at least two batches)
+
+
 def monte_carlo(pools: Sequence[Sequence], drawn: Sequence[int], holds: Callable[[list], bool],
-                samples: int, seed: int) -> Estimate:
+                samples: int, seed: int, decide: tuple[float, float] | None = None) -> Estimate:
     """Estimate P(`holds(hand)`), a hand being `drawn[i]` cards from each of `pools` (seeded:
     the same estimate every run). The bound is `SIGMAS` standard errors of the estimate (at
-    least that of one success in `samples`, so a probability estimated as 0 or 1 has one)."""
+    least that of one success in the draws made, so a probability estimated as 0 or 1 has one).
+
+    :param decide: (low, high): stop before `samples` draws once the estimate with its bound
+        lies wholly inside low..high or wholly outside it (checked every BATCH draws, from
+        the second): the verdict is then settled, and the bound stated is that of the draws made.
+    """
     rng = random.Random(seed)
-    hits = 0
-    for _ in range(samples):
-        hand: list = []
-        for pool, n in zip(pools, drawn):
-            hand.extend(rng.sample(pool, n))
-        hits += bool(holds(hand))
-    p = hits / samples
-    spread = max(p * (1 - p), (1 - 1 / samples) / samples)
-    return Estimate(p, SIGMAS * math.sqrt(spread / samples), samples, seed)
+    hits = made = 0
+    while made < samples:
+        for _ in range(min(BATCH, samples - made)):
+            hand: list = []
+            for pool, n in zip(pools, drawn):
+                hand.extend(rng.sample(pool, n))
+            hits += bool(holds(hand))
+            made += 1
+        estimate = _estimate(hits, made, seed)
+        if decide is not None and made >= 2 * BATCH and _settled(estimate, *decide):
+            break
+    return _estimate(hits, made, seed)
+
+
+def _estimate(hits: int, made: int, seed: int) -> Estimate:
+    p = hits / made
+    spread = max(p * (1 - p), (1 - 1 / made) / made)
+    return Estimate(p, SIGMAS * math.sqrt(spread / made), made, seed)
+
+
+def _settled(e: Estimate, low: float, high: float) -> bool:
+    inside = low <= e.p - e.bound and e.p + e.bound <= high
+    outside = e.p + e.bound < low or e.p - e.bound > high
+    return inside or outside

@@ -55,7 +55,8 @@ def declared(game) -> dict:
         known = set(_field_names(decks[deck_id]))
         named = [*(spec.get("fields") or []), *(f for pair in spec.get("cross") or [] for f in pair),
                  *([spec["curve"]] if spec.get("curve") else [])]
-        problems.extend(Problem(file, f"stats: deck '{deck_id}' has no field '{name}' (fields: {', '.join(sorted(known))})",
+        fields = ", ".join(sorted(known))
+        problems.extend(Problem(file, f"stats: deck '{deck_id}' has no field '{name}' (fields: {fields})",
                                 line=getattr(spec, "line", None), field=f"stats.{deck_id}")
                         for name in dict.fromkeys(named) if name not in known)
     collect("in the stats declared", problems)
