@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .data.load import load_game
+from .data.model import Game
 from .exports.files import Artifact, write_game
 from .layout.statsheet import stats_pdf
 from .options import BuildOptions
@@ -20,7 +21,7 @@ from .printing import game_papers
 from .rules.stats import game_stats
 
 
-def games_stats(root: Path, games, session) -> list[tuple[object, dict]]:
+def games_stats(root: Path, games, session) -> list[tuple[Game, dict]]:
     """(the loaded game, its statistics) for each game asked for."""
     out = []
     for game_id in resolve_games(root, list(games)):
@@ -29,7 +30,7 @@ def games_stats(root: Path, games, session) -> list[tuple[object, dict]]:
     return out
 
 
-def write_sheets(root: Path, loaded: list[tuple[object, dict]], options: BuildOptions) -> list[Path]:
+def write_sheets(root: Path, loaded: list[tuple[Game, dict]], options: BuildOptions) -> list[Path]:
     """Each game's stats sheet on each of its papers, written into its output folder."""
     out_dir = options.output(root)
     prepare_output(out_dir)
