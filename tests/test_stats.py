@@ -128,3 +128,30 @@ def test_the_preview_stats_page_follows_a_save(mini):
             'return [...document.querySelectorAll(".curve .bar")].map(b => b.dataset.key + "=" + b.querySelector(".n").textContent)')
         assert curve[0] == "1=2" and curve[-1] == "7=1"
         assert re.search("stats", driver.execute_script("return document.title"))
+
+
+def _docs_blocks() -> dict[str, str]:
+    """docs/stats.md's worked example: {file name: the YAML block after its `cards/quest/<file>`}."""
+    text = (REPO / "docs/stats.md").read_text(encoding="utf-8")
+    example = text.split("## A worked example to copy")[1]
+    return {m.group(1): m.group(2) for m in re.finditer(r"`cards/quest/([\w.]+)`[^`]*?```yaml\n(.*?)```", example, re.S)}
+
+
+def test_the_worked_example_in_the_docs_passes_and_a_lowered_count_fails_at_the_rule(mini):
+    blocks = _docs_blocks()
+    assert set(blocks) == {"game.yaml", "heroes.yaml", "rules.yaml"}
+    root = mini("- {id: a, name: A, text: t}")
+    quest = root / "cards/quest"
+    quest.mkdir()
+    for name, block in blocks.items():
+        (quest / name).write_text(block, encoding="utf-8")
+    (root / "templates/mini").rename(root / "templates/quest")
+    ok = run(root, "validate", "quest", "--no-render")
+    assert ok.exit_code == 0, ok.output
+    shown = (REPO / "docs/stats.md").read_text(encoding="utf-8")
+    assert run(root, "stats", "quest").output.strip() in shown
+    edit(quest / "heroes.yaml", "count: 8,", "count: 2,")
+    failed = run(root, "validate", "quest", "--no-render", "--format", "github")
+    assert failed.exit_code == 1
+    first = failed.output.splitlines()[0]
+    assert first in shown and first.startswith("::error file=cards/quest/rules.yaml,line=23,title=quest/no-rookie-is-rare::")
