@@ -137,3 +137,30 @@ def test_a_lowered_count_trips_the_odds_rule_at_its_line(mini):
     for fmt, needle in (("json", '"line": 2'), ("junit", "rules.yaml:2"), ("text", "rules.yaml:2: error")):
         out = run(root, "validate", "mini", "--no-render", "--format", fmt).output
         assert needle in out and "0.885714" in out, (fmt, out)
+
+
+ROSTER = """rules:
+  - id: market-after-rosters
+    message: "the market shows a Pro too rarely"
+    check: draw_odds
+    args:
+      draw:
+        from: decks.things.printed
+        cards: 2
+        set_aside: {where: "cost == `1`", cards: 2}
+      where: "cost == `3`"
+      at_least: 1
+      p_min: 0.6
+"""
+
+
+def test_cards_set_aside_leave_the_pool_before_the_draw(mini):
+    root = mini("- {id: d, name: D, text: a, cost: 1, count: 4}\n- {id: o, name: O, text: b, cost: 2, count: 4}\n"
+                "- {id: p, name: P, text: c, cost: 3, count: 3}")
+    (root / "cards/mini/rules.yaml").write_text(ROSTER)
+    out = run(root, "validate", "mini", "--no-render")
+    assert out.exit_code == 1 and "P = 0.583333 (exact)" in out.output   # 1 - C(6,2)/C(9,2)
+    # cards set aside that count differently for the rule: which go would change the odds
+    (root / "cards/mini/rules.yaml").write_text(ROSTER.replace('where: "cost == `1`"', 'where: "cost >= `2`"'))
+    out = run(root, "validate", "mini", "--no-render")
+    assert out.exit_code == 2 and "differ in what the rule counts" in out.output

@@ -47,7 +47,7 @@ def stats_pdf(stats: dict, paper: str) -> tuple[bytes, int]:
             story.append(Paragraph(_esc(note), styles["body"]))
         for row in range(0, len(charts), 2):
             pair = charts[row:row + 2]
-            story.append(KeepTogether(Table([pair], colWidths=[width / 2] * len(pair))))
+            story.append(KeepTogether(Table([pair], colWidths=[width / 2] * len(pair), hAlign="LEFT")))
         for cross in deck["cross"]:
             story.append(KeepTogether([Spacer(1, 2 * mm), _cross_table(cross, font, bold, width)]))
     doc.build(story)
@@ -60,6 +60,8 @@ def _deck_charts(deck: dict, width: float, font: str) -> tuple[list, list[str]]:
         if s["kind"] == "number":
             charts.append(_bars(f"{name}: n {s['count']}, sum {s['sum']}, mean {s['mean']}, {s['min']}..{s['max']}",
                                 s["histogram"], width / 2 - 4 * mm, font))
+        elif s["kind"] == "category" and s["distinct"] == s["count"] > 3:   # a name: one value a card
+            notes.append(f"{name}: a different value on each of the {s['count']} cards")
         elif s["kind"] in ("category", "list"):
             charts.append(_bars(f"{name}" + (" (items)" if s["kind"] == "list" else ""), _top(s["tally"]),
                                 width / 2 - 4 * mm, font))
