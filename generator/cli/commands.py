@@ -134,8 +134,9 @@ def validate(ctx, games, fmt, draw, options, limits):
               help="The sheet's paper (default: the game's print: papers, else a4 and letter). Repeatable.")
 @click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the sheet (default: output/ in the project).")
+@untrusted_limits_options
 @click.pass_context
-def stats(ctx, games, fmt, pdf, papers, out_dir):
+def stats(ctx, games, fmt, pdf, papers, out_dir, limits):
     """Deck statistics of GAMES (default: every game): each field's counts, sum, mean, min, max
     and histogram, tallies of categories and of :icons: in text, cross-tables and a cost curve,
     as declared under `stats:` in game.yaml or rules.yaml (default: every field)."""
@@ -146,13 +147,17 @@ def stats(ctx, games, fmt, pdf, papers, out_dir):
     from ..rules.stats import as_csv, as_text
 
     root = _root(ctx)
-    loaded = games_stats(root, games, session_for(None))
+    session = session_for(limits)
+    with session.budget("pnp stats"):
+        loaded = games_stats(root, games, session)
     all_stats = [s for _, s in loaded]
     click.echo({"text": as_text, "csv": as_csv}[fmt](all_stats) if fmt != "json"
                else json.dumps(all_stats, indent=1, ensure_ascii=False), nl=fmt != "csv")
     if pdf:
         options = BuildOptions(papers=tuple(papers) or None, out_dir=out_dir)
-        for path in write_sheets(root, loaded, options):
+        with session.budget("pnp stats --pdf"):
+            written = write_sheets(root, loaded, options)
+        for path in written:
             click.echo(f"wrote {path.relative_to(path.parents[1])}", err=True)
 
 
