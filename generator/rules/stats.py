@@ -83,7 +83,7 @@ def deck_stats(deck, spec: dict) -> dict:
     crosses = [list(pair) for pair in spec.get("cross") or _default_cross(fields)]
     curve = spec.get("curve", _default_curve(fields))
     return {"id": deck.id, "name": deck.name, "designs": len(deck.cards), "copies": len(printed),
-            "fields": fields, "icons": dict(sorted(icons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "fields": fields, "icons": dict(sorted(icons.items(), key=lambda kv: (-kv[1], _order(kv[0])))),
             "cross": [cross_table(printed, a, b) for a, b in crosses],
             "curve": _curve(printed, curve) if curve else None}
 
@@ -122,7 +122,7 @@ def field_stats(values: list) -> dict:
     if all(isinstance(v, list) for v in present):
         items = Counter(_key(i) for v in present for i in v)
         return {"kind": "list", "count": len(present), "items": sum(items.values()),
-                "tally": dict(sorted(items.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "tally": dict(sorted(items.items(), key=lambda kv: (-kv[1], _order(kv[0])))),
                 "lengths": _histogram([len(v) for v in present])}
     tally = Counter(_key(v) for v in present)
     text = all(isinstance(v, str) for v in present) and (len(tally) > max(12, len(present) // 2) or
@@ -131,7 +131,7 @@ def field_stats(values: list) -> dict:
         return {"kind": "text", "count": len(present), "distinct": len(tally),
                 "mean_length": round(sum(len(v) for v in present) / len(present), 1)}
     return {"kind": "category", "count": len(present), "distinct": len(tally),
-            "tally": dict(sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))}
+            "tally": dict(sorted(tally.items(), key=lambda kv: (-kv[1], _order(kv[0]))))}
 
 
 def _key(v) -> str:
