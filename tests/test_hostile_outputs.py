@@ -303,6 +303,9 @@ SELECTING_WRONG = {
     "board_fields": {"quarter": "game.title"},
     "fixed_track_fields": {"quarter": ["HH", "GG"], "pieces": "game.title", "on": ["H"], "enters": ["G"]},
     "enough_alike": {"rows": "game.title", "items": "game.title", "match": ["suit"], "min": 1},
+    "draw_odds": {"draw": {"from": "game.title", "cards": 2}, "where": "cost == `1`", "at_least": 1, "p_min": 0.5},
+    "pack_odds": {"from": "game.title", "slots": [{"cards": 1}], "where": "cost == `1`", "p_min": 0.5},
+    "deal_odds": {"from": "game.title", "rows": "game.title", "where": "cost == `1`", "p_min": 0.5},
 }
 # what the probe tried: AttributeError (`counts` a list), IndexError (`quarter` empty)
 PROBED = [("board_fields", {"quarter": "game.title", "counts": [1, 2]}),

@@ -22,7 +22,7 @@ FLOORS = [
     {"layout"},
     {"rulebook"},
     {"exports"},
-    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing"},
+    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats"},
     {"loop"},
     {"cli", "__main__"},
 ]

@@ -108,6 +108,8 @@ MUTATIONS = {
     "d8-per-team": ("dice-d8.yaml", "name: Red d8,    team: red,", "name: Red d8,    team: blue,"),
     "d6-faces": ("dice.yaml", "team: red,    faces: [1, 2, 3, 4, 5, 6]", "team: red,    faces: [1, 2, 3, 4, 6, 6]"),
     "d8-faces": ("dice-d8.yaml", "team: green,  faces: [1, 2, 3, 4, 5, 6, 7, 8]", "team: green,  faces: [1, 2, 3, 4, 5, 6, 8, 7]"),
+    # ---- odds: a market line of three cards shows two players far less often
+    "opening-market-shows-players": (T, "market_size: 5 ", "market_size: 3 "),
 }
 
 # tests/test_rules.py checks that every rule of every game has a mutation: ours live here.

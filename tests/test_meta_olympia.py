@@ -144,6 +144,9 @@ MUTATIONS = {
     # ---- set-up and scoring
     "starting-purse": ("tables.yaml", "  credits: 3\n  popularity: 1\n", "  credits: 4\n  popularity: 1\n"),
     "final-conversion": ("tables.yaml", "credits_per_prestige: 3", "credits_per_prestige: 4"),
+    # ---- odds: five more Dual Rookies stay in the deck after the rosters (and a player has
+    # only Rookies to look at in the opening market 1.3 times in 100)
+    "opening-market-shows-a-star": ("athletes.yaml", "id: ath-ilse-brandt,", "count: 6, id: ath-ilse-brandt,"),
 }
 
 

@@ -51,7 +51,8 @@ MUTATIONS = {
             ("playing-cards.yaml", "suit: Helmets, rank: 5, favor: 10,", "suit: Helmets, rank: 5, favor: 11,"),
             ("playing-cards.yaml", "suit: Helmets, rank: 6, favor: 11,", "suit: Helmets, rank: 6, favor: 10,"),
         ],
-        "favor-on-most-cards": [
+        # fewer cards with Favor also make a hand without any likelier
+        "favor-on-most-cards": {"also": {"hand-without-favor-is-rare"}, "edits": [
             ("playing-cards.yaml", "rank: 14\n    favor: 3", "rank: 14\n    favor: 0"),
             ("playing-cards.yaml", "rank: 13\n    favor: 3", "rank: 13\n    favor: 0"),
             ("playing-cards.yaml", "rank: 12\n    favor: 3", "rank: 12\n    favor: 0"),
@@ -59,6 +60,18 @@ MUTATIONS = {
             ("playing-cards.yaml", "rank: 10\n    favor: 2", "rank: 10\n    favor: 0"),
             ("playing-cards.yaml", "rank: 9\n    favor: 2", "rank: 9\n    favor: 0"),
             ("playing-cards.yaml", "rank: 6\n    favor: 11", "rank: 6\n    favor: 27"),
+        ]},
+        # three more 1s of Arrows (35 cards): six hands of five then miss an Olympian 1 deal in 3
+        "every-hand-holds-an-olympian": {"edits": [(
+            "playing-cards.yaml", "rank: 1, favor: 0, title: Recruit}\n  - {id: arrows-2",
+            "rank: 1, favor: 0, title: Recruit, count: 4}\n  - {id: arrows-2")], "also": {"deck-size"}},
+        # three Olympians lose their Favor to a fourth (the total stays 120): 15 cards without
+        # Favor, and a hand of five without any comes 1.5 times in 100
+        "hand-without-favor-is-rare": [
+            ("playing-cards.yaml", "rank: 14\n    favor: 3", "rank: 14\n    favor: 0"),
+            ("playing-cards.yaml", "rank: 13\n    favor: 3", "rank: 13\n    favor: 0"),
+            ("playing-cards.yaml", "rank: 12\n    favor: 3", "rank: 12\n    favor: 0"),
+            ("playing-cards.yaml", "rank: 11\n    favor: 3", "rank: 11\n    favor: 12"),
         ],
         "reference-cards": ("reference.yaml", "  - id: contest-play\n",
                             "  - {id: extra, name: Extra, layout: text, heading: More, text: More.}\n"
@@ -154,7 +167,9 @@ MUTATIONS = {
         # the 5-player game dropped from both tables (the Retrofit draws must match the chart)
         "setup-player-counts": [("tables.yaml", "  - {players: 5, dealt: 4,  meteors: 8, zone_draw: 1}\n", ""),
                                 ("tables.yaml", "    - {players: 5, builder: 1, others_each: 1}\n", "")],
-        "setup-deal-fits-deck": ("tables.yaml", "{players: 1, dealt: 10,", "{players: 1, dealt: 100,"),
+        # a deal that does not fit the deck has no odds either
+        "setup-deal-fits-deck": {"edits": [("tables.yaml", "{players: 1, dealt: 10,", "{players: 1, dealt: 100,")],
+                                 "also": {"every-dealt-hand-holds-energy"}},
         "setup-meteors-fit": ("tables.yaml", "meteors: 8,", "meteors: 28,"),
         # the chart's 5 players are pinned by setup-player-counts, the 5 leaders by leader-cards
         "setup-leaders-for-everyone": {"edits": [("leaders.yaml",
@@ -173,6 +188,12 @@ MUTATIONS = {
         # a cited card renamed (the solo list follows, the rulebook does not)
         "advanced-names-cited-by-rules": [("powers.yaml", "name: Universal Aid", "name: Universal Help"),
                                           ("tables.yaml", '"Universal Aid"', '"Universal Help"')],
+        # ---- Odds: one Chemical Energy left of 15 (the counts pinned by the facts fail with it)
+        "solo-opening-hand-builds-a-rocket": {"edits": [("energy.yaml", "count: 15", "count: 1")],
+                                              "also": {"energy-cards", "energy-colours", "resource-deck-size",
+                                                       "every-dealt-hand-holds-energy"}},
+        # five players dealt three cards each
+        "every-dealt-hand-holds-energy": ("tables.yaml", "{players: 5, dealt: 4,", "{players: 5, dealt: 3,"),
         "challenges-cited-by-rules": [("challenges.yaml", "name: War Hawks", "name: Warhawks"),
                                       ("tables.yaml", '"War Hawks"', '"Warhawks"')],
     },

@@ -23,6 +23,8 @@ _.load_bytecode, _.dump_bytecode   # Jinja's BytecodeCache (draw/templates)
 _.daemon_threads, _.handle_error, _.do_GET, _.log_message   # http.server's server and handler (loop/preview)
 _.afterFlowable              # reportlab's DocTemplate (rulebook/book)
 _.getSpaceBefore, _.getSpaceAfter   # reportlab's Flowable (rulebook/pangobook)
+_.categoryNames, _.boxAnchor, _.valueMin, _.valueMax, _.valueStep, _.fillColor, _.strokeColor, _.barLabelFormat, \
+    _.nudge   # reportlab's chart attributes, read when the chart draws (layout/statsheet)
 
 # Arguments a caller passes by position: a signal handler's, a cache's key
 _.signum                     # signal.signal's handler signature (guard)

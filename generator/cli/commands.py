@@ -1,5 +1,5 @@
-"""The commands on one game's files: `pnp build`, `validate`, `list`, `new`, `schema` and
-`pull`, flags wired to the pipeline and the data stage."""
+"""The commands on one game's files: `pnp build`, `validate`, `stats`, `list`, `new`, `schema`
+and `pull`, flags wired to the pipeline and the data stage."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -122,6 +122,43 @@ def validate(ctx, games, fmt, draw, options, limits):
         click.echo(output)
     unreadable = checked.unreadable or any(r.broken for r in checked.reports)
     ctx.exit(2 if unreadable else (0 if all(r.ok for r in checked.reports) else 1))
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
+              help="How the statistics are printed on stdout.")
+@click.option("--pdf", is_flag=True, help="Also write the printable stats sheet, vector charts: "
+                                          "output/<game>/<game>-stats-<paper>.pdf.")
+@click.option("--paper", "papers", type=PAPER, multiple=True,
+              help="The sheet's paper (default: the game's print: papers, else a4 and letter). Repeatable.")
+@click.option("--output", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the sheet (default: output/ in the project).")
+@untrusted_limits_options
+@click.pass_context
+def stats(ctx, games, fmt, pdf, papers, out_dir, limits):
+    """Deck statistics of GAMES (default: every game): each field's counts, sum, mean, min, max
+    and histogram, tallies of categories and of :icons: in text, cross-tables and a cost curve,
+    as declared under `stats:` in game.yaml or rules.yaml (default: every field)."""
+    import json
+
+    from ..deckstats import games_stats, write_sheets
+    from ..options import BuildOptions
+    from ..rules.stats import as_csv, as_text
+
+    root = _root(ctx)
+    session = session_for(limits)
+    with session.budget("pnp stats"):
+        loaded = games_stats(root, games, session)
+    all_stats = [s for _, s in loaded]
+    click.echo({"text": as_text, "csv": as_csv}[fmt](all_stats) if fmt != "json"
+               else json.dumps(all_stats, indent=1, ensure_ascii=False), nl=fmt != "csv")
+    if pdf:
+        options = BuildOptions(papers=tuple(papers) or None, out_dir=out_dir)
+        with session.budget("pnp stats --pdf"):
+            written = write_sheets(root, loaded, options)
+        for path in written:
+            click.echo(f"wrote {path.relative_to(path.parents[1])}", err=True)
 
 
 @cli.command("list")

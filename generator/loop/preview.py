@@ -5,9 +5,11 @@ paper's sheets are in place, and the full one each bump the version). Out: over 
 deck-by-deck grid of every component, fronts beside backs, a search box, a language switch
 for games of several languages, the last build's problems naming file, line and card),
 `/state.json` (what the page draws, every edition of each game, with a `version` that
-grows on every build) and `/face/<draw key>.png` (a face rasterised from
-its drawn PDF page with pypdfium2, so the browser shows exactly what prints). The page
-polls `/state.json` and redraws when the version changes: live reload without a plugin.
+grows on every build), `/stats` (a page of each game's deck statistics, `rules/stats.py`, the
+cards as written: bars, cross-tables and the cost curve) with `/stats.json`, and
+`/face/<draw key>.png` (a face rasterised from
+its drawn PDF page with pypdfium2, so the browser shows exactly what prints). Each page
+polls its JSON and redraws when the version changes: live reload without a plugin.
 Only the standard library's http.server serves it, bound to 127.0.0.1.
 
 A page on another site cannot use it: a request whose Host header is not 127.0.0.1 or
@@ -27,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from ..data.editions import direction_of, languages_of
+from ..errors import InputError
+from ..rules.stats import game_stats
 
 PNG_SCALE = 150 / 72   # 150 dpi: sharp on screen, quick to draw
 IDLE_SECONDS = 15.0    # a connection that sends nothing for this long is closed
@@ -43,6 +47,7 @@ class Preview:
         self.errors: dict[str, list[dict]] = {}
         self.pages: dict[tuple, dict] = {}  # (game, language) -> {draw key: (faces PDF, page)}, last good build
         self.pngs: dict[str, bytes] = {}   # draw key -> PNG, for the faces of the last good builds
+        self.stats: dict[str, dict] = {}   # game -> its deck statistics, of the last good build
 
     def update(self, outcome) -> None:
         with self.lock:
@@ -55,6 +60,9 @@ class Preview:
                         dk: (rendered.faces_pdfs[rendered.page_of[key][0]], rendered.page_of[key][1])
                         for key, dk in rendered.draw_keys.items() if key in rendered.page_of}
                 order = languages_of(outcome.result.editions[0].game.meta)
+                source = next((r.game for r in outcome.result.editions if r.game.language == order[0]), None)
+                if source is not None:   # the cards as written (an edit of a translation leaves them)
+                    self.stats[outcome.game] = _stats(source)
                 editions = [shown[lang] for lang in order if lang in shown]
                 self.games[outcome.game] = {"id": outcome.game, "seconds": round(outcome.seconds, 3),
                                             "languages": [e["lang"] for e in editions], "editions": editions}
@@ -72,6 +80,10 @@ class Preview:
             return {"version": self.version, "games": list(self.games.values()),
                     "errors": [{"game": g, "problems": ps} for g, ps in sorted(self.errors.items())]}
 
+    def stats_state(self) -> dict:
+        with self.lock:
+            return {"version": self.version, "games": [self.stats[g] for g in sorted(self.stats)]}
+
     def png(self, draw_key: str) -> bytes | None:
         with self.lock:
             if draw_key in self.pngs:
@@ -83,6 +95,15 @@ class Preview:
         with self.lock:
             self.pngs[draw_key] = data
         return data
+
+
+def _stats(game) -> dict:
+    """A game's statistics for the stats page; a `stats:` declaration it cannot follow is
+    shown there (naming the file) instead."""
+    try:
+        return game_stats(game)
+    except InputError as exc:
+        return {"game": game.id, "title": game.title, "decks": [], "error": str(exc)}
 
 
 def _snapshot(rendered) -> dict:
@@ -166,6 +187,10 @@ def serve(preview: Preview, port: int = 8000, idle_seconds: float = IDLE_SECONDS
                 self._send(200, "text/html; charset=utf-8", PAGE.encode())
             elif path == "/state.json":
                 self._send(200, "application/json", json.dumps(preview.state()).encode())
+            elif path == "/stats":
+                self._send(200, "text/html; charset=utf-8", STATS_PAGE.encode())
+            elif path == "/stats.json":
+                self._send(200, "application/json", json.dumps(preview.stats_state()).encode())
             elif path.startswith("/face/") and path.endswith(".png"):
                 data = preview.png(Path(path).stem)
                 if data is None:
@@ -210,6 +235,7 @@ h2{margin:1em 1em .2em} h3{margin:.8em 1em .3em;font-weight:600}
 </style></head>
 <body><header><strong>pnp preview</strong><input id="search" type="search" placeholder="Search cards" autofocus>
 <select id="lang" class="hidden" title="Language of the editions shown"></select>
+<a href="/stats" style="color:#fff">stats</a>
 <span id="status">connecting...</span></header>
 <div id="errors"></div><main id="games"></main>
 <script>
@@ -261,6 +287,73 @@ async function poll(){
 }
 document.getElementById("search").addEventListener("input", filter);
 document.getElementById("lang").addEventListener("change", e => { lang = e.target.value; draw(); });
+poll();
+</script></body></html>
+"""
+
+
+STATS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>pnp stats</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:0;background:#f4f1ea;color:#222}
+header{position:sticky;top:0;background:#223344;color:#fff;padding:.6em 1em;display:flex;gap:1em;align-items:center}
+header a{color:#fff} #status{font-size:.9em;opacity:.85}
+h2{margin:1em 1em .2em} h3{margin:.8em 1em .3em}
+.deck{display:flex;flex-wrap:wrap;gap:.8em;padding:0 1em}
+.chart{background:#fff;border-radius:6px;padding:.5em;box-shadow:0 1px 3px #0002;font-size:.8em;min-width:14em}
+.chart .title{font-weight:600;margin-bottom:.3em}
+.bar{display:flex;align-items:center;gap:.4em;margin:1px 0}
+.bar .k{width:7em;text-align:right;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.bar .v{background:#4a7fb0;height:.9em}
+.curve .bar .v{background:#b0642a}
+table{border-collapse:collapse} td,th{border:1px solid #ccd;padding:1px 5px;text-align:right}
+.error{background:#fde2e2;color:#7a0000;padding:.6em 1em;white-space:pre-wrap;font-family:monospace}
+</style></head>
+<body><header><strong>pnp stats</strong><a href="/">faces</a><span id="status">connecting...</span></header>
+<main id="stats"></main>
+<script>
+let version = -1;
+function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
+function bars(title, counts, cls){
+  const top = Math.max(1, ...Object.values(counts));
+  return `<div class="chart ${cls||""}" data-chart="${esc(title)}"><div class="title">${esc(title)}</div>` +
+    Object.entries(counts).map(([k, n]) => `<div class="bar" data-key="${esc(k)}"><span class="k">${esc(k)}</span>` +
+      `<span class="v" style="width:${Math.round(120 * n / top)}px"></span><span class="n">${n}</span></div>`).join("") + "</div>";
+}
+function draw(s){
+  let html = "";
+  for (const g of s.games) {
+    html += `<section data-game="${esc(g.game)}"><h2>${esc(g.title)}</h2>`;
+    if (g.error) html += `<div class="error">${esc(g.error)}</div>`;
+    for (const d of g.decks) {
+      html += `<h3 data-deck="${esc(d.id)}">${esc(d.name)} <small>${d.copies} cards, ${d.designs} designs</small></h3><div class="deck">`;
+      for (const [name, f] of Object.entries(d.fields)) {
+        if (f.kind === "number") html += bars(`${name}: sum ${f.sum}, mean ${f.mean}, ${f.min}..${f.max}`, f.histogram);
+        else if (f.tally) html += bars(name, f.tally);
+      }
+      if (Object.keys(d.icons).length) html += bars("icons in text", d.icons);
+      for (const x of d.cross) {
+        html += `<div class="chart"><div class="title">${esc(x.a)} x ${esc(x.b)}</div><table><tr><th></th>` +
+          x.columns.map(c => `<th>${esc(c)}</th>`).join("") + "</tr>" +
+          x.rows.map((r, i) => `<tr><th>${esc(r)}</th>` + x.counts[i].map(n => `<td>${n}</td>`).join("") + "</tr>").join("") +
+          "</table></div>";
+      }
+      if (d.curve) html += bars(`curve of ${d.curve.field}`, d.curve.histogram, "curve");
+      html += "</div>";
+    }
+    html += "</section>";
+  }
+  document.getElementById("stats").innerHTML = html;
+  document.getElementById("status").textContent = "build " + s.version;
+}
+async function poll(){
+  try {
+    const r = await fetch("/stats.json", {cache: "no-store"});
+    const s = await r.json();
+    if (s.version !== version) { version = s.version; draw(s); }
+  } catch (e) { document.getElementById("status").textContent = "preview server stopped"; }
+  setTimeout(poll, 400);
+}
 poll();
 </script></body></html>
 """

@@ -55,6 +55,7 @@ class Failure:
     expected: Any
     item: Any = None          # what to point at (a card, a table row, a list)
     fields: dict | None = None
+    note: str | None = None   # said after the rule's message in every report (odds: the value and its bound)
 
 
 def register(name: str, args: dict, required: tuple[str, ...] = ()):

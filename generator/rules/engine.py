@@ -21,7 +21,7 @@ from ..data.schema import bundled, check
 from ..data.yamlsrc import line_of, read_yaml
 from ..errors import InputError, Problem, collect
 from ..guard import is_file_inside, missing_message, short_repr, shorten
-from . import tracks  # noqa: F401  (registers the track checks on CHECKS)
+from . import drawchecks, tracks  # noqa: F401  (register the odds and track checks on CHECKS)
 from .checks import CHECKS, Failure, args_problems
 from .document import GameDocument, Location, build_document
 from .functions import compile_expr, search
@@ -366,6 +366,8 @@ def _finding(rule: Rule, game_id: str, gd: GameDocument, failure: Failure) -> Fi
     fields.update(failure.fields or {})
     fields.update(found=_plain(failure.found), expected=_plain(failure.expected))
     message = string.Formatter().vformat(rule.spec["message"], (), _Lenient(fields))
+    if failure.note:
+        message += f" ({failure.note})"
     return Finding(rule.id, game_id, rule.severity, message, loc.file or rule.file,
                    loc.line if loc.file else rule.line, loc.cards, _plain(failure.found), _plain(failure.expected))
 

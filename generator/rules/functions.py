@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 
 import jmespath
 from jmespath import functions
@@ -67,6 +68,13 @@ class RuleFunctions(functions.Functions):
     def _func_round(self, value, digits):
         """`value` rounded to `digits` decimals (for messages: 21.2 mm, not 21.213203...)."""
         return round(value, int(digits))
+
+    @functions.signature({"types": ["array"]}, {"types": ["array"]})
+    def _func_covers_any(self, pool, needs):
+        """True when some list in `needs` is contained in `pool`, copies counted (a hand's
+        Energy pays some Rocket's cost: `covers_any(it[].energy, it[].cost)`)."""
+        have = Counter(repr(v) for v in pool)
+        return any(isinstance(need, list) and not Counter(repr(v) for v in need) - have for need in needs)
 
     @functions.signature({"types": ["object"]}, {"types": ["string"]})
     def _func_lookup(self, obj, key):
