@@ -12,14 +12,17 @@ CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
 # the system libraries pnp draws with: cairo, and Pango (text) with its cairo and fontconfig parts;
 # libseccomp, which the jail of --untrusted loads (generator/jailbridge.py); and libvips, which prepares
-# pictures through pyvips (generator/draw/vipsbridge.py): libvips42t64 since Debian 13, libvips42 before
-SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0 libseccomp2
+# pictures through pyvips (generator/draw/vipsbridge.py): libvips42t64 since Debian 13, libvips42 before;
+# libhunspell and the Hunspell dictionaries of the shipped games' languages, which the word checks of
+# pnp validate and pnp lint spell with (generator/rules/hunspellbridge.py; Japanese has none)
+SYSLIBS := libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0 libseccomp2 libhunspell-1.7-0 \
+  hunspell-en-us hunspell-de-de hunspell-fr hunspell-ar
 VIPSLIB := apt-cache show libvips42t64 >/dev/null 2>&1 && echo libvips42t64 || echo libvips42
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python3 >= 3.11 is needed"; exit 1; }
-	@$(PYTHON) -c 'import ctypes.util,sys; sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0", "seccomp", "vips")) else 1)' || \
-	  { echo "cairo, Pango, libseccomp or libvips is missing; installing $(SYSLIBS) and libvips (Debian/Ubuntu)"; \
+	@$(PYTHON) -c 'import ctypes.util,os,sys; sys.exit(0 if all(ctypes.util.find_library(n) for n in ("cairo", "pango-1.0", "pangocairo-1.0", "pangoft2-1.0", "seccomp", "vips", "hunspell-1.7")) and all(os.path.exists(f"/usr/share/hunspell/{d}.dic") for d in ("en_US", "de_DE", "fr", "ar")) else 1)' || \
+	  { echo "cairo, Pango, libseccomp, libvips, libhunspell or a Hunspell dictionary is missing; installing $(SYSLIBS) and libvips (Debian/Ubuntu)"; \
 	    (apt-get install -y $(SYSLIBS) $$($(VIPSLIB)) || (apt-get update && apt-get install -y $(SYSLIBS) $$($(VIPSLIB)))) >/dev/null \
 	    || { echo "cannot install $(SYSLIBS) and libvips42 (libvips42t64 since Debian 13)"; exit 1; }; }
 	$(PYTHON) -m venv $(VENV)

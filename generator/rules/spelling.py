@@ -5,7 +5,8 @@ In: a game's `Text`s in one language (wordtexts.py), its edition (the names prin
 language), its `Glossary`. Out: `Spelt` findings (the text, the word, Hunspell's nearest
 suggestions) and, for a language without a Hunspell dictionary here (Japanese), a note
 that it was not checked. The game's dictionary is made from its data: card, deck and game
-names, the values of its short fields (a suit, a title), its tables' words, its icon names,
+names, the values of its short fields that are not text an edition translates (a suit, an
+emblem), its tables' words, its icon names,
 its glossary's terms and keywords; words.txt adds the rest (Olympus). A word Hunspell does
 not know passes when its parts do: a hyphenated word's parts, an English possessive's
 stem, a French or Italian elision's word (l'adversaire, qu'il); German compounds are
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..data.editions import translated_fields
 from . import hunspellbridge
 from .wordtexts import WORD, Text, words
 
@@ -43,10 +45,11 @@ def game_dictionary(edition, glossary, data_words=()) -> frozenset[str]:
     for deck in edition.decks:
         add(deck.name)
         add(deck.id)
+        texts = set(translated_fields(deck))   # what is checked is not what it is checked against
         for card in deck.cards:
             add(card.name)
-            for value in card.fields.values():
-                if isinstance(value, str) and len(value.split()) <= SHORT_FIELD_WORDS:
+            for name, value in card.fields.items():
+                if name not in texts and isinstance(value, str) and len(value.split()) <= SHORT_FIELD_WORDS:
                     add(value)
     for value in data_words:
         add(value)

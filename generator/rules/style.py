@@ -28,6 +28,7 @@ _STRAIGHT = re.compile(r"[\"']")
 _CURLY = re.compile(r"[“”‘’„]")
 _SPACES = re.compile(r"(?<=\S) {2,}(?=\S)")
 _TOKEN = re.compile(r"\w+", re.U)
+_CODE = re.compile(r"(\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\})", re.S)
 MOST_APART = 2          # words two texts may differ by and still be near-duplicates
 FEWEST_WORDS = 6        # shorter texts are too short to tell a copy from a pattern
 
@@ -42,16 +43,23 @@ def style_findings(texts: dict[str, list[Text]], glossary, source: str) -> list[
         for text in yaml_texts:
             if quotes and (_STRAIGHT if quotes == "curly" else _CURLY).search(clean(text.text)):
                 found.append(("quotes", text, f"{text.where}: {'straight' if quotes == 'curly' else 'curly'} quotes in "
-                              f"a game that uses {quotes} ones", text.text, fixed(text.text, quotes)))
+                              f"a game that uses {quotes} ones", text.text, quotes))
             if _SPACES.search(text.text):
                 found.append(("double-space", text, f"{text.where}: two spaces between words", text.text,
-                              fixed(text.text, None)))
+                              "one space"))
     return found
 
 
-def fixed(text: str, quotes: str | None) -> str:
-    """The text with one space between words and (`quotes`: curly or straight) its quotes in that style."""
-    text = _SPACES.sub(" ", text)
+def fixed(text: str, quotes: str | None, spaces: bool = True) -> str:
+    """The text with (`spaces`) one space between words and (`quotes`: curly or straight)
+    its quotes in that style."""
+    parts = _CODE.split(text)   # Jinja inside a text is code: its quotes stay as they are
+    return "".join(part if n % 2 else _fixed(part, quotes, spaces) for n, part in enumerate(parts))
+
+
+def _fixed(text: str, quotes: str | None, spaces: bool) -> str:
+    if spaces:
+        text = _SPACES.sub(" ", text)
     if quotes == "straight":
         return text.translate(str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'"}))
     if quotes == "curly":
@@ -95,14 +103,15 @@ def _numbers(texts: list[Text], lang: str) -> list[tuple]:
         for number, noun in counted.findall(clean(text.text)):
             digits, spelled = ways.setdefault(noun.lower().rstrip("s"), ([], []))
             (digits if number.isdigit() else spelled).append(text)
-    found = []
+    found: dict[Text, tuple] = {}   # one finding a text
     for noun, (digits, spelled) in ways.items():
         if digits and spelled:
             odd, way = (spelled, "words") if len(digits) >= len(spelled) else (digits, "digits")
-            found += [("number-style", t, f"{t.where}: counts '{noun}' in {way}; the game's other cards count it in "
-                       f"{'digits' if way == 'words' else 'words'}", t.text, "digits" if way == "words" else "words")
-                      for t in dict.fromkeys(odd)]
-    return found
+            for t in odd:
+                found.setdefault(t, ("number-style", t, f"{t.where}: counts '{noun}' in {way}; the game's other "
+                                     f"cards count it in {'digits' if way == 'words' else 'words'}", t.text,
+                                     "digits" if way == "words" else "words"))
+    return list(found.values())
 
 
 def _near_duplicates(texts: list[Text], glossary) -> list[tuple]:
@@ -114,14 +123,15 @@ def _near_duplicates(texts: list[Text], glossary) -> list[tuple]:
                 by_field.setdefault(str(text.field), []).append((text, tokens))
     found = []
     for items in by_field.values():
-        for i, (a, ta) in enumerate(items):
-            for b, tb in items[i + 1:]:
+        for j, (b, tb) in enumerate(items):
+            for a, ta in items[:j]:   # each text reported once, beside the first it nearly repeats
                 if a.card == b.card or ta == tb or frozenset((a.card, b.card)) in glossary.similar:
                     continue
                 if abs(len(ta) - len(tb)) <= MOST_APART and 1 <= _apart(ta, tb) <= MOST_APART:
                     found.append(("near-duplicate", b, f"{b.where}: differs from card {a.card}'s {a.field} by a "
                                   "word or two (a copy not updated? glossary similar: lists pairs meant so)",
                                   b.text, a.text))
+                    break
     return found
 
 

@@ -70,11 +70,12 @@ def _forms(texts: list[Text], forms: dict[str, tuple]) -> list[tuple]:
     phrases = [form for form in forms if " " in form]
     for text in texts:
         cleaned = clean(text.text)
-        hits = [(w.text, w.opens) for w in words(text.text) if w.text.lower() in forms]
+        hits = [(w, o) for w, o in ((re.sub(r"['’]s$", "", w.text), w.opens) for w in words(text.text))
+                if w.lower() in forms]
         for phrase in phrases:
             for m in _pattern(phrase).finditer(cleaned):
                 before = cleaned[:m.start()].rstrip(" \t\"'“‘(«")
-                hits.append((m.group(0), not before or before[-1] in ".!?:;•\n"))
+                hits.append((m.group(0), not before or before[-1] in ".!?:•\n"))
         for written, opens in hits:
             declared, term = forms[written.lower()]
             if written == declared or written.isupper() and len(written) > 1 or written in getattr(term, "plain", ()):
@@ -90,8 +91,8 @@ def _undefined(texts: list[Text], forms: dict[str, tuple], names: frozenset, glo
     words_of_terms = {part for form in forms for part in form.split()}
     allowed = glossary.allowed.get("", frozenset()) | glossary.allowed.get(lang, frozenset())
     for text in texts:
-        found_words = words(text.text)
-        if not text.on_card or _title_case(found_words):
+        found_words = words(_KEYWORD.sub(" ", text.text))   # a keyword, known or not, is the keywords' business
+        if not text.on_card or _title_case(found_words, text.text):
             continue
         for word in found_words:
             w = re.sub(r"['’]s$", "", word.text)
@@ -134,7 +135,8 @@ def _translations(source: list[Text], edition: list[Text], glossary, lang: str) 
     return found
 
 
-def _title_case(found) -> bool:
-    """A name or a heading (Song & Light, Pandora's Box): every longer word capitalised."""
+def _title_case(found, text: str) -> bool:
+    """A name or a heading (Song & Light, Pandora's Box): every longer word capitalised, no
+    sentence ended."""
     long = [w.text for w in found if len(w.text) > 3]
-    return bool(long) and all(w[:1].isupper() for w in long)
+    return bool(long) and all(w[:1].isupper() for w in long) and not text.rstrip().endswith((".", "!", "?"))

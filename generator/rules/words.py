@@ -23,7 +23,7 @@ from .engine import Finding, rules_path
 from .spelling import game_dictionary, icon_names, misspelt
 from .style import style_findings
 from .terms import term_findings
-from .wordtexts import texts_of
+from .wordtexts import line_of_word, texts_of
 
 # kind: what it finds (the reference's table is made from it)
 KINDS = {
@@ -55,6 +55,7 @@ def severities(game) -> dict[str, str]:
     own = raw.get("words") if isinstance(raw, Mapping) else None
     if not own:
         return chosen
+    own = {kind: "off" if value is False else value for kind, value in own.items()}   # YAML's bare off is false
     problems = [Problem(shown, f"words: '{kind}' is not a kind of word check ({', '.join(KINDS)})",
                         line=line_of(raw, ("words", kind)), field="words")
                 for kind in own if kind not in KINDS]
@@ -109,6 +110,8 @@ def word_findings(game, editions) -> tuple[list[Finding], list[str]]:
                                                           or text.card in glossary.excused.get(kind, ())):
             continue
         file, line = (text.file, text.line) if text is not None else where
+        if text is not None and kind in ("spelling", "term-form", "term-undefined"):
+            line = line_of_word(game.root, text, found)
         cards = (text.card,) if text is not None and text.card else ()
         expected = tuple(expected) if isinstance(expected, list) else expected
         findings.append(Finding(kind, game.id, chosen[kind], message, file, line, cards, found, expected))

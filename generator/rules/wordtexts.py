@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from ..data.editions import catalogue, languages_of, read_translation, rulebook_paths
@@ -52,7 +53,7 @@ _MARKS = re.compile(r"\\([*:\\])|[*_`|#>~]")
 _MARK = "\u0300-\u036f\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u200c\u200d\u0640"   # combining marks, tatweel
 _LETTER = rf"(?:[^\W\d_]|[{_MARK}])"
 WORD = re.compile(rf"[^\W\d_]{_LETTER}*(?:['’\-][^\W\d_]{_LETTER}*)*")
-_OPENERS = set(".!?:;•\n")
+_OPENERS = set(".!?:•\n")
 _OPENING = set("\"'“‘„«([¿¡ \t—–-")
 
 
@@ -103,6 +104,26 @@ def texts_of(game, langs: tuple[str, ...]) -> dict[str, list[Text]]:
         texts.extend(_rulebook(game, lang, source))
         out[lang] = texts
     return out
+
+
+def line_of_word(root, text: Text, word: str) -> int | None:
+    """The line a word of a text is on: the text's own, or in a block scalar (`text: |-`)
+    the line of the block it is written on."""
+    if text.line is None or "\n" not in text.text or text.key == "rulebook":
+        return text.line
+    path = Path(root) / text.file
+    try:
+        stat = path.stat()
+    except OSError:
+        return text.line
+    lines = _lines(str(root), text.file, (stat.st_mtime_ns, stat.st_size))
+    if not 0 < text.line <= len(lines) or not re.search(r"[|>][-+]?\s*(#.*)?$", lines[text.line - 1]):
+        return text.line
+    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+    for n, line in enumerate(text.text.split("\n")):
+        if pattern.search(line):
+            return text.line + 1 + n
+    return text.line
 
 
 def _field_line(game, entry) -> int | None:
