@@ -362,3 +362,25 @@ def test_twenty_planted_faults_give_exactly_twenty_findings(tmp_path):
             assert by_where[file, line, rule].found == word
         if rule == "term-translation":
             assert by_where[file, line, rule].expected == word
+
+
+def test_validate_reports_the_word_findings_beside_the_rules(tmp_path):
+    root = make(tmp_path, '- {id: a, text: "We recieve it."}')
+    result = run(root, "validate", "w", "--no-render", "--format", "json", "--trusted")
+    assert result.exit_code == 0, result.output
+    found_ = json.loads(result.stdout)["games"][0]["findings"]
+    assert [(f["rule"], f["file"], f["line"], f["cards"], f["found"]) for f in found_] == [
+        ("spelling", "cards/w/deck.yaml", 10, ["a"], "recieve")]
+    assert run(root, "validate", "w", "--no-render", "--strict", "--trusted").exit_code == 1
+
+
+@pytest.mark.slow
+def test_the_jail_of_an_untrusted_run_reads_the_dictionaries(tmp_path):
+    import subprocess
+    import sys
+
+    root = make(tmp_path, '- {id: a, text: "We recieve it."}')
+    proc = subprocess.run([sys.executable, "-m", "generator", "--root", str(root), "lint", "w", "--untrusted=strict",
+                           "--format", "json"], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["games"][0]["findings"][0]["expected"][0] == "receive"

@@ -3,9 +3,9 @@
 In: card text as a designer writes it: `**bold**`, `*italic*`, `:icon-name:` for an inline
 icon, `\\*` and `\\:` for the literal characters, a newline for a line break and a blank
 line for a new paragraph; `:kw[Name]:` for a keyword of the game's glossary, which
-`expand_keywords` prints with its reminder on its first use on a card. Out: paragraphs of words, each word a list of `Run`s (a styled
-piece of text, or an icon), which `pangotext` lays out; `TextError` for markup that cannot
-be read (a style left open).
+`expand_keywords` prints with its reminder on its first use on a card. Out: paragraphs of
+words, each word a list of `Run`s (a styled piece of text, or an icon), which `pangotext`
+lays out; `TextError` for markup that cannot be read (a style left open).
 """
 from __future__ import annotations
 

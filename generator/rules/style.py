@@ -4,7 +4,8 @@ In: a game's `Text`s by language (wordtexts.py) and its `Glossary`. Out: `(kind,
 message, found, expected)` tuples:
 
 - `near-duplicate`: two cards whose same field differs by a word or two (numbers and icons
-  aside), likely a copy not updated (glossary `similar:` lists pairs meant so, `formulaic:` fields written to a pattern);
+  aside), likely a copy not updated (glossary `similar:` lists pairs meant so, `formulaic:`
+  the fields written to a pattern);
 - `number-style`: a card counting a thing in words ("two cards") where the game's other
   cards count the same thing in digits ("2 cards"), or the other way round;
 - `quotes`: straight quotes and apostrophes in a game that uses curly ones (or the other
@@ -28,6 +29,7 @@ _STRAIGHT = re.compile(r"[\"']")
 _CURLY = re.compile(r"[“”‘’„]")
 _SPACES = re.compile(r"(?<=\S) {2,}(?=\S)")
 _TOKEN = re.compile(r"\w+", re.U)
+_STRAIGHTEN = str.maketrans("“”„‘’", "\"\"\"''")
 _CODE = re.compile(r"(\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\})", re.S)
 MOST_APART = 2          # words two texts may differ by and still be near-duplicates
 FEWEST_WORDS = 6        # shorter texts are too short to tell a copy from a pattern
@@ -61,7 +63,7 @@ def _fixed(text: str, quotes: str | None, spaces: bool) -> str:
     if spaces:
         text = _SPACES.sub(" ", text)
     if quotes == "straight":
-        return text.translate(str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'"}))
+        return text.translate(_STRAIGHTEN)
     if quotes == "curly":
         return _curly(text)
     return text

@@ -18,8 +18,7 @@ import yaml
 
 from ..guard import OutsideProject, read_text_inside
 from .style import fixed
-
-FIXABLE = ("quotes", "double-space")
+from .words import FIXABLE
 
 
 @dataclass(frozen=True)
