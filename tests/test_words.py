@@ -118,7 +118,7 @@ def test_spelling_per_language_with_the_games_own_words(tmp_path):
 
 GLOSSARY = """\
     terms:
-      Favor: {de: Gunst}
+      Favor: {de: Gunst, ja: 恩寵}
       Temple: {}
       Hero: {plain: [heroes]}
     keywords:
@@ -132,10 +132,14 @@ def test_terms_found_and_not_found(tmp_path):
         - {id: b, text: "Put it in the Shrine of Glory."}
         - {id: c, text: "Old heroes take Favor to the Hero."}
         - {id: d, text: "Favor is what you gain, for :kw[Overkill]: or :kw[Smash]:."}
-        """, langs="[en, de]", glossary=GLOSSARY, allow="Glory\n", i18n={"de": """\
+        """, langs="[en, de, ja]", glossary=GLOSSARY, allow="Glory\n", i18n={"de": """\
             cards:
               a: {text: "Nimm 1 Gunst. Gunst gewinnt."}
               c: {text: "Alte Helden bringen dem Helden Ehre."}
+            """, "ja": """\
+            cards:
+              a: {text: "恩寵を1つ得る。恩寵が勝つ。"}
+              c: {text: "古の英雄たちが英雄に栄誉を運ぶ。"}
             """})
     findings, _ = found(root)
     assert [(f.cards, f.found) for f in kinds(findings, "term-form")] == [(("a",), "favor")]
@@ -143,7 +147,7 @@ def test_terms_found_and_not_found(tmp_path):
     assert [(f.file, f.line, f.found) for f in kinds(findings, "term-unused")] == [("cards/w/glossary.yaml", 3,
                                                                                      "Temple")]
     assert [(f.file, f.cards, f.expected) for f in kinds(findings, "term-translation")] == [
-        ("cards/w/i18n/de.yaml", ("c",), "Gunst")]                     # a says Gunst: not reported
+        ("cards/w/i18n/de.yaml", ("c",), "Gunst"), ("cards/w/i18n/ja.yaml", ("c",), "恩寵")]   # a: translated so
     assert [f.found for f in kinds(findings, "keyword-unknown")] == ["Smash"]
 
 
@@ -384,3 +388,16 @@ def test_the_jail_of_an_untrusted_run_reads_the_dictionaries(tmp_path):
                            "--format", "json"], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["games"][0]["findings"][0]["expected"][0] == "receive"
+
+
+def test_lint_fix_rewrites_a_csv_sheet_cell_by_cell(tmp_path):
+    root = make(tmp_path, '- {id: z, text: "x"}', glossary="quotes: curly\n")
+    deck = root / "cards" / "w" / "deck.yaml"
+    deck.write_text(deck.read_text().split("cards:\n")[0] + "cards: {from: cards.csv}\n")
+    sheet = root / "cards" / "w" / "cards.csv"
+    sheet.write_text('id,name,text\na,A,"Say ""hi""  now, friend"\nb,B,Don\'t  stop\nc,C,Plain “curly” text\n',
+                     encoding="utf-8")
+    result = run(root, "lint", "w", "--fix", "--trusted")
+    assert "cards/w/cards.csv: fixed 2 values" in result.stderr, result.output
+    assert sheet.read_text(encoding="utf-8") == ('id,name,text\na,A,"Say “hi” now, friend"\nb,B,Don’t stop\n'
+                                                 'c,C,Plain “curly” text\n')

@@ -6,19 +6,27 @@ it was: comments, order, indentation, the style of each scalar (plain, '...', ".
 block) — and the findings that could not be fixed, with why. Only the characters of the
 flagged scalars change, edited where they are written (PyYAML's marks give each scalar's
 place); the new text is read back and must give the same data but the fixed values, or the
-file is left alone. Writing is the caller's (exports/files.write_atomic: never through a
-link). A spreadsheet or a rulebook is not rewritten: its findings are reported as not fixed.
+file is left alone. A CSV or TSV sheet is edited the same way, cell by cell (each cell
+quoted as it was, or as CSV needs), and read back the same. Writing is the caller's
+(exports/files.write_atomic: never through a link). An XLSX or ODS sheet or a rulebook is not
+rewritten: its findings are reported as not fixed.
 """
 from __future__ import annotations
 
+import csv
+import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from ..data.tablefile import separator
 from ..guard import OutsideProject, read_text_inside
 from .style import fixed
 from .words import FIXABLE
+
+TEXT_FILES = (".yaml", ".yml", ".csv", ".tsv")
 
 
 @dataclass(frozen=True)
@@ -35,8 +43,8 @@ def fixes(root: Path, findings) -> tuple[list[Fixed], list[tuple]]:
     for f in findings:
         if f.rule not in FIXABLE:
             continue
-        if not f.file.endswith((".yaml", ".yml")):
-            left.append((f, "only YAML files are rewritten"))
+        if not f.file.endswith(TEXT_FILES):
+            left.append((f, "only YAML, CSV and TSV files are rewritten"))
             continue
         how = wanted.setdefault(f.file, {}).setdefault(f.found, {})
         how["quotes" if f.rule == "quotes" else "spaces"] = f.expected if f.rule == "quotes" else True
@@ -47,8 +55,13 @@ def fixes(root: Path, findings) -> tuple[list[Fixed], list[tuple]]:
         text = None
         if why is None:
             text = read_text_inside(root, path, file)
-            new, count = _rewritten(text, texts)
-            why = _differs(text, new, texts) if count else "its text was not found in the file"
+            if file.endswith((".csv", ".tsv")):
+                sep = separator(text, "\t" if file.endswith(".tsv") else ",")
+                new, count = _sheet_rewritten(text, texts, sep)
+                why = _sheet_differs(text, new, texts, sep) if count else "its text was not found in the file"
+            else:
+                new, count = _rewritten(text, texts)
+                why = _differs(text, new, texts) if count else "its text was not found in the file"
         if why is None:
             done.append(Fixed(file, new, count))
         else:
@@ -132,3 +145,36 @@ def _fixed_data(value, texts: dict[str, dict]):
     if isinstance(value, list):
         return [_fixed_data(v, texts) for v in value]
     return value
+
+
+def _sheet_rewritten(text: str, texts: dict[str, dict], sep: str) -> tuple[str, int]:
+    """A CSV or TSV sheet's text with each flagged cell edited where it is written."""
+    count = 0
+    for value, how in texts.items():
+        new = target(value, how)
+        for written, quoted in ((_quoted(value), True), (value, False)):
+            if quoted is False and _needs_quotes(value, sep):
+                continue
+            cell = re.compile(rf"(?:(?<=^)|(?<={re.escape(sep)})){re.escape(written)}(?={re.escape(sep)}|\r?$)", re.M)
+            text, n = cell.subn(lambda m: _quoted(new) if quoted or _needs_quotes(new, sep) else new, text)
+            count += n
+    return text, count
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _needs_quotes(value: str, sep: str) -> bool:
+    return any(c in value for c in (sep, '"', "\n", "\r"))
+
+
+def _sheet_differs(old: str, new: str, texts: dict[str, dict], sep: str) -> str | None:
+    def rows(text):
+        return list(csv.reader(io.StringIO(text, newline=""), delimiter=sep))
+    try:
+        if [[_fixed_data(c, texts) for c in row] for row in rows(old)] == rows(new):
+            return None
+    except csv.Error:
+        pass
+    return "the fixed sheet would not read back as the same cells: fix it by hand"
