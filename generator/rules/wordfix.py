@@ -156,7 +156,8 @@ def _sheet_rewritten(text: str, texts: dict[str, dict], sep: str) -> tuple[str, 
             if quoted is False and _needs_quotes(value, sep):
                 continue
             cell = re.compile(rf"(?:(?<=^)|(?<={re.escape(sep)})){re.escape(written)}(?={re.escape(sep)}|\r?$)", re.M)
-            text, n = cell.subn(lambda m: _quoted(new) if quoted or _needs_quotes(new, sep) else new, text)
+            replacement = _quoted(new) if quoted or _needs_quotes(new, sep) else new
+            text, n = cell.subn(lambda _, r=replacement: r, text)
             count += n
     return text, count
 

@@ -13,12 +13,14 @@ not be spelt). `pnp validate` reports them beside the rules; `pnp lint` alone, a
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ..data.editions import languages_of
 from ..data.glossary import glossary_of
 from ..data.yamlsrc import line_of, read_yaml
 from ..errors import InputError, Problem
+from ..guard import read_text_inside
 from .engine import Finding, rules_path
 from .spelling import game_dictionary, icon_names, misspelt
 from .style import style_findings
@@ -51,6 +53,8 @@ def severities(game) -> dict[str, str]:
     if path is None:
         return chosen
     shown = str(path.relative_to(game.root))
+    if not re.search(r"^words\s*:", read_text_inside(game.root, path, shown), re.M):
+        return chosen   # (the rules stage reads the file; reading it again for nothing costs 10 ms a game)
     raw = read_yaml(path, shown)
     own = raw.get("words") if isinstance(raw, Mapping) else None
     if not own:

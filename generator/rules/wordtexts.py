@@ -57,6 +57,7 @@ _OPENERS = set(".!?:•\n")
 _OPENING = set("\"'“‘„«([¿¡ \t—–-")
 
 
+@lru_cache(maxsize=8192)
 def clean(text: str) -> str:
     """The words of a text as printed: Jinja, icons and Markdown out (each by a space),
     a keyword's markup by its name."""
@@ -69,8 +70,10 @@ def clean(text: str) -> str:
     return _MARKS.sub(lambda m: m.group(1) or " ", text)
 
 
-def words(text: str) -> list[Word]:
-    """The words of a text (cleaned), each marked when it opens a sentence."""
+@lru_cache(maxsize=8192)
+def words(text: str) -> tuple[Word, ...]:
+    """The words of a text (cleaned), each marked when it opens a sentence (remembered: every
+    check reads the same texts)."""
     cleaned = clean(text)
     found = []
     for match in WORD.finditer(cleaned):
@@ -80,7 +83,7 @@ def words(text: str) -> list[Word]:
         while i >= 0 and cleaned[i] in _OPENING:
             i -= 1
         found.append(Word(match.group(0), match.start(), i < 0 or cleaned[i] in _OPENERS))
-    return found
+    return tuple(found)
 
 
 def texts_of(game, langs: tuple[str, ...]) -> dict[str, list[Text]]:
@@ -136,13 +139,18 @@ def _field_line(game, entry) -> int | None:
     except OSError:
         return entry.line
     lines = _lines(str(game.root), entry.file, (stat.st_mtime_ns, stat.st_size))
-    pattern = re.compile(rf"(?:^|[\s{{,]){re.escape(str(entry.field))}\s*:")
+    pattern = _key_pattern(str(entry.field))
     for n in range(entry.line - 1, min(len(lines), entry.line + 200)):
         if n > entry.line - 1 and lines[n].lstrip().startswith("- "):
             break
         if pattern.search(lines[n]):
             return n + 1
     return entry.line
+
+
+@lru_cache(maxsize=256)
+def _key_pattern(field: str) -> re.Pattern:
+    return re.compile(rf"(?:^|[\s{{,]){re.escape(field)}\s*:")
 
 
 @lru_cache(maxsize=64)
