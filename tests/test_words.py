@@ -131,6 +131,7 @@ def test_terms_found_and_not_found(tmp_path):
         - {id: a, text: "Gain 1 favor. Favor wins games."}
         - {id: b, text: "Put it in the Shrine of Glory."}
         - {id: c, text: "Old heroes take Favor to the Hero."}
+        - {id: e, text: "Both Temples fall; a Hero falls."}
         - {id: d, text: "Favor is what you gain, for :kw[Overkill]: or :kw[Smash]:."}
         """, langs="[en, de, ja]", glossary=GLOSSARY, allow="Glory\n", i18n={"de": """\
             cards:
@@ -142,7 +143,8 @@ def test_terms_found_and_not_found(tmp_path):
               c: {text: "古の英雄たちが英雄に栄誉を運ぶ。"}
             """})
     findings, _ = found(root)
-    assert [(f.cards, f.found) for f in kinds(findings, "term-form")] == [(("a",), "favor")]
+    assert [(f.cards, f.found, f.expected) for f in kinds(findings, "term-form")] == [
+        (("a",), "favor", "Favor"), (("e",), "Temples", "Temple")]   # Temples: a form not declared
     assert [(f.cards, f.found) for f in kinds(findings, "term-undefined")] == [(("b",), "Shrine")]   # Glory: words.txt
     assert [(f.file, f.line, f.found) for f in kinds(findings, "term-unused")] == [("cards/w/glossary.yaml", 3,
                                                                                      "Temple")]

@@ -4,7 +4,9 @@ In: a game's `Text`s by language (wordtexts.py), its `Glossary` (data/glossary.p
 names its data declares. Out: `(kind, text or None, message, found, expected)` tuples:
 
 - `term-form`: a term written in another capitalisation than declared ("favor" for
-  "Favor"), but at the start of a sentence, where a lower-case term may be capitalised;
+  "Favor"), but at the start of a sentence, where a lower-case term may be capitalised; or
+  a capitalised plural the glossary does not declare among the term's forms ("Temples"), in
+  the language the cards are written in;
 - `term-undefined`: a capitalised word inside a sentence on a card that neither the
   glossary, the game's names nor words.txt declares (languages that capitalise every noun,
   German, and scripts without case are left out);
@@ -50,7 +52,7 @@ def term_findings(texts: dict[str, list[Text]], glossary, source: str, names: di
     found: list[tuple] = []
     for lang, own in texts.items():
         forms = declared_forms(glossary, lang, source)
-        found += _forms(own, forms)
+        found += _forms(own, forms, plurals=lang == source)   # an edition declares one form a term
         if lang.split("-")[0] not in NOUNS_CAPITALISED + CASELESS:
             found += _undefined(own, forms, names.get(lang, frozenset()), glossary, lang)
         for text in own:
@@ -65,7 +67,7 @@ def term_findings(texts: dict[str, list[Text]], glossary, source: str, names: di
     return found
 
 
-def _forms(texts: list[Text], forms: dict[str, tuple]) -> list[tuple]:
+def _forms(texts: list[Text], forms: dict[str, tuple], plurals: bool) -> list[tuple]:
     found = []
     phrases = [form for form in forms if " " in form]
     for text in texts:
@@ -83,7 +85,23 @@ def _forms(texts: list[Text], forms: dict[str, tuple]) -> list[tuple]:
             if opens and written == declared[:1].upper() + declared[1:]:
                 continue
             found.append(("term-form", text, f"{text.where}: '{written}' is the term '{declared}'", written, declared))
+        for word in words(text.text) if plurals else ():   # a plural the glossary does not declare: Temples
+            stem = _undeclared_plural(word.text, forms)
+            if stem is not None and word.text[:1].isupper():
+                found.append(("term-form", text, f"{text.where}: '{word.text}' is a form of the term '{stem}' the "
+                              "glossary does not declare (forms:)", word.text, stem))
     return found
+
+
+def _undeclared_plural(word: str, forms: dict[str, tuple]) -> str | None:
+    lower = word.lower()
+    if lower in forms:
+        return None
+    for ending in ("s", "es"):
+        if lower.endswith(ending) and lower[:-len(ending)] in forms:
+            declared, term = forms[lower[:-len(ending)]]
+            return None if word in getattr(term, "plain", ()) else declared
+    return None
 
 
 def _undefined(texts: list[Text], forms: dict[str, tuple], names: frozenset, glossary, lang: str) -> list[tuple]:
@@ -97,7 +115,7 @@ def _undefined(texts: list[Text], forms: dict[str, tuple], names: frozenset, glo
         for word in found_words:
             w = re.sub(r"['’]s$", "", word.text)
             if (word.opens or not w[:1].isupper() or w.isupper() or w in names or w in allowed
-                    or w.lower() in words_of_terms):
+                    or w.lower() in words_of_terms or _undeclared_plural(w, forms) is not None):
                 continue
             found.append(("term-undefined", text, f"{text.where}: '{w}' is capitalised but the glossary does not "
                           "define it (a term? add it to the glossary; a name: to words.txt)", w, None))
