@@ -157,7 +157,7 @@ def _sheet_rewritten(text: str, texts: dict[str, dict], sep: str) -> tuple[str, 
                 continue
             cell = re.compile(rf"(?:(?<=^)|(?<={re.escape(sep)})){re.escape(written)}(?={re.escape(sep)}|\r?$)", re.M)
             replacement = _quoted(new) if quoted or _needs_quotes(new, sep) else new
-            text, n = cell.subn(lambda _, r=replacement: r, text)
+            text, n = cell.subn(replacement.replace("\\", "\\\\"), text)   # a template: backslashes doubled
             count += n
     return text, count
 
