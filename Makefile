@@ -10,7 +10,8 @@ CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
 .PHONY: build test check bench validate clean browser cmyk-profile install hostile strace bytepin
 
-# the system libraries pnp draws with (cairo, Pango, libseccomp, libvips): one list, in .ci/syslibs.sh,
+# the system libraries pnp draws and spells with (cairo, Pango, libseccomp, libvips, libhunspell and
+# the Hunspell dictionaries): one list, in .ci/syslibs.sh,
 # which the GitHub Action (action.yml) and the container image (Dockerfile) install too
 SYSLIBS := .ci/syslibs.sh
 

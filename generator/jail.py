@@ -62,6 +62,7 @@ READ_ONLY = (
     "/var/cache/fontconfig",  # fontconfig: its configuration, the system's fonts and their cache
     "/etc/localtime", "/usr/share/zoneinfo",   # the C library's time zone (time.localtime, logging)
     "/usr/share/locale",      # gettext's locale.alias and catalogues (click, argparse)
+    "/usr/share/hunspell",    # the spelling dictionaries of the word checks (rules/hunspellbridge.py)
 )
 DEVICES = ("/dev/null",)      # read and written by libraries that silence output
 SHARED_MEMORY = "/dev/shm"    # multiprocessing's semaphores (the drawing workers' queues)

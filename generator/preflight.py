@@ -6,7 +6,8 @@ memory (template errors, text that cannot fit, fonts and characters, images, fac
 the sheets planned on each paper (a component larger than the paper; inside the area of
 the game's `print: cutter`; warnings for text on the seams of a glued board), the game's
 `print: stamp` (its fields, its room on every deck), and the rulebook (a missing file,
-Jinja errors, figures naming unknown cards). `pnp validate` runs it by
+Jinja errors, figures naming unknown cards); `validate_games` adds the word checks
+(rules/words.py: spelling, terms, keywords, style) of every edition asked. `pnp validate` runs it by
 default; the rules themselves are checked by `rules/`.
 """
 from __future__ import annotations
@@ -41,6 +42,7 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     from .pipeline import editions_asked, prepare_output, resolve_games
     from .rules import RulesReport, check_game
     from .rules.report import from_problem
+    from .rules.words import word_findings
 
     from .draw.facecache import FaceCache
 
@@ -61,6 +63,12 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
             with session.stage("load"):
                 made, translated = checked_editions(game, asked[game_id])
             report = _with(report, translated, "translations")
+            with session.stage("words"):
+                words, word_notes = word_findings(game, made)
+            notes += [f"note: {note}" for note in word_notes]
+            if words:
+                report = replace(report, rules=(*report.rules, *sorted({f.rule for f in words})),
+                                 findings=(*report.findings, *words))
             if draw:
                 for edition in made:
                     report = _with_drawing(edition, report, options, session, cache)
@@ -191,3 +199,30 @@ def _rulebook_warnings(game) -> list[Problem]:
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
+
+
+def lint_games(root: Path, games, languages, strict: bool, session: Session) -> Validated:
+    """`pnp lint`: the word checks alone (rules/words.py) of the named games (all when none
+    are named), every edition `languages` asks for; nothing drawn."""
+    from .data.i18ncheck import checked_editions
+    from .data.load import load_game
+    from .pipeline import editions_asked, resolve_games
+    from .rules import RulesReport
+    from .rules.report import from_problem
+    from .rules.words import word_findings
+
+    reports, unreadable, notes = [], False, []
+    for game_id, langs in editions_asked(root, resolve_games(root, games), games, languages).items():
+        try:
+            with session.stage("load"):
+                game = load_game(root, game_id, session)
+                made, _ = checked_editions(game, langs)
+            with session.stage("words"):
+                found, word_notes = word_findings(game, made)
+            notes += [f"note: {note}" for note in word_notes]
+            reports.append(RulesReport(game_id, tuple(sorted({f.rule for f in found})), tuple(found), strict))
+        except InputError as exc:
+            unreadable = True
+            problems = exc.problems or [Problem(f"cards/{game_id}", exc.message)]
+            reports.append(RulesReport(game_id, ("schema",), tuple(from_problem(game_id, p) for p in problems), strict))
+    return Validated(reports, unreadable, notes)

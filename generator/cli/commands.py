@@ -1,4 +1,5 @@
-"""The commands on one game's files: `pnp build`, `validate`, `stats`, `list`, `new`, `schema`
+"""The commands on one game's files: `pnp build`, `validate`, `stats`, `lint`, `list`, `new`,
+`schema`
 and `pull`, flags wired to the pipeline and the data stage."""
 from __future__ import annotations
 
@@ -159,6 +160,54 @@ def stats(ctx, games, fmt, pdf, papers, out_dir, limits):
             written = write_sheets(root, loaded, options)
         for path in written:
             click.echo(f"wrote {path.relative_to(path.parents[1])}", err=True)
+
+
+@cli.command()
+@click.argument("games", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "junit"]), default="text",
+              show_default=True, help="Report format, printed on stdout.")
+@click.option("--strict", is_flag=True, help="Warnings fail too.")
+@click.option("--fix", is_flag=True, help="Write the mechanical fixes (quotes, double spaces) back into the game's "
+                                          "YAML files, comments and order untouched; then report what is left.")
+@lang_option
+@untrusted_limits_options
+@click.pass_context
+def lint(ctx, games, fmt, strict, fix, languages, limits):
+    """The word checks of GAMES (default: every game), every edition: spelling (Hunspell, the
+    game's names, words.txt), the glossary's terms and keywords, near-duplicate texts,
+    numbers, quotes and spaces (docs/words.md). `pnp validate` runs them too.
+
+    Exit 0 when clean (warnings allowed but under --strict), 1 when a finding fails, 2 for
+    unreadable input.
+    """
+    from ..exports.files import write_atomic
+    from ..preflight import lint_games
+    from ..rules.report import render
+    from ..rules.wordfix import fixes
+
+    root = _root(ctx)
+    session = session_for(limits)
+    if fix and limits.untrusted != "off":
+        raise InputError("pnp lint --fix writes the game's own files, which an untrusted run cannot (--untrusted, "
+                         "on where CI is set): run it with --trusted")
+    with session.budget("pnp lint"):
+        checked = lint_games(root, games, tuple(languages), strict, session)
+        if fix:
+            done, left = fixes(root, [f for r in checked.reports for f in r.findings])
+            for one in done:
+                write_atomic(root, Path(one.file), one.text.encode("utf-8"))
+                click.echo(f"{one.file}: fixed {one.values} value{'s' if one.values != 1 else ''}", err=True)
+            for finding, why in left:
+                click.echo(f"{finding.file}:{finding.line}: not fixed ({finding.rule}): {why}", err=True)
+            if done:
+                checked = lint_games(root, games, tuple(languages), strict, session)
+    if fmt == "text":
+        for note in dict.fromkeys(checked.notes):
+            click.echo(note, err=True)
+    output = render(checked.reports, fmt)
+    if output:
+        click.echo(output)
+    ctx.exit(2 if checked.unreadable else (0 if all(r.ok for r in checked.reports) else 1))
 
 
 @cli.command("list")

@@ -2,9 +2,10 @@
 
 In: card text as a designer writes it: `**bold**`, `*italic*`, `:icon-name:` for an inline
 icon, `\\*` and `\\:` for the literal characters, a newline for a line break and a blank
-line for a new paragraph. Out: paragraphs of words, each word a list of `Run`s (a styled
-piece of text, or an icon), which `pangotext` lays out; `TextError` for markup that cannot
-be read (a style left open).
+line for a new paragraph; `:kw[Name]:` for a keyword of the game's glossary, which
+`expand_keywords` prints with its reminder on its first use on a card. Out: paragraphs of
+words, each word a list of `Run`s (a styled piece of text, or an icon), which `pangotext`
+lays out; `TextError` for markup that cannot be read (a style left open).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 _SPACE = r"[^\S\u00a0\u202f\u2007]"
 _TOKEN = re.compile(rf"(\\[*:\\]|\*\*|\*|:[a-z][a-z0-9_-]*:|{_SPACE}+)")
 _BLANK = re.compile(rf"{_SPACE}+")
+KEYWORD = re.compile(r":kw\[([^\]\n:]+)\]:")
 
 
 class TextError(Exception):
@@ -90,3 +92,24 @@ def parse(text: str) -> list[list[list[Run]]]:
 def _preview(text: str, n: int = 60) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def expand_keywords(fields: dict, keywords, lang: str | None) -> dict:
+    """A card's fields with each `:kw[Name]:` printed: the keyword's name (in the edition's
+    language) and, on its first use on the card, its reminder in italics. `keywords`: the
+    glossary's (data/glossary.Keyword by declared name); an undeclared keyword is left as
+    written (the word checks name it)."""
+    seen: set[str] = set()
+
+    def printed(match) -> str:
+        keyword = keywords.get(match.group(1))
+        if keyword is None:
+            return match.group(0)
+        name, reminder = keyword.printed(lang)
+        if keyword.name in seen:
+            return name
+        seen.add(keyword.name)
+        return f"{name} *({reminder})*"
+
+    return {key: KEYWORD.sub(printed, value) if isinstance(value, str) and ":kw[" in value else value
+            for key, value in fields.items()}

@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 from jinja2.sandbox import SecurityError
 
+from ..data.glossary import glossary_of
 from ..data.model import Card, Deck, Game
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
@@ -30,6 +31,7 @@ from .faces import FontsUsed, draw_faces
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
 from .jinja_errors import plain_message, template_line
+from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for
 from .templates import CardTextError, TemplateLimit, TemplateOutside, render
 from .textfit import Icon, TextError, TextSetter, read_icon
@@ -153,6 +155,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     facts = Facts()
     sizes: dict[str, tuple[float, float]] = {}
     rendered = []
+    keywords = glossary_of(game).keywords   # :kw[Name]: in card text, printed with its reminder
     words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
                        lambda: SALT + words)
@@ -162,7 +165,8 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
         for card in deck.cards:
             session.working_on = card.id   # named if the command runs out of time here
             keys: list[str | None] = []
-            card_context = template_data(FACE, card=card.context())["card"]   # once a card, both sides
+            fields = expand_keywords(card.context(), keywords, game.language) if keywords else card.context()
+            card_context = template_data(FACE, card=fields)["card"]   # once a card, both sides
             card_key = memo.card_key(card_context)
             contexts = (game_context, deck_context, card_context)
             sides: list[tuple[str, str | None, dict]] = [("front", card.front, {}), ("back", card.back, {})]

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from ..errors import Problem
 from ..guard import MESSAGE_CHARS, shorten
 from .engine import Finding
+from .words import KINDS
 
 FORMATS = ("text", "json", "github", "junit")
 
@@ -78,9 +79,9 @@ def _count(n: int, what: str) -> str:
 
 
 def _summary(r) -> str:
-    """`3 rules, 0 errors, 1 warning`: the game's own rules (not the schema and drawing checks
-    reported beside them), or that they could not run because the data could not be read."""
-    rules = [rule for rule in r.rules if rule not in ("schema", "render")]
+    """`3 rules, 0 errors, 1 warning`: the game's own rules (not the schema, drawing and word
+    checks reported beside them), or that they could not run because the data could not be read."""
+    rules = [rule for rule in r.rules if rule not in ("schema", "render") and rule not in KINDS]
     ran = _count(len(rules), "rule") if rules or "schema" not in r.rules else "rules not run (the data cannot be read)"
     return f"{ran}, {_count(len(r.errors), 'error')}, {_count(len(r.warnings), 'warning')}"
 
