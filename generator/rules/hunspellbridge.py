@@ -51,6 +51,9 @@ def library() -> ctypes.CDLL:
     return lib
 
 
+KNOWN_WORDS = 200_000   # verdicts a speller remembers (a word and a bool: some 20 MB at most)
+
+
 class Speller:
     """One language's dictionary, opened once a process (`speller`)."""
 
@@ -60,6 +63,7 @@ class Speller:
         self._handle = self._lib.Hunspell_create(str(aff).encode(), str(dic).encode())
         self._encoding = (self._lib.Hunspell_get_dic_encoding(self._handle) or b"UTF-8").decode("ascii")
         self._suggested: dict[tuple[str, int], tuple[str, ...]] = {}   # Hunspell takes 0.1 s a suggestion
+        self._known: dict[str, bool] = {}   # its verdicts: a validate asks thousands, `pnp watch` again each save
 
     def _bytes(self, word: str) -> bytes | None:
         try:
@@ -69,8 +73,13 @@ class Speller:
 
     def spell(self, word: str) -> bool:
         """Whether the dictionary knows the word (as Hunspell reads it: affixes, compounds)."""
-        raw = self._bytes(word)
-        return raw is not None and bool(self._lib.Hunspell_spell(self._handle, raw))
+        known = self._known.get(word)
+        if known is None:
+            if len(self._known) >= KNOWN_WORDS:
+                self._known.clear()
+            raw = self._bytes(word)
+            known = self._known[word] = raw is not None and bool(self._lib.Hunspell_spell(self._handle, raw))
+        return known
 
     def suggest(self, word: str, most: int = MOST_SUGGESTIONS) -> tuple[str, ...]:
         """Hunspell's nearest words, best first."""

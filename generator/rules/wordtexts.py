@@ -58,6 +58,7 @@ _OPENING = set("\"'“‘„«([¿¡ \t—–-")
 
 
 @lru_cache(maxsize=8192)
+@lru_cache(maxsize=8192)
 def clean(text: str) -> str:
     """The words of a text as printed: Jinja, icons and Markdown out (each by a space),
     a keyword's markup by its name."""
