@@ -54,23 +54,27 @@ def project(tmp_path) -> Path:
 
 @pytest.fixture
 def warm(drawn_faces):
-    """warm(output_folder): give a build's output folder the face cache a designer's project
-    has after its first build, the shipped games' faces as the run's one build drew them, so
-    that a test's build draws only what the test changed (a test about the build, not the
-    drawing). The entries are hard links: the cache only ever renames a whole entry into
-    place or removes one, never writes into a file."""
+    """warm(output_folder): give a build's output folder the caches a designer's project has
+    after its first build, as the run's one build of the shipped games left them: the faces
+    it drew, and what a one-shot build keeps for the next (output/.cache/memo: laid-out
+    sheets, rulebooks), so that a test's build draws and lays out only what the test
+    changed (a test about the build, not the drawing; tests/test_oneshot.py holds that a
+    build from these equals a cold one). The entries are hard links: the caches only ever
+    rename a whole entry into place or remove one, never write into a file."""
     def seed(output: Path) -> Path:
-        for entry in drawn_faces.glob("*/*.pdf"):
-            folder = output / ".cache" / "faces" / entry.parent.name
-            folder.mkdir(parents=True, exist_ok=True)
-            os.link(entry, folder / entry.name)
+        for store, pattern in (("faces", "*/*.pdf"), ("memo", "*/" + "[0-9a-f]" * 64)):
+            for entry in (drawn_faces.parent / store).glob(pattern):
+                folder = output / ".cache" / store / entry.parent.name
+                folder.mkdir(parents=True, exist_ok=True)
+                os.link(entry, folder / entry.name)
         return output
     return seed
 
 
 @pytest.fixture
 def warm_project(project, warm) -> Path:
-    """`project` after a first build: its output/.cache holds every shipped game's faces."""
+    """`project` after a first build: its output/.cache holds every shipped game's faces and
+    the memo the build left."""
     warm(project / "output")
     return project
 
