@@ -403,3 +403,49 @@ def test_lint_fix_rewrites_a_csv_sheet_cell_by_cell(tmp_path):
     assert "cards/w/cards.csv: fixed 2 values" in result.stderr, result.output
     assert sheet.read_text(encoding="utf-8") == ('id,name,text\na,A,"Say “hi” now, friend"\nb,B,Don’t stop\n'
                                                  'c,C,Plain “curly” text\n')
+
+
+def test_near_duplicates_found_through_the_index_are_those_of_every_pair():
+    """style._near_duplicates compares only texts sharing a run of words (the pigeonhole):
+    the same findings, beside the same first card, as comparing every pair."""
+    import random
+
+    from generator.rules import style
+    from generator.rules.wordtexts import Text
+
+    class Glossary:
+        similar, formulaic = frozenset(), ()
+
+    rng = random.Random(41)
+    vocab = "gain one favor card draw discard the a of to each player you may then move 2 3".split()
+    texts = []
+    for i in range(300):
+        words = [rng.choice(vocab) for _ in range(rng.randint(5, 12))]
+        texts.append(Text("en", "k", " ".join(words), "f", i, card=f"c{i}", field="text", on_card=True))
+        for _ in range(rng.randint(0, 2)):
+            for _ in range(rng.randint(1, 3)):
+                k = rng.randrange(len(words))
+                op = rng.choice(("swap", "add", "drop"))
+                words = (words[:k] + [rng.choice(vocab)] + words[k + 1:] if op == "swap" else
+                         words[:k] + [rng.choice(vocab)] + words[k:] if op == "add" else words[:k] + words[k + 1:])
+            texts.append(Text("en", "k", " ".join(words), "f", i, card=f"d{i}-{len(texts)}", field="text",
+                              on_card=True))
+
+    def every_pair():
+        items = [(t, [w.lower() for w in style._TOKEN.findall(style.clean(t.text))]) for t in texts]
+        items = [(t, toks) for t, toks in items if len(toks) >= style.FEWEST_WORDS]
+        found = []
+        for j, (b, tb) in enumerate(items):
+            for a, ta in items[:j]:
+                if a.card != b.card and ta != tb and abs(len(ta) - len(tb)) <= style.MOST_APART \
+                        and 1 <= style._apart(ta, tb) <= style.MOST_APART:
+                    found.append((b.card, a.card))
+                    break
+        return found
+
+    indexed = [(f[1].card, f[4]) for f in style._near_duplicates(texts, Glossary())]
+    expected = every_pair()
+    assert len(expected) > 50
+    assert [b for b, _ in indexed] == [b for b, _ in expected]
+    by_card = {t.card: t.text for t in texts}
+    assert [a_text for _, a_text in indexed] == [by_card[a] for _, a in expected]

@@ -30,7 +30,7 @@ _CURLY = re.compile(r"[“”‘’„]")
 _SPACES = re.compile(r"(?<=\S) {2,}(?=\S)")
 _TOKEN = re.compile(r"\w+", re.U)
 _STRAIGHTEN = str.maketrans("“”„‘’", "\"\"\"''")
-_CODE = re.compile(r"(\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\})", re.S)
+_CODE = re.compile(r"(\{\{(?:(?!\{\{|\}\}).)*\}\}|\{%(?:(?!\{%|%\}).)*%\}|\{#(?:(?!\{#|#\}).)*#\})", re.S)   # linear
 MOST_APART = 2          # words two texts may differ by and still be near-duplicates
 FEWEST_WORDS = 6        # shorter texts are too short to tell a copy from a pattern
 
@@ -125,8 +125,10 @@ def _near_duplicates(texts: list[Text], glossary) -> list[tuple]:
                 by_field.setdefault(str(text.field), []).append((text, tokens))
     found = []
     for items in by_field.values():
+        index: dict[tuple, list[int]] = {}   # each earlier text's parts -> the texts
         for j, (b, tb) in enumerate(items):
-            for a, ta in items[:j]:   # each text reported once, beside the first it nearly repeats
+            for i in _candidates(index, tb):   # each text reported once, beside the first it nearly repeats
+                a, ta = items[i]
                 if a.card == b.card or ta == tb or frozenset((a.card, b.card)) in glossary.similar:
                     continue
                 if abs(len(ta) - len(tb)) <= MOST_APART and 1 <= _apart(ta, tb) <= MOST_APART:
@@ -134,7 +136,39 @@ def _near_duplicates(texts: list[Text], glossary) -> list[tuple]:
                                   "word or two (a copy not updated? glossary similar: lists pairs meant so)",
                                   b.text, a.text))
                     break
+            for part in _parts(_plain(tb)):
+                index.setdefault(part, []).append(j)
     return found
+
+
+def _plain(tokens: list[str]) -> tuple[str, ...]:
+    return tuple("#" if t.isdigit() else t for t in tokens)   # numbers count alike (_apart)
+
+
+def _parts(tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """`tokens` cut into MOST_APART + 1 runs: of two texts at most MOST_APART words apart,
+    one run of the one is whole in the other (the pigeonhole), so only texts that share a
+    run are compared: a deck of thousands of texts is not compared pair by pair."""
+    size, more = divmod(len(tokens), MOST_APART + 1)
+    runs, at = [], 0
+    for k in range(MOST_APART + 1):
+        end = at + size + (k < more)
+        runs.append(tokens[at:end])
+        at = end
+    return runs
+
+
+def _candidates(index: dict[tuple, list[int]], tokens: list[str]) -> list[int]:
+    """The earlier texts one of whose runs (of a text within MOST_APART words of this one's
+    length) is found whole in `tokens`, first first."""
+    plain = _plain(tokens)
+    lengths = {size + extra for n in range(len(plain) - MOST_APART, len(plain) + MOST_APART + 1) if n > 0
+               for size in (n // (MOST_APART + 1),) for extra in (0, 1)}
+    found: set[int] = set()
+    for length in lengths:
+        for start in range(len(plain) - length + 1):
+            found.update(index.get(plain[start:start + length], ()))
+    return sorted(found)
 
 
 def _apart(a: list[str], b: list[str]) -> int:

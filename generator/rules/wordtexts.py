@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..data.editions import catalogue, languages_of, read_translation, rulebook_paths
-from ..guard import OutsideProject, read_text_inside
+from ..guard import MAX_MARKDOWN, OutsideProject, read_text_inside
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,16 @@ class Word(NamedTuple):
     opens: bool              # begins a sentence (or a heading, a list item, a text)
 
 
-_JINJA = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.S)
-_VALUE = re.compile(r"\{\{.*?\}\}|(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})", re.S)   # printed: a number, a name
-_KEYWORD = re.compile(r":kw\[([^\]\n:]+)\]:")
+# Every pattern runs in time linear in the text (a stranger's card or rulebook may be a
+# megabyte of "[[[[" or "{%{%"): what may repeat inside a pair of brackets never crosses the
+# next opening one, so no match is tried from one opening to the end of the text again.
+_JINJA = re.compile(r"\{%(?:(?!\{%|%\}).)*%\}|\{#(?:(?!\{#|#\}).)*#\}", re.S)
+_VALUE = re.compile(r"\{\{(?:(?!\{\{|\}\}).)*\}\}|(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})", re.S)   # printed: a number, a name
+_KEYWORD = re.compile(r":kw\[([^\]\[\n:]+)\]:")
 _ICON = re.compile(r":[a-z][a-z0-9_-]*:")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"!?\[([^\]\[\n]*)\]\([^()\n]*\)")
 _URL = re.compile(r"\b(?:https?://|www\.)\S+")
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _MARKS = re.compile(r"\\([*:\\])|[*_`|#>~]")
 _MARK = "\u0300-\u036f\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u200c\u200d\u0640"   # combining marks, tatweel
 _LETTER = rf"(?:[^\W\d_]|[{_MARK}])"
@@ -173,6 +176,8 @@ def _rulebook(game, lang: str, source: str) -> list[Text]:
         text = read_text_inside(game.root, path, shown)
     except OutsideProject:
         return []     # preflight names a rulebook that cannot be read
+    if len(text) > MAX_MARKDOWN:
+        return []     # the rulebook stage refuses it, naming the bound
     # Jinja out first (a comment or a block may run over several lines), keeping the lines
     text = _JINJA.sub(lambda m: " " * (0 if "\n" in m.group(0) else 1) + "\n" * m.group(0).count("\n"), text)
     text = _VALUE.sub(lambda m: "0" + "\n" * m.group(0).count("\n"), text)
