@@ -38,13 +38,12 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     run once a game, on the cards as written."""
     from .data.i18ncheck import checked_editions
     from .data.load import load_game
+    from .draw.facecache import FaceCache
     from .errors import RenderError
     from .pipeline import editions_asked, prepare_output, resolve_games
     from .rules import RulesReport, check_game
     from .rules.report import from_problem
     from .rules.words import word_findings
-
-    from .draw.facecache import FaceCache
 
     reports, unreadable, notes = [], False, []
     asked = editions_asked(root, resolve_games(root, games), games, options.languages)

@@ -212,7 +212,7 @@ def allowed_reads(root: Path) -> list[str]:
              "/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fontconfig", "/etc/fonts",
              "/var/cache/fontconfig", "/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo",
              "/dev/null", "/dev/urandom", "/proc/self", "/sys/devices/system/cpu", "/etc/nsswitch.conf",
-             "/usr/share/color/icc",
+             "/usr/share/color/icc", "/usr/share/hunspell",
              os.path.expanduser("~/.cache/pnp/cache-key"), os.path.expanduser("~/.cache/fontconfig"),
              os.path.expanduser("~/.fonts"), os.path.expanduser("~/.local/share/fonts"),
              os.path.expanduser("~/.config/fontconfig"),

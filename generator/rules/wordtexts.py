@@ -46,7 +46,8 @@ class Word(NamedTuple):
 # megabyte of "[[[[" or "{%{%"): what may repeat inside a pair of brackets never crosses the
 # next opening one, so no match is tried from one opening to the end of the text again.
 _JINJA = re.compile(r"\{%(?:(?!\{%|%\}).)*%\}|\{#(?:(?!\{#|#\}).)*#\}", re.S)
-_VALUE = re.compile(r"\{\{(?:(?!\{\{|\}\}).)*\}\}|(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})", re.S)   # printed: a number, a name
+# printed: a number, a name
+_VALUE = re.compile(r"\{\{(?:(?!\{\{|\}\}).)*\}\}|(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*\}(?!\})", re.S)
 _KEYWORD = re.compile(r":kw\[([^\]\[\n:]+)\]:")
 _ICON = re.compile(r":[a-z][a-z0-9_-]*:")
 _LINK = re.compile(r"!?\[([^\]\[\n]*)\]\([^()\n]*\)")
