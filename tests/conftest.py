@@ -1,6 +1,7 @@
 """Shared fixtures: copies of the real project to mutate, tiny games to break, one real build."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import textwrap
@@ -204,9 +205,10 @@ def kit_of(root: Path, game: str, paper: str) -> dict[str, bytes]:
         return {name: zf.read(name) for name in zf.namelist()}
 
 
-def all_pdfs():
+@functools.cache
+def all_pdfs() -> tuple:
     """(game, file name) of every PDF a full build writes, every edition of a game of several
-    languages included, for parametrised tests."""
+    languages included, for parametrised tests (read once a process)."""
     import yaml
 
     from generator.data.editions import languages_of
@@ -215,5 +217,5 @@ def all_pdfs():
     def stems(g):
         langs = languages_of(yaml.safe_load((REPO / "cards" / g / "game.yaml").read_text(encoding="utf-8")))
         return [g, *(f"{g}-{lang}" for lang in langs[1:])]
-    return [(g, f"{stem}-{kind}-{paper}.pdf") for g in list_games(REPO) for stem in stems(g)
-            for kind in ("sheets", "rulebook") for paper in ("a4", "letter")]
+    return tuple((g, f"{stem}-{kind}-{paper}.pdf") for g in list_games(REPO) for stem in stems(g)
+                 for kind in ("sheets", "rulebook") for paper in ("a4", "letter"))

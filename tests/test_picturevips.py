@@ -4,6 +4,7 @@ kind of picture pictures.py handles; the same bytes run to run and in another pr
 engine chosen once (PNP_PICTURES), in the draw key and the picture store's key."""
 from __future__ import annotations
 
+import functools
 import io
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -60,27 +61,35 @@ def _gif() -> bytes:
     return out.getvalue()
 
 
-FIXTURES = {   # name: (bytes, the size wanted: None keeps it)
-    "rgb jpeg, resampled": (jpeg(smooth(31, (1200, 900))), (600, 450)),
-    "grainy jpeg, resampled": (jpeg(_grainy()), (674, 505)),
-    "grainy png, resampled": (png(_grainy()), (674, 505)),
-    "rgb jpeg, DCT-scaled": (jpeg(smooth(32, (2400, 1800))), (600, 450)),
-    "grey jpeg, resampled": (jpeg(smooth(33, (1200, 900)).convert("L")), (600, 450)),
-    "progressive jpeg, draft": (jpeg(smooth(34, (1200, 900)), progressive=True), (300, 225)),
-    "cmyk jpeg (SWOP profile)": (cmyk_jpeg(smooth(35, (900, 700))), (450, 350)),
-    "cmyk jpeg, kept": (cmyk_jpeg(smooth(36, (600, 450))), None),
-    "adobe rgb jpeg": (adobe_rgb_jpeg(smooth(37, (900, 700))), (450, 350)),
-    "rgb png": (png(smooth(38, (1200, 900))), (600, 450)),
-    "grey png": (png(smooth(39, (1200, 900)).convert("L")), (600, 450)),
-    "png with alpha": (_alpha_png(), (450, 350)),
-    "png with alpha, kept": (_alpha_png(), None),
-    "palette png": (png(smooth(40, (900, 700)).quantize(64)), (450, 350)),
-    "16-bit grey png": (_grey16(), (450, 350)),
-    "gif": (_gif(), (450, 350)),
-    **{f"jpeg turned {turn}": (jpeg(smooth(40 + turn, (800, 600)), exif=_exif(turn)),
+RECIPES = {   # name: (how its bytes are made, the size wanted: None keeps it); made when a test asks
+    "rgb jpeg, resampled": (lambda: jpeg(smooth(31, (1200, 900))), (600, 450)),
+    "grainy jpeg, resampled": (lambda: jpeg(_grainy()), (674, 505)),
+    "grainy png, resampled": (lambda: png(_grainy()), (674, 505)),
+    "rgb jpeg, DCT-scaled": (lambda: jpeg(smooth(32, (2400, 1800))), (600, 450)),
+    "grey jpeg, resampled": (lambda: jpeg(smooth(33, (1200, 900)).convert("L")), (600, 450)),
+    "progressive jpeg, draft": (lambda: jpeg(smooth(34, (1200, 900)), progressive=True), (300, 225)),
+    "cmyk jpeg (SWOP profile)": (lambda: cmyk_jpeg(smooth(35, (900, 700))), (450, 350)),
+    "cmyk jpeg, kept": (lambda: cmyk_jpeg(smooth(36, (600, 450))), None),
+    "adobe rgb jpeg": (lambda: adobe_rgb_jpeg(smooth(37, (900, 700))), (450, 350)),
+    "rgb png": (lambda: png(smooth(38, (1200, 900))), (600, 450)),
+    "grey png": (lambda: png(smooth(39, (1200, 900)).convert("L")), (600, 450)),
+    "png with alpha": (_alpha_png, (450, 350)),
+    "png with alpha, kept": (_alpha_png, None),
+    "palette png": (lambda: png(smooth(40, (900, 700)).quantize(64)), (450, 350)),
+    "16-bit grey png": (_grey16, (450, 350)),
+    "gif": (_gif, (450, 350)),
+    **{f"jpeg turned {turn}": (lambda turn=turn: jpeg(smooth(40 + turn, (800, 600)), exif=_exif(turn)),
                                (300, 400) if turn >= 5 else (400, 300)) for turn in range(2, 9)},
-    "png turned 6": (png(smooth(50, (800, 600)), exif=_exif(6)), (300, 400)),
+    "png turned 6": (lambda: png(smooth(50, (800, 600)), exif=_exif(6)), (300, 400)),
 }
+
+
+@functools.cache
+def fixture(name: str) -> tuple[bytes, tuple[int, int] | None]:
+    """A picture of RECIPES as bytes, and the size wanted (made once a process: at
+    collection they would cost every test process seconds)."""
+    make, size = RECIPES[name]
+    return make(), size
 
 
 def _difference(a: bytes, b: bytes, alphas: tuple[bytes, bytes] = (b"", b"")) -> tuple[int, float]:
@@ -95,9 +104,9 @@ def _difference(a: bytes, b: bytes, alphas: tuple[bytes, bytes] = (b"", b"")) ->
     return max(high for _, high in d.getextrema()), sum(ImageStat.Stat(d).mean) / 3
 
 
-@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("name", RECIPES)
 def test_libvips_makes_the_picture_pillow_makes_within_the_tolerance(name):
-    data, size = FIXTURES[name]
+    data, size = fixture(name)
     head = header(data, name)
     by_vips = picturevips.prepare(data, head, size, VIPS if "draft" not in name else Policy(engine="vips", draft=True))
     by_pillow = picturevips.prepare(data, head, size, PILLOW if "draft" not in name else Policy(draft=True))
@@ -119,7 +128,7 @@ def test_what_passes_through_is_the_same_with_either_engine():
 
 
 def _prepared(name: str) -> tuple[bytes, bytes]:
-    data, size = FIXTURES[name]
+    data, size = fixture(name)
     p = picturevips.prepare(data, header(data, name), size, VIPS)
     return p.data, p.alpha
 
