@@ -266,10 +266,11 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     if isinstance(plans, Kept):   # a book set by Pango is laid out whole (its text is set as it goes)
         laid, index = pageplan.reuse(plans.get(planned), marks, story, body, doc.replay)
         doc.plan = pageplan.Plan(index)
-    # Platypus lays the book out until its contents settle: three passes from an empty
-    # contents page. While `pnp watch` rebuilds, the contents of the last layout are the
-    # first guess; when the pages come out with those same contents, one pass was enough
-    # (otherwise the passes go on). Both end on the same layout: a contents line is its
+    # Platypus lays the book out until its contents settle. A cold layout starts from the
+    # contents' lines without their page numbers: two passes (from an empty contents page it
+    # took three). While `pnp watch` rebuilds, the contents of the last layout are the first
+    # guess; when the pages come out with those same contents, one pass was enough
+    # (otherwise the passes go on). All end on the same layout: a contents line is its
     # heading's text, its page number drawn after it by a callback, so how much room the
     # contents take depends on the headings alone, and with it every page after them.
     settled = ("rulebook contents", game.id, lang, paper)
