@@ -33,6 +33,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The start of a script a benchmark runs in a fresh interpreter: at its exit it writes
+# "BENCH {"cpu": ...}" to stderr, its CPU and its children's (the drawing workers').
+CPU_REPORT = r"""
+import atexit, json, resource, sys
+def report():
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    sys.stderr.write("\nBENCH " + json.dumps({"cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime}) + "\n")
+atexit.register(report)
+"""
 
 TEMPLATE = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}" text-rendering="geometricPrecision">
   <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="{{ card.colour }}"/>

@@ -22,14 +22,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_deck import ROOT, _machine
+from bench_deck import CPU_REPORT, ROOT, _machine
 
-RUN = r"""
-import atexit, json, resource, sys
-def report():
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    sys.stderr.write("\nBENCH " + json.dumps({"cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime}) + "\n")
-atexit.register(report)
+RUN = CPU_REPORT + r"""
 sys.path.insert(0, sys.argv[1])
 from generator.cli import main
 sys.argv = ["pnp", *sys.argv[2:]]

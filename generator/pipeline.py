@@ -113,8 +113,7 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     session.stopwatch.reset()
     out_dir = options.output(root)
     asked = editions_asked(root, resolve_games(root, games), games, options.languages)
-    cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
-    prepare_output(out_dir, cache)
+    cache = face_cache_ready(out_dir)
     run = Run(root, options, session, progress or SILENT, cache, early)
     memo = out_dir / ".cache" / "memo"   # what this build leaves the next (session.kept_on_disk)
     with session.kept_on_disk(memo, out_dir.parent, repr(sorted(asked.items()))), drawing_workers(session):
@@ -139,6 +138,14 @@ class Run:
     @property
     def out_dir(self) -> Path:
         return self.options.output(self.root)
+
+
+def face_cache_ready(out_dir: Path) -> FaceCache:
+    """The face cache of a build into `out_dir` (output/.cache/faces), the output folder
+    made ready for it (`prepare_output`): what `pnp build`, `validate` and `diff` draw through."""
+    cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
+    prepare_output(out_dir, cache)
+    return cache
 
 
 def prepare_output(out_dir: Path, cache: FaceCache | None = None) -> None:

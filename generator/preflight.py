@@ -38,9 +38,8 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     run once a game, on the cards as written."""
     from .data.i18ncheck import checked_editions
     from .data.load import load_game
-    from .draw.facecache import FaceCache
     from .errors import RenderError
-    from .pipeline import editions_asked, prepare_output, resolve_games
+    from .pipeline import editions_asked, face_cache_ready, resolve_games
     from .rules import RulesReport, check_game
     from .rules.report import from_problem
     from .rules.words import word_findings
@@ -49,9 +48,7 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     asked = editions_asked(root, resolve_games(root, games), games, options.languages)
     cache = None
     if draw:   # faces drawn through the build's face cache: a validate after a build draws nothing again
-        out_dir = options.output(root)
-        cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
-        prepare_output(out_dir, cache)
+        cache = face_cache_ready(options.output(root))
     for game_id in asked:
         try:
             with session.stage("load"):

@@ -133,20 +133,18 @@ def diff(ctx, ref, games, out_dir, fail_on_change, page, languages, limits):
     something changed.
     """
     from .. import safefs
-    from ..draw.facecache import FaceCache
     from ..errors import OutputError
     from ..exports.files import write_atomic
     from ..loop.diffreport import diff_games
     from ..loop.summary import PAGES, summary_files
     from ..options import BuildOptions
-    from ..pipeline import prepare_output, resolve_games
+    from ..pipeline import face_cache_ready, resolve_games
     from ..preflight import validate_games
 
     formats, pictures = page
     root = _root(ctx)
     out_dir = out_dir or root / "output"
-    prepare_output(out_dir)
-    cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
+    cache = face_cache_ready(out_dir)
     session = session_for(limits)
     asked = tuple(languages) or None
     with session.budget("pnp diff"):   # git runs here: diff is bounded, not jailed

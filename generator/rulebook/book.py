@@ -297,12 +297,8 @@ def _contents_lines(story) -> list[tuple]:
     """The contents' entries of the headings in `story` (those inside a group too) as
     `Rulebook.afterFlowable` makes them, each on page 0: how much room the contents take
     depends on the lines alone, not on their page numbers."""
-    lines = []
-    for flowable in story:
-        for part in getattr(flowable, "parts", None) or (flowable,):
-            if getattr(part, "level", None) is not None and hasattr(part, "key"):
-                lines.append((part.level - 1, f"{part.number}  {part.plain}", 0, part.key))
-    return lines
+    parts = [p for f in story for p in (f.parts if isinstance(f, Group) else (f,))]
+    return [(h.level - 1, f"{h.number}  {h.plain}", 0, h.key) for h in parts if isinstance(h, (Heading, PangoHeading))]
 
 
 def book_text(game, blocks, words: dict) -> str:

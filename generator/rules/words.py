@@ -18,8 +18,9 @@ from collections.abc import Mapping
 
 from ..data.editions import languages_of
 from ..data.glossary import glossary_of
-from ..data.yamlsrc import line_of, read_yaml
-from ..errors import InputError, Problem
+from ..data.schema import bundled, check
+from ..data.yamlsrc import read_yaml
+from ..errors import InputError, Problem, collect
 from ..guard import read_text_inside
 from .engine import Finding, rules_path
 from .spelling import game_dictionary, icon_names, misspelt
@@ -41,13 +42,13 @@ KINDS = {
     "double-space": "two spaces between words (fixed by pnp lint --fix)",
 }
 FIXABLE = ("quotes", "double-space")
-SEVERITIES = ("error", "warning", "off")
 
 
 def severities(game) -> dict[str, str]:
     """Each kind's severity: the rules file's `words:`, else warning.
 
-    :raises InputError: a kind or severity it does not know, with its line."""
+    :raises InputError: the rules file breaks its schema (a kind or severity it does not
+        know among them), with the lines."""
     chosen = dict.fromkeys(KINDS, "warning")
     path = rules_path(game)
     if path is None:
@@ -56,19 +57,9 @@ def severities(game) -> dict[str, str]:
     if not re.search(r"^words\s*:", read_text_inside(game.root, path, shown), re.M):
         return chosen   # (the rules stage reads the file; reading it again for nothing costs 10 ms a game)
     raw = read_yaml(path, shown)
-    own = raw.get("words") if isinstance(raw, Mapping) else None
-    if not own:
-        return chosen
-    own = {kind: "off" if value is False else value for kind, value in own.items()}   # YAML's bare off is false
-    problems = [Problem(shown, f"words: '{kind}' is not a kind of word check ({', '.join(KINDS)})",
-                        line=line_of(raw, ("words", kind)), field="words")
-                for kind in own if kind not in KINDS]
-    problems += [Problem(shown, f"words: {kind}: '{value}' is not one of {', '.join(SEVERITIES)}",
-                         line=line_of(raw, ("words", kind)), field="words")
-                 for kind, value in own.items() if kind in KINDS and value not in SEVERITIES]
-    if problems:
-        raise InputError(f"{len(problems)} problems in {shown}", problems)
-    chosen.update({str(k): str(v) for k, v in own.items()})
+    collect(f"in {shown}", check(raw, bundled("rules"), shown))   # words: its kinds and severities, with lines
+    own = raw.get("words") or {}
+    chosen.update({str(k): "off" if v is False else str(v) for k, v in own.items()})   # YAML's bare off is false
     return chosen
 
 
