@@ -127,11 +127,11 @@ run() {
       pnp kit "${paper[@]}" "$g" --untrusted >&2 || worst $?
     done
   fi
-  # 3. the pictures of what changed: git reads the base, so diff is bounded but not jailed; it
-  #    runs on what validate read and drew in the jail (docs/security.md)
+  # 3. the pictures of what changed, jailed: git unpacks the base before the jail closes, and
+  #    both sides are drawn inside it (docs/security.md)
   local -a files=()
   if [ "$status" -ne 2 ] && [ -n "$base" ]; then
-    if pnp diff "$base" "${games[@]}" --format markdown --format html --no-pictures >&2; then
+    if pnp diff "$base" "${games[@]}" --format markdown --format html --no-pictures --untrusted >&2; then
       cat "$out/diff/summary.md" >>"$SUMMARY"
       files+=("$out/diff")
     else

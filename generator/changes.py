@@ -139,12 +139,14 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
     return dest
 
 
-def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str, session: Session):
+def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str, session: Session,
+           tree: Path | None = None):
     """The reference's (game or None, {component: draw keys}); a game absent at `ref` is
-    empty. `lang`: an edition in another language than the cards are written in."""
+    empty. `lang`: an edition in another language than the cards are written in; `tree`:
+    where `ref` was unpacked already (before a jail, which runs no git)."""
     if ref == LAST:
         return None, last_build(out_dir, f"{game_id}-{lang}" if lang else game_id)
-    tree = checkout(root, ref, out_dir)
+    tree = tree or checkout(root, ref, out_dir)
     if not (tree / "cards" / game_id / "game.yaml").is_file():
         return None, {}
     game = load_game(tree, game_id, session)

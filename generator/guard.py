@@ -247,6 +247,7 @@ class Limits:
     total_seconds: float = TOTAL_SECONDS  # the whole command, every face and stage together
     memory_bytes: int = MEMORY_BYTES      # each process's address space (an rlimit)
     untrusted: str = "off"                # the jail (jail.py): off, on, strict (--untrusted, CI)
+    forks: bool = True                    # drawing workers may be forked (not where the jail kept /dev/shm shut)
 
     def deadline(self, what: str) -> Deadline:
         return Deadline(self.face_seconds, what)

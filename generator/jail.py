@@ -8,10 +8,14 @@ process bounded by the kernel, with its drawing workers (forked later, they inhe
 - rlimits, in every mode the address space (`--memory-limit`); untrusted also CPU time
   (the wall-clock budget plus a margin, the kernel's backstop), file size, open files, no
   core dumps;
+- a /dev/shm of its own (untrusted): the drawing workers' queues need semaphores there, so
+  the process first replaces it, for itself alone, by an empty small tmpfs (a user and a
+  mount namespace: `jailbridge.private_tmpfs`); where the system refuses that, the build
+  draws in this one process and /dev/shm stays out of reach (said in one line);
 - Landlock (untrusted): read only the project, Python and its packages, pnp itself, the
   system libraries, fonts and fontconfig and the few files named in `READ_ONLY`; write
-  only the output folder (and semaphores in /dev/shm, which the drawing workers' queues
-  need); execute nothing; no TCP (ABI 4), no signal or abstract socket outside (ABI 6);
+  only the output folder (and the private /dev/shm's semaphore files); execute nothing; no
+  TCP (ABI 4), no signal or abstract socket outside (ABI 6);
 - seccomp (untrusted): `REFUSED` system calls fail with EPERM (no program run, no socket,
   no debugging another process, no mount, no kernel module...).
 
@@ -26,6 +30,7 @@ import resource
 import signal
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import PnpError
 from .guard import Limits
@@ -66,6 +71,7 @@ READ_ONLY = (
 )
 DEVICES = ("/dev/null",)      # read and written by libraries that silence output
 SHARED_MEMORY = "/dev/shm"    # multiprocessing's semaphores (the drawing workers' queues)
+PRIVATE_SHM = "size=4m,nr_inodes=256,mode=1777"   # the private /dev/shm: a few hundred semaphores, no more
 TRUNCATE_SINCE = 3            # Landlock ABI that controls truncate(2): without it any file may be emptied
 
 
@@ -76,12 +82,22 @@ class Unconfined(PnpError):
     exit_code = 2
 
 
-def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "off") -> str | None:
+class Confinement(NamedTuple):
+    """What `confine` did: `line`, the walls this system lacks in one line (or None);
+    `processes`, whether the build may fork drawing workers (False where /dev/shm could not
+    be made private: the workers' semaphores would need the system's)."""
+
+    line: str | None = None
+    processes: bool = True
+
+
+def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "off") -> Confinement:
     """Bound this process (and the processes it forks from now on) for a build of
     `project_root` writing into `output_dir`. Call it on the main thread, before any other
     thread starts and before anything of the project is read.
 
-    :returns: one line naming the walls this system lacks (untrusted mode), or None.
+    :returns: the `Confinement`: one line naming the walls this system lacks (untrusted
+        mode) or what the build gives up (drawing on one core), and whether it may fork.
     :raises Unconfined: `strict` and a wall is missing; the output folder is a link.
     """
     if mode not in MODES:
@@ -92,7 +108,7 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
                          "and the processes it forks); this is a bug in pnp")
     _limit(resource.RLIMIT_AS, limits.memory_bytes, hard=mode != "off")
     if mode == "off":
-        return None
+        return Confinement()
     output = _real_output(output_dir)
     from . import jailbridge  # only an untrusted build loads the bindings
 
@@ -101,19 +117,34 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
     if mode == "strict" and missing:
         raise Unconfined(f"--untrusted=strict: this system lacks {', '.join(missing)}; pnp refuses to build "
                          "without every wall (--untrusted goes on with the others)")
+    shm_refused = _private_shared_memory()
     _limit(resource.RLIMIT_CPU, math.ceil(limits.total_seconds) + CPU_MARGIN, hard=True)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a file too large is an error (EFBIG), not a kill
     _limit(resource.RLIMIT_FSIZE, FILE_BYTES, hard=True)
     _limit(resource.RLIMIT_NOFILE, OPEN_FILES, hard=True)
     _limit(resource.RLIMIT_CORE, 0, hard=True)
     if abi:
-        jailbridge.restrict_paths(abi, rules(project_root, output))
+        jailbridge.restrict_paths(abi, rules(project_root, output, semaphores=not shm_refused))
     if seccomp:
         jailbridge.refuse_syscalls(REFUSED)
-    if not missing:
-        return None
-    return (f"pnp: --untrusted: this system lacks {', '.join(missing)}; going on with the other walls "
-            "(--untrusted=strict refuses instead)")
+    lines = []
+    if missing:
+        lines.append(f"pnp: --untrusted: this system lacks {', '.join(missing)}; going on with the other walls "
+                     "(--untrusted=strict refuses instead)")
+    if shm_refused:
+        lines.append(f"pnp: --untrusted: drawing on one core: /dev/shm could not be made private ({shm_refused}), "
+                     "and the drawing workers would need it")
+    return Confinement("\n".join(lines) or None, processes=not shm_refused)
+
+
+def _private_shared_memory() -> str | None:
+    """/dev/shm replaced, for this process and its children, by an empty tmpfs of its own;
+    None once done (or when the system has no /dev/shm), else why not."""
+    if not os.path.isdir(SHARED_MEMORY):
+        return "there is no /dev/shm"
+    from . import jailbridge
+
+    return jailbridge.private_tmpfs(SHARED_MEMORY, PRIVATE_SHM)
 
 
 def missing_walls(abi: int, seccomp: bool) -> list[str]:
@@ -129,13 +160,14 @@ def missing_walls(abi: int, seccomp: bool) -> list[str]:
     return missing
 
 
-def rules(project_root: Path, output: Path) -> list[tuple[tuple[str, ...], str]]:
-    """Landlock's rules of an untrusted build: (rights, path) for each path that exists."""
+def rules(project_root: Path, output: Path, semaphores: bool = True) -> list[tuple[tuple[str, ...], str]]:
+    """Landlock's rules of an untrusted build: (rights, path) for each path that exists;
+    `semaphores`: /dev/shm (made private first) may hold the drawing workers' semaphores."""
     read = [str(project_root), *_python_paths(), str(Path(__file__).resolve().parent), *READ_ONLY,
             *_fontconfig_cache()]
     found: list[tuple[tuple[str, ...], str]] = [(READ, p) for p in dict.fromkeys(read) if os.path.exists(p)]
     found += [(DEVICE, p) for p in DEVICES if os.path.exists(p)]
-    if os.path.isdir(SHARED_MEMORY):
+    if semaphores and os.path.isdir(SHARED_MEMORY):
         found.append((SEMAPHORES, SHARED_MEMORY))
     return [*found, (WRITE, str(output))]
 

@@ -5,7 +5,9 @@ libseccomp). Everything about their API lives here; `jail.py` says what to allow
 In: paths to allow reading, paths to allow writing, names of system calls to refuse.
 Out: what the running kernel offers (`landlock_abi()`, `seccomp_available()`), the
 Landlock rights of an ABI (`fs_rights`), and the walls raised on the calling thread (and
-every process it forks from then on): `restrict_paths` and `refuse_syscalls`, each one-way.
+every process it forks from then on): `private_tmpfs` (a folder such as /dev/shm replaced,
+for this process alone, by an empty one of its own: user and mount namespaces through the C
+library's `unshare` and `mount`), `restrict_paths` and `refuse_syscalls`, each one-way.
 `tests/test_jailbridge.py` checks every name of the bindings used here, so an upgrade that
 changes one fails a test; both are pinned.
 """
@@ -35,6 +37,63 @@ NET_SINCE, SCOPES_SINCE = 4, 6   # TCP bind/connect rules; scopes (abstract unix
 RULE_PATH_BENEATH = 1            # landlock_add_rule's rule type for a folder or file
 ACCESS_NET_BIND_TCP, ACCESS_NET_CONNECT_TCP = 1 << 0, 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
+# unshare(2) and mount(2) flags (linux/sched.h, linux/mount.h)
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+
+
+def private_tmpfs(path: str, options: str) -> str | None:
+    """Give this process (and every process it forks from now on) a `path` of its own: an
+    empty tmpfs mounted with `options` (e.g. "size=4m,nr_inodes=256,mode=1777") in a mount
+    namespace of its own, inside a user namespace mapping only its own user and group, so
+    its files keep their owner. Other processes go on seeing the folder as it was.
+
+    Tried first in a forked child, because entering a user namespace cannot be undone: a
+    system that lets the namespace be made but not the mount (Ubuntu's AppArmor rule for
+    unprivileged user namespaces) would leave this process stranded in it. Call it with one
+    thread running.
+
+    :returns: None once done, else why it could not be (this process unchanged)."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:   # the trial: report the failure (or nothing) on the pipe, then end
+        os.close(read)
+        try:
+            why = _enter_private_tmpfs(path, options) or "ok"
+        except BaseException as exc:   # anything at all: the parent hears it, the child ends here
+            why = f"{type(exc).__name__}: {exc}"
+        os.write(write, why.encode()[:512])
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        why = answer.read().decode(errors="replace")
+    os.waitpid(child, 0)
+    if why != "ok":
+        return why or "the trial ended without an answer"
+    return _enter_private_tmpfs(path, options)
+
+
+def _enter_private_tmpfs(path: str, options: str) -> str | None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    uid, gid = os.getuid(), os.getgid()
+
+    def failed(what: str, result: int) -> str | None:
+        return f"{what}: {os.strerror(ctypes.get_errno())}" if result != 0 else None
+
+    why = failed("unshare", libc.unshare(CLONE_NEWUSER | CLONE_NEWNS))
+    if why:
+        return why
+    try:
+        for name, line in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(line)
+    except OSError as exc:
+        return f"the user namespace's maps: {exc.strerror or exc}"
+    return (failed("mount --make-rprivate /", libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None))
+            or failed(f"mount tmpfs on {path}", libc.mount(b"tmpfs", path.encode(), b"tmpfs",
+                                                             MS_NOSUID | MS_NODEV | MS_NOEXEC, options.encode())))
 
 
 def landlock_abi() -> int:

@@ -78,8 +78,8 @@ class Session:
         cache_key()   # read now, at start-up, before anything of the project (and before any jail)
         code_digest()   # pnp's own files, which the jail may not let it read
         self.remember = remember
-        self.jobs = jobs or usable_cpus()
         self.limits = limits or Limits()
+        self.jobs = jobs or (usable_cpus() if self.limits.forks else 1)
         # a session that remembers nothing holds null objects doing the plain thing: no stage asks which it has
         self.memo: Memo = RenderMemo(LIMIT) if remember else Memo()
         self.segments: Kept | Forgets | DiskKept = Kept(SEGMENT_BYTES, size=lambda value: len(value[0].data)) \

@@ -135,6 +135,100 @@ drawpool._draw_in_worker = spying
 
 
 @needs_walls
+def test_dev_shm_is_a_private_empty_folder_for_the_jailed_build(mini, tmp_path):
+    """The drawing workers' queues need semaphore files in /dev/shm, so the jail lets the build
+    write there: into an empty tmpfs of its own (a user and a mount namespace), not the
+    system's, where other programs keep their shared memory. A file planted there by another
+    process cannot be read, and what the build leaves there is gone with it."""
+    if not Path("/dev/shm").is_dir():
+        pytest.skip("no /dev/shm")
+    root = mini("\n".join(f"- {{id: c{n}, name: C{n}, text: T{n}}}" for n in range(40)))
+    secret = Path("/dev/shm") / f"pnp-test-secret-{os.getpid()}"
+    secret.write_text("another program's memory")
+    prelude = f"""
+import os
+import generator.session
+from generator.draw import drawpool
+generator.session.usable_cpus = lambda: 2
+drawn = drawpool._draw_in_worker
+
+def spying(*args, **kwargs):
+    try:
+        read = open({str(secret)!r}).read()
+    except OSError as exc:
+        read = type(exc).__name__
+    left = '/dev/shm/pnp-left-by-{os.getpid()}-' + str(os.getpid())
+    if not os.path.exists(left):
+        os.close(os.open(left, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    with open({str(root / 'output' / 'shm.txt')!r}, 'a') as f:
+        f.write(f'{{read}}\\n')
+    return drawn(*args, **kwargs)
+drawpool._draw_in_worker = spying
+"""
+    try:
+        done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=prelude)
+        assert done.returncode == 0, done.stderr[-3000:]
+        seen = set((root / "output" / "shm.txt").read_text().splitlines())
+        assert {line.split()[0] for line in seen} == {"FileNotFoundError"}, seen
+        assert list(Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*")) == []
+        assert secret.read_text() == "another program's memory"
+        # the same spy, untrusted off: the system's /dev/shm (the test proves what it claims)
+        shutil.rmtree(root / "output")   # (its face cache too: every face drawn again)
+        done = pnp(root, "build", "--paper", "a4", "--trusted", prelude=prelude)
+        assert "another program's memory" in (root / "output" / "shm.txt").read_text()
+        assert list(Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*")) != []
+    finally:
+        secret.unlink()
+        for left in Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*"):
+            left.unlink()
+
+
+@needs_walls
+def test_where_dev_shm_cannot_be_made_private_the_build_draws_in_one_process(mini):
+    """A system that refuses user namespaces (Ubuntu's AppArmor rule) keeps /dev/shm out of
+    the jail's reach altogether: the build draws its faces itself, says so, and still works."""
+    root = mini("\n".join(f"- {{id: c{n}, name: C{n}, text: T{n}}}" for n in range(40)))
+    prelude = f"""
+import multiprocessing
+import generator.session
+from generator import jailbridge
+from generator.draw import bundlepdf, drawpool
+generator.session.usable_cpus = lambda: 2
+jailbridge.private_tmpfs = lambda path, options: "refused here, for the test"
+drawn = drawpool.draw_bundle
+
+def spying(*args, **kwargs):
+    with open({str(root / 'output' / 'where.txt')!r}, 'a') as f:
+        f.write(f'{{multiprocessing.parent_process() is None}}\\n')
+    return drawn(*args, **kwargs)
+drawpool.draw_bundle = spying
+"""
+    done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=prelude)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "drawing on one core: /dev/shm could not be made private (refused here, for the test)" in done.stderr
+    assert set((root / "output" / "where.txt").read_text().splitlines()) == {"True"}
+
+
+@needs_walls
+def test_a_diff_draws_the_git_ref_inside_the_jail(hostile):
+    """pnp diff REF renders the faces of REF's templates, a stranger's too: git unpacks REF
+    before the jail, and the drawing happens inside it (it ran unjailed before)."""
+    root, marks, _ = hostile
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "the payload"], cwd=root, check=True)
+    for front in [root / "templates" / "mini" / "front.svg.j2"]:   # now harmless: only REF's face runs code
+        front.write_text(front.read_text().split("{% set g")[0] + '<rect width="5" height="5"/></svg>\n')
+    done = pnp(root, "diff", "HEAD", "--untrusted", prelude=NO_SANDBOX)
+    said = done.stdout + done.stderr
+    assert sorted(p.name for p in marks.iterdir()) == [], said[-3000:]
+    assert "root:x:0" not in said and "Traceback" not in said, said[-3000:]
+    done = pnp(root, "diff", "HEAD", "--trusted", prelude=NO_SANDBOX)
+    assert "system" in [p.name for p in marks.iterdir()], (done.stdout + done.stderr)[-3000:]
+
+
+@needs_walls
 def test_an_untrusted_build_of_a_shipped_game_is_the_same_bytes(tmp_path):
     for name in ("cards", "templates"):
         shutil.copytree(REPO / name, tmp_path / name)

@@ -10,7 +10,18 @@ import click
 
 from ..errors import InputError
 from ..loop.summary import BESIDE, FORMATS
-from .options import PAPER, _root, build_options, cli, lang_option, limits_options, picture_options, session_for
+from .options import (
+    PAPER,
+    _root,
+    build_options,
+    cli,
+    lang_option,
+    limits_options,
+    picture_options,
+    ref_tree,
+    session_for,
+    untrusted_limits_options,
+)
 
 
 def _watch_options(f):
@@ -122,7 +133,7 @@ def _page_options(command):
 @click.option("--fail-on-change", is_flag=True, help="Exit 1 when any component changed (a CI gate).")
 @_page_options
 @lang_option
-@limits_options
+@untrusted_limits_options
 @click.pass_context
 def diff(ctx, ref, games, out_dir, fail_on_change, page, languages, limits):
     """List the components of GAMES (default: every game) whose faces differ from git REF.
@@ -135,7 +146,7 @@ def diff(ctx, ref, games, out_dir, fail_on_change, page, languages, limits):
     from .. import safefs
     from ..errors import OutputError
     from ..exports.files import write_atomic
-    from ..loop.diffreport import diff_games
+    from ..loop.diffreport import Reference, diff_games
     from ..loop.summary import PAGES, summary_files
     from ..options import BuildOptions
     from ..pipeline import face_cache_ready, resolve_games
@@ -147,10 +158,11 @@ def diff(ctx, ref, games, out_dir, fail_on_change, page, languages, limits):
     cache = face_cache_ready(out_dir)
     session = session_for(limits)
     asked = tuple(languages) or None
-    with session.budget("pnp diff"):   # git runs here: diff is bounded, not jailed
+    reference = Reference(ref, ref_tree(ctx, ref))   # unpacked before the jail, where there is one
+    with session.budget("pnp diff"):
         names = resolve_games(root, games)
         reports = validate_games(root, names, BuildOptions(languages=asked), session, draw=False).reports
-        diffs = [d for g in names for d in diff_games(root, g, ref, out_dir, session, cache, asked)]
+        diffs = [d for g in names for d in diff_games(root, g, reference, out_dir, session, cache, asked)]
     folder = out_dir / "diff"
     try:
         safefs.remove(out_dir.parent, folder)   # the last report: never through a link

@@ -92,7 +92,7 @@ def _limits(command, untrusted: bool):
         ctx = click.get_current_context()
         if ctx.meta.get(PROGRAM):
             ctx.meta["pnp.limits"] = limits   # cli.main words a MemoryError with the budget
-            _confine(ctx, limits, kwargs)
+            limits = _confine(ctx, limits, kwargs)
         return command(*args, limits=limits, **kwargs)
 
     with_jail = untrusted
@@ -136,14 +136,28 @@ class UntrustedMode(click.ParamType):
 UNTRUSTED = UntrustedMode()
 
 
-def _confine(ctx, limits, kwargs) -> None:
+REF_TREE = "pnp.ref_tree"   # ctx.meta: (git ref, the folder it was unpacked into before the jail)
+
+
+def ref_tree(ctx, ref: str):
+    """The folder `_confine` unpacked git `ref` into before the jail, or None (not confined:
+    the command unpacks it itself)."""
+    found = ctx.meta.get(REF_TREE)
+    return found[1] if found is not None and found[0] == ref else None
+
+
+def _confine(ctx, limits, kwargs):
     """Before the command reads anything of the project: what needs a program is done (the
-    libraries' look-ups, the stamp's git facts) or refused, then the process confines itself."""
+    libraries' look-ups, the stamp's git facts, a git ref's checkout for `pnp diff`) or
+    refused, then the process confines itself. Returns the limits the command runs under
+    (without drawing workers where the jail could not make /dev/shm private)."""
+    import dataclasses
+
     from .. import jail
 
     if limits.untrusted == "off":
         jail.confine(Path("."), Path("."), limits, "off")
-        return
+        return limits
     profile = (kwargs.get("profile") or "").lower()
     if profile in TARGETS and TARGETS[profile].program:
         raise InputError(f"--profile {profile}: {TARGETS[profile].program}, a program, which an untrusted build "
@@ -162,9 +176,16 @@ def _confine(ctx, limits, kwargs) -> None:
 
     stamp.before_jail(root)
     safefs.cache_key()   # kept outside the project: read now, the jail will not let it be read later
-    line = jail.confine(root, kwargs.get("out_dir") or root / "output", limits, limits.untrusted)
-    if line:
-        click.echo(line, err=True)
+    out_dir = kwargs.get("out_dir") or root / "output"
+    ref = kwargs.get("ref")
+    if ref is not None:   # pnp diff REF: git unpacks the ref now; the jailed command reads what it unpacked
+        from ..changes import LAST, checkout
+
+        ctx.meta[REF_TREE] = (ref, None if ref == LAST else checkout(root, ref, out_dir))
+    confined = jail.confine(root, out_dir, limits, limits.untrusted)
+    if confined.line:
+        click.echo(confined.line, err=True)
+    return limits if confined.processes else dataclasses.replace(limits, forks=False)
 
 
 class SizeType(click.ParamType):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..changes import before as reference
+from ..changes import before as reference_of
 from ..changes import changed_ids, current, face_list
 from ..data.editions import chosen_languages, edition, languages_of, read_translation
 from ..data.load import load_game
@@ -36,22 +37,33 @@ class GameDiff:
         return bool(self.changed or self.added or self.removed)
 
 
-def diff_games(root, game_id: str, ref: str, out_dir, session: Session, cache=None, languages=None) -> list[GameDiff]:
+@dataclass(frozen=True)
+class Reference:
+    """What a diff compares with: a git `ref` (or `last`, the last build) and, when git
+    unpacked it already (before the jail of an untrusted run), the folder it is in."""
+
+    ref: str
+    tree: Path | None = None
+
+
+def diff_games(root, game_id: str, reference: Reference, out_dir, session: Session, cache=None,
+               languages=None) -> list[GameDiff]:
     """`diff_game` of every edition of a game (those of `languages`, else all)."""
     game = load_game(root, game_id, session)
     source = languages_of(game.meta)[0]
-    return [diff_game(root, game_id, ref, out_dir, session, cache, "" if lang == source else lang)
+    return [diff_game(root, game_id, reference, out_dir, session, cache, "" if lang == source else lang)
             for lang in chosen_languages(game, languages)]
 
 
-def diff_game(root, game_id: str, ref: str, out_dir, session: Session, cache=None, lang: str = "") -> GameDiff:
+def diff_game(root, game_id: str, reference: Reference, out_dir, session: Session, cache=None,
+              lang: str = "") -> GameDiff:
     """Compare one game's faces (`lang`: an edition's in another language than the cards are
-    written in) now with those at `ref`, and draw the changed components."""
+    written in) now with those at the reference, and draw the changed components."""
     game = load_game(root, game_id, session)
     if lang:
         game = edition(game, lang, read_translation(game, lang))
     now, after, _ = current(game, session)
-    old_game, before = reference(root, game_id, ref, out_dir, lang, session)
+    old_game, before = reference_of(root, game_id, reference.ref, out_dir, lang, session, reference.tree)
     result = GameDiff(game.stem)
     for cid in changed_ids(before, after):
         (result.changed if cid in before else result.added).append(cid)
