@@ -63,6 +63,7 @@ SEGMENT_BYTES = 96 * 2**20   # PDF segments a remembering session keeps
 PICTURE_BYTES = 64 * 2**20   # prepared pictures it keeps
 FEW = 8                      # sheet furniture and rulebook layouts it keeps
 FONT_BUNDLES = 256           # face bundles whose font digests a session keeps
+RELEASE_GROWN_MB = 16        # a one-shot build hands memory back between stages once it grew this much
 
 
 def usable_cpus() -> int:
@@ -96,6 +97,7 @@ class Session:
         self.workers: ProcessPoolExecutor | None = None
         self.budget_ends: float | None = None   # time.monotonic() when the command's total time ends
         self.working_on: str | None = None      # the card whose faces are being rendered
+        self.released_mb = memory.resident_mb()  # resident memory after the last hand-back (or at the start)
 
     @property
     def keeps_workers(self) -> bool:
@@ -161,9 +163,19 @@ class Session:
         build. A remembering session does it once between rebuilds instead (`settle`): a
         collection of a process holding its memos costs tens of milliseconds, and between
         the stages of a rebuild of one edited card there is little to hand back (nor in a
-        one-shot build that found the last build's memo: `warm`)."""
-        if not self.remember and not self.warm:
-            memory.release()
+        one-shot build that found the last build's memo: `warm`).
+
+        Only once the process grew `RELEASE_GROWN_MB` since it last did (or since the session
+        began): a full collection walks every object the process holds, some 0.1 s in a
+        process that holds much, and a small game's stage leaves next to nothing to hand
+        back (where resident memory cannot be read, always)."""
+        if self.remember or self.warm:
+            return
+        now = memory.resident_mb()
+        if now is not None and self.released_mb is not None and now - self.released_mb < RELEASE_GROWN_MB:
+            return
+        memory.release()
+        self.released_mb = memory.resident_mb()
 
     def settle(self) -> None:
         """Between two rebuilds of `pnp watch`, once the last is reported (memory.settle)."""
