@@ -168,7 +168,8 @@ def stats(ctx, games, fmt, pdf, papers, out_dir, limits):
               show_default=True, help="Report format, printed on stdout.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @click.option("--fix", is_flag=True, help="Write the mechanical fixes (quotes, double spaces) back into the game's "
-                                          "YAML files, comments and order untouched; then report what is left.")
+                                          "YAML files (comments and order untouched) and card sheets (CSV, TSV, XLSX, "
+                                          "ODS: only those cells); then report what is left.")
 @lang_option
 @untrusted_limits_options
 @click.pass_context
@@ -195,7 +196,7 @@ def lint(ctx, games, fmt, strict, fix, languages, limits):
         if fix:
             done, left = fixes(root, [f for r in checked.reports for f in r.findings])
             for one in done:
-                write_atomic(root, Path(one.file), one.text.encode("utf-8"))
+                write_atomic(root, Path(one.file), one.data)
                 click.echo(f"{one.file}: fixed {one.values} value{'s' if one.values != 1 else ''}", err=True)
             for finding, why in left:
                 click.echo(f"{finding.file}:{finding.line}: not fixed ({finding.rule}): {why}", err=True)
