@@ -241,14 +241,16 @@ def list_cmd(ctx):
 @cli.command("new")
 @click.argument("game")
 @click.option("--title", help="The game's title (default: from GAME).")
+@click.option("--bare", is_flag=True, help="The card deck alone: no tokens, rules file or rulebook.")
 @click.pass_context
-def new_cmd(ctx, game, title):
+def new_cmd(ctx, game, title, bare):
     """Start GAME from a small working game: a deck with fronts and backs, tokens, rules and a
-    rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder)."""
+    rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder),
+    and a .gitignore that keeps output/ out of git."""
     from ..data.starter import new_game
 
     root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
-    written = new_game(root, game, title)
+    written = new_game(root, game, title, bare)
     click.echo(f"{game}: wrote {len(written)} files in {root}")
     click.echo(f"next: pnp build {game}   (then open output/{game}/{game}-sheets-a4.pdf)")
 
