@@ -110,10 +110,9 @@ def status(game: Game, asked=None) -> list[Progress]:
 
 
 def _rulebook_state(game: Game, lang: str) -> str:
-    paths = rulebook_paths(game, lang)
-    if paths is None or not paths[0].exists():
+    source, own = rulebook_paths(game, lang) or (None, None)
+    if source is None or own is None or not source.exists():
         return ""
-    source, own = paths
     if not own.exists():
         return "missing"
     recorded = recorded_rulebook_source(own.read_text(encoding="utf-8", errors="replace"))

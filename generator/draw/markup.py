@@ -40,7 +40,8 @@ def parse(text: str) -> list[list[list[Run]]]:
     """Paragraphs -> words; each word a list of runs (styled pieces or icons).
 
     `*` and `**` open when followed by a non-space and close when preceded by one, like
-    Markdown (`***bold italic***` opens and closes both); any other `*` is printed as it is. `\\*` and `\\:` print `*` and `:`.
+    Markdown (`***bold italic***` opens and closes both); any other `*` is printed as it
+    is. `\\*` and `\\:` print `*` and `:`.
     Styles end with their paragraph: one left open is an error, not a restyled card.
     """
     paragraphs: list[list[list[Run]]] = []
