@@ -256,8 +256,8 @@ def _text_edit(t: _Node, text: str) -> tuple[int, int, bytes]:
 def _shared_edits(parts, rels, sheet_part, strings: _Node, items, shared):
     """Edits of the shared strings (in place, or new items) and of the sheet's `<v>`s."""
     uses: Counter = Counter()
-    for _, part in rels.values():
-        if part.startswith("xl/worksheets/") and part in parts:
+    for kind, part in rels.values():
+        if kind.endswith("/worksheet") and part in parts:
             tree = _tree(parts[part], part)
             for _, cell in _xlsx_cells(tree):
                 value = cell.children("v")

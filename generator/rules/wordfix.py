@@ -28,6 +28,8 @@ from ..data.sheetbase import FORMATS, SheetError, Table
 from ..data.tablefile import separator
 from ..data.workbook import ods_rows, xlsx_rows
 from ..data.workbookedit import WorkbookRefused, edit_workbook
+from ..data.yamlsrc import read_yaml
+from ..errors import InputError
 from ..guard import OutsideProject, read_bytes_inside, read_text_inside
 from .style import fixed
 from .words import FIXABLE
@@ -140,8 +142,8 @@ def _sheets_reading(root: Path, file: str, game: str) -> set[str | None]:
     folder = root / "cards" / game
     for deck in sorted(folder.rglob("*.y*ml")):
         try:
-            raw = yaml.safe_load(read_text_inside(root, deck, str(deck.relative_to(root))))
-        except (OutsideProject, yaml.YAMLError):
+            raw = read_yaml(deck, str(deck.relative_to(root)))   # (its bounds: a YAML bomb is refused)
+        except InputError:
             continue
         cards = raw.get("cards") if isinstance(raw, dict) else None
         if isinstance(cards, dict) and isinstance(cards.get("from"), str) \
