@@ -3,14 +3,11 @@ honoured when absent or null (a rules.yaml or rulebook.md it does not name is no
 `pnp new --bare` and the `.gitignore` `pnp new` writes; `***bold italic***` in card text."""
 from __future__ import annotations
 
-import io
-
-import pikepdf
 import pytest
 import yaml
 
 from generator.data.load import load_game
-from generator.draw.bundlepdf import draw_bundle
+from generator.draw import pangobridge as pb
 from generator.draw.fonts import shipped
 from generator.draw.markup import Run, parse
 from generator.draw.textfit import TextSetter
@@ -82,10 +79,7 @@ def test_bold_italic_markup_is_set_in_the_bold_italic_face():
     assert parse("***Both*** then **bold** *it*") == [[[Run("Both", True, True)], [Run("then", False, False)],
                                                        [Run("bold", True, False)], [Run("it", False, True)]]]
     assert parse("a ***b* c**") == [[[Run("a", False, False)], [Run("b", True, True)], [Run("c", True, False)]]]
-    svg = TextSetter(shipped(), {}).svg("***Both*** plain", x=5, y=5, w=60, h=20, size=5)
-    face = ('<svg xmlns="http://www.w3.org/2000/svg" width="70mm" height="30mm" viewBox="0 0 70 30">'
-            f"{svg}</svg>")
-    pdf = draw_bundle([("k", face, None)])[0]
-    with pikepdf.open(io.BytesIO(pdf)) as doc:
-        fonts = {str(f.BaseFont).split("+")[-1] for f in doc.pages[0].Resources.Font.values()}
-    assert fonts == {"Lato-BoldItalic", "Lato-Regular"}
+    setter = TextSetter(shipped(), {})
+    laid = setter.engine.laid(setter.spec("***Both*** plain", w=100, size=5))
+    files = [pb.font_file(pb.run_font(r)).rsplit("/", 1)[-1] for r in pb.runs(laid.layout)]
+    assert files == ["Lato-BoldItalic.ttf", "Lato-Regular.ttf"]

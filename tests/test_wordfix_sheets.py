@@ -106,6 +106,8 @@ def as_excel_writes(path: Path) -> None:
         if match.group(3) not in strings:
             strings.append(match.group(3))
         return f'<c r="{match.group(1)}"{match.group(2)} t="s"><v>{strings.index(match.group(3))}</v></c>'
+    sheet = "xl/worksheets/sheet1.xml"
+    parts[sheet] = parts[sheet].replace(b"<f>LEN(C2)</f><v></v>", b"<f>LEN(C2)</f><v>12</v>")   # its value saved
     for name in [n for n in parts if n.startswith("xl/worksheets/sheet")]:
         parts[name] = re.sub(r'<c r="(\w+)"((?: s="\d+")?) t="inlineStr"><is><t>([^<]*)</t></is></c>', shared,
                              parts[name].decode()).encode()
