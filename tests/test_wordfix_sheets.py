@@ -97,7 +97,8 @@ def test_lint_fix_edits_only_the_flagged_cells_of_an_xlsx(tmp_path):
 
 def as_excel_writes(path: Path) -> None:
     """openpyxl writes each text inline in its cell; Excel and LibreOffice keep them once in
-    xl/sharedStrings.xml, the cells holding their index: the file made so."""
+    xl/sharedStrings.xml, the cells holding their index: the file made so (indented, as some
+    writers do: the spaces between elements are no part of a text)."""
     book = zipfile.ZipFile(path)
     parts = {i.filename: book.read(i) for i in book.infolist()}
     strings: list[str] = []
@@ -113,7 +114,7 @@ def as_excel_writes(path: Path) -> None:
                              parts[name].decode()).encode()
     parts["xl/sharedStrings.xml"] = (
         f'<sst xmlns="{MAIN}" uniqueCount="{len(strings)}">'
-        + "".join(f"<si><t>{s}</t></si>" for s in strings) + "</sst>").encode()
+        + "".join(f"\n  <si>\n    <t>{s}</t>\n  </si>" for s in strings) + "\n</sst>").encode()   # (indented)
     parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].replace(
         b"</Relationships>", b'<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/'
         b'relationships/sharedStrings" Target="sharedStrings.xml" Id="rId9"/></Relationships>')

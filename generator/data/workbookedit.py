@@ -202,7 +202,7 @@ def _xlsx(parts, sheet, wanted, fix, out: Edited) -> dict[str, bytes]:
             holder = items[index]
         else:
             holder = (cell.children("is") or [None])[0]
-        text = holder.text() if holder is not None and kind != "str" else (value.text() if value is not None else "")
+        text = _item_text(holder) if kind != "str" else (value.text() if value is not None else "")
         key = text.strip()
         if key not in wanted[number]:
             continue
@@ -237,6 +237,15 @@ def _xlsx_cells(tree: _Node):
                 number = int(given) if given and given.isdigit() else number + 1
                 for cell in row.children("c"):
                     yield number, cell
+
+
+def _item_text(holder: _Node | None) -> str:
+    """A string item's text as openpyxl reads it: its `<t>`s, of runs too (not phonetic ones,
+    nor the spaces an indented file puts between elements)."""
+    if holder is None:
+        return ""
+    return "".join(n.text() if n.local == "t" else "".join(t.text() for t in n.children("t"))
+                   for n in holder.children() if n.local in ("t", "r"))
 
 
 def _plain(holder: _Node | None, data: bytes) -> _Node | None:
