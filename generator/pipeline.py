@@ -383,7 +383,7 @@ def _changed_sheets(rendered, changed, paper, layout: Layout):
 
 
 def _has_rulebook(game) -> bool:
-    return bool(game.meta.get("rulebook")) or (game.cards_dir / "rulebook.md").exists()
+    return bool(game.meta.get("rulebook"))   # a rulebook.md game.yaml does not name is not read
 
 
 def _rulebooks(game, rendered, paper, session: Session):

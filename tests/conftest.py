@@ -219,3 +219,13 @@ def all_pdfs() -> tuple:
         return [g, *(f"{g}-{lang}" for lang in langs[1:])]
     return tuple((g, f"{stem}-{kind}-{paper}.pdf") for g in list_games(REPO) for stem in stems(g)
                  for kind in ("sheets", "rulebook") for paper in ("a4", "letter"))
+
+
+def named(game_dir: Path, *keys: str) -> None:
+    """game.yaml names its rules file (`rules: rules.yaml`) or rulebook (`rulebook:
+    rulebook.md`): pnp reads only the files game.yaml names (issue 38)."""
+    path = game_dir / "game.yaml"
+    text = path.read_text(encoding="utf-8")
+    usual = {"rules": "rules.yaml", "rulebook": "rulebook.md"}
+    path.write_text(text + "".join(f"{key}: {usual[key]}\n" for key in keys if f"\n{key}:" not in f"\n{text}"),
+                    encoding="utf-8")

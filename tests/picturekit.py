@@ -116,7 +116,8 @@ def art_game(root: Path, cards: dict[str, str], art: dict[str, bytes], game_extr
     game, templates = root / "cards" / "pics", root / "templates" / "pics"
     (templates / "art").mkdir(parents=True, exist_ok=True)
     game.mkdir(parents=True, exist_ok=True)
-    (game / "game.yaml").write_text("title: Pictures\ndecks: [deck.yaml]\n" + textwrap.dedent(game_extra))
+    (game / "game.yaml").write_text("title: Pictures\ndecks: [deck.yaml]\n" + textwrap.dedent(game_extra)
+                                    + ("rulebook: rulebook.md\n" if rulebook is not None else ""))
     lines = ["deck: pics", "name: Pictures", "size: poker", "bleed: 3mm", "front: front.svg.j2",
              "back: back.svg.j2", "fields:", "  art: {type: string}", "cards:"]
     lines += [f"  - {{id: {cid}, name: Card {cid}, art: {name}}}" for cid, name in cards.items()]

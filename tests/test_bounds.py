@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.conftest import MINI_FRONT, run
+from tests.conftest import MINI_FRONT, named, run
 
 SECONDS = 30   # the most a refused case may take (they take well under a second)
 
@@ -225,6 +225,7 @@ def test_an_error_no_stage_said_ends_in_one_clean_line_naming_the_stage(mini, mo
 def test_the_rulebooks_markdown_is_parsed_within_a_size_and_a_time(mini, text, args, says):
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text("# Rules\n\n" + text + "\n")
+    named(root / "cards" / "mini", "rulebook")
     started = time.perf_counter()
     out = _clean(run(root, "validate", *args), started)
     assert "cards/mini/rulebook.md" in out and says in out, out
@@ -251,6 +252,7 @@ def test_infinite_numbers_in_card_text_and_in_a_rulebook_are_a_clean_problem(min
     assert "card" in out and "a" in out and "NameError" not in out, out
     root2 = mini("- {id: a, name: Alpha, text: Words.}")
     (root2 / "cards" / "mini" / "rulebook.md").write_text(f"# Rules\n\n{payload}\n")
+    named(root2 / "cards" / "mini", "rulebook")
     out = _clean(run(root2, "validate"), time.perf_counter())
     assert "cards/mini/rulebook.md:3" in out and "NameError" not in out, out
 
@@ -277,5 +279,6 @@ def test_a_keyword_given_twice_is_a_template_syntax_error_not_a_traceback(mini):
     assert "templates/mini/front.svg.j2:4" in out and "keyword argument repeated: min_size" in out, out
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text("# Rules\n\n{{ range(1, stop=2, stop=3) }}\n")
+    named(root / "cards" / "mini", "rulebook")
     out = _clean(run(root, "validate"), time.perf_counter())
     assert "cards/mini/rulebook.md:3" in out and "keyword argument repeated: stop" in out, out

@@ -20,7 +20,7 @@ from generator.loop.diffreport import GameDiff
 from generator.loop.summary import summary_files
 from generator.rules import RulesReport
 from generator.rules.engine import Finding
-from tests.conftest import REPO, edit, run
+from tests.conftest import REPO, edit, named, run
 
 BIN = Path(sys.executable).parent
 RULES = """rules:
@@ -52,6 +52,7 @@ def two_games(mini) -> Path:
     """mini, with a rule that warns, and `other`: the same game again (its cards unchanged)."""
     root = mini(CARDS)
     (root / "cards" / "mini" / "rules.yaml").write_text(RULES)
+    named(root / "cards" / "mini", "rules")
     shutil.copytree(root / "cards" / "mini", root / "cards" / "other")
     shutil.copytree(root / "templates" / "mini", root / "templates" / "other")
     (root / ".gitignore").write_text("output/\n")

@@ -17,7 +17,7 @@ from generator.data.editions import catalogue, direction_of, languages_of, sourc
 from generator.data.load import load_game
 from generator.loop.watch import editions_touched
 from generator.session import Session
-from tests.conftest import REPO, edit, run
+from tests.conftest import REPO, edit, named, run
 
 LANGS = ("en", "de", "fr", "ja", "ar")
 
@@ -387,6 +387,7 @@ def test_a_game_of_one_language_pnp_has_no_rulebook_words_for_still_builds(mini)
     game = root / "cards/mini/game.yaml"
     game.write_text(game.read_text() + "language: sv\n")
     (root / "cards/mini/rulebook.md").write_text("# Regler\n\nSpela kort.\n")
+    named(root / "cards" / "mini", "rulebook")
     result = run(root, "build", "--paper", "a4")
     assert result.exit_code == 0, result.output
     assert "pnp has no rulebook words in 'sv': the rulebook prints contents" in result.output

@@ -22,7 +22,7 @@ from generator.draw.helpers import CARD_TEXT, FACE, HELPERS, PLACES, RULEBOOK, I
 from generator.draw.templates import Sandbox
 from generator.draw.textfit import TextError
 from generator.guard import Deadline
-from tests.conftest import MINI_FRONT, REPO, run
+from tests.conftest import MINI_FRONT, REPO, named, run
 from tests.test_hostile import MARK, PAYLOADS, _hostile, _tree
 
 # the payload of the report: keyed() looked attributes up with Python's getattr
@@ -164,6 +164,7 @@ def test_the_leak_through_a_face_template_is_refused(mini):
 def test_the_leak_through_the_rulebook_is_refused(mini):
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text(f"# Rules\n\n{_payload()}\n")
+    named(root / "cards" / "mini", "rulebook")
     assert "cards/mini/rulebook.md" in _refused(root)
 
 

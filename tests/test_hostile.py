@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MINI_FRONT, run
+from tests.conftest import MINI_FRONT, named, run
 
 MARK = "PWNED"          # what a payload would write, if it ran
 SECONDS = 30            # the most a refused case may take (they take well under a second)
@@ -68,6 +68,7 @@ def test_template_injection_in_a_card_template_is_refused(mini, payload):
 def test_template_injection_in_a_rulebook_is_refused(mini, payload):
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text(f"# Rules\n\nPlay well.\n\n{payload.replace('%s', MARK)}\n")
+    named(root / "cards" / "mini", "rulebook")
     before = _tree(root)
     started = time.perf_counter()
     out = _hostile(run(root, "validate"), root, before, started, 2)
@@ -119,6 +120,7 @@ def test_a_rulebook_that_loops_for_ever_is_stopped(mini):
     root = mini("- {id: a, name: Alpha, text: Words.}")
     (root / "cards" / "mini" / "rulebook.md").write_text(
         "# Rules\n\n{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}\n")
+    named(root / "cards" / "mini", "rulebook")
     before = _tree(root)
     started = time.perf_counter()
     out = _hostile(run(root, "validate", "--time-limit", "2"), root, before, started, 2)

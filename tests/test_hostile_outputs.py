@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run
+from tests.conftest import named, run
 
 # ---- the preview server ---------------------------------------------------------------------
 
@@ -289,6 +289,7 @@ def _rules(root: Path, rules: list[tuple[str, dict]]) -> dict[int, int]:
         lines[n] = text.count("\n") + 4
         text += RULE.format(n=n, check=check, args=json.dumps(args))
     (root / "cards" / "mini" / "rules.yaml").write_text(text)
+    named(root / "cards" / "mini", "rules")
     return lines
 
 
@@ -380,6 +381,7 @@ def test_a_100_kb_value_is_cut_in_every_output_format(mini, fmt):
         "    for_each: decks.things.cards\n    expect: it.text\n    one_of: ['Short.']\n"
         "  - id: any-text\n    message: 'first text is {found}'\n    select: decks.things.cards\n"
         "    expect: 'it[0].text'\n    equals: 'Short.'\n")
+    named(root / "cards" / "mini", "rules")
     before = tree(root)
     started = time.monotonic()
     done = pnp(root, "validate", "--no-render", "--format", fmt)

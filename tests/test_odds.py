@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from generator.rules.functions import compile_expr
 from generator.rules.odds import Estimate, chance, convolve, every_hand, hand_distribution, monte_carlo, repeated
-from tests.conftest import run
+from tests.conftest import named, run
 
 COLOURS = ("red", "blue", "gold")
 
@@ -124,6 +124,7 @@ RULES = """rules:
 def test_a_lowered_count_trips_the_odds_rule_at_its_line(mini):
     root = mini(MINI_CARDS)
     (root / "cards/mini/rules.yaml").write_text(RULES)
+    named(root / "cards" / "mini", "rules")
     ok = run(root, "validate", "mini", "--no-render")
     assert ok.exit_code == 0, ok.output    # P = 1 - C(4,3)/C(10,3) = 0.9667
     game_deck = root / "cards/mini/deck.yaml"
@@ -158,6 +159,7 @@ def test_cards_set_aside_leave_the_pool_before_the_draw(mini):
     root = mini("- {id: d, name: D, text: a, cost: 1, count: 4}\n- {id: o, name: O, text: b, cost: 2, count: 4}\n"
                 "- {id: p, name: P, text: c, cost: 3, count: 3}")
     (root / "cards/mini/rules.yaml").write_text(ROSTER)
+    named(root / "cards" / "mini", "rules")
     out = run(root, "validate", "mini", "--no-render")
     assert out.exit_code == 1 and "P = 0.583333 (exact)" in out.output   # 1 - C(6,2)/C(9,2)
     # cards set aside that count differently for the rule: which go would change the odds

@@ -17,7 +17,7 @@ from generator.data.load import load_game
 from generator.layout.statsheet import stats_pdf
 from generator.rules.stats import game_stats
 from generator.session import Session
-from tests.conftest import REPO, edit, run
+from tests.conftest import REPO, edit, named, run
 
 
 def _yaml(game, file):
@@ -79,6 +79,7 @@ def test_formats_and_declared_charts(mini):
     assert "cost: n=3 sum=5 mean=1.6667 min=1 max=3; 1:2 2:0 3:1" in run(root, "stats").output
     # a declaration naming a field no card has is an input error naming the file (exit 2)
     (root / "cards/mini/rules.yaml").write_text("stats:\n  things: {fields: [text, costs]}\nrules: []\n")
+    named(root / "cards" / "mini", "rules")
     bad = run(root, "stats", "mini")
     assert bad.exit_code == 2 and "cards/mini/rules.yaml" in bad.output and "no field 'costs'" in bad.output
     (root / "cards/mini/rules.yaml").write_text("stats:\n  things: {fields: [cost]}\nrules: []\n")

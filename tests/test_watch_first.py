@@ -9,7 +9,7 @@ from generator import pipeline
 from generator.errors import InputError
 from generator.options import BuildOptions
 from generator.session import Session
-from tests.conftest import edit
+from tests.conftest import edit, named
 
 RULEBOOK = """# Mini
 
@@ -39,6 +39,7 @@ def _files(folder):
 def booked(mini):
     root = mini(CARDS)
     (root / "cards" / "mini" / "rulebook.md").write_text(RULEBOOK)
+    named(root / "cards" / "mini", "rulebook")
     return root
 
 

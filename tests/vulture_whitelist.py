@@ -39,6 +39,8 @@ _.end_index, _.num_chars                # Pango's C structs through cffi (draw/p
 _.handled_access_net, _.scoped          # Landlock's ruleset attribute struct (jailbridge)
 _.close_connection                      # http.server's handler (loop/preview)
 _.tableStyle                            # reportlab's TableOfContents (rulebook/book)
+_.namespace_prefixes, _.StartElementHandler, _.EndElementHandler, _.CharacterDataHandler   # expat (data/workbookedit)
+_.StartDoctypeDeclHandler, _.EntityDeclHandler                                             # expat (data/workbookedit)
 _._TTFont__hbPrivate                    # reportlab's TTFont private-use counter (rulebook/rlbridge)
 _.bleedbox, _.trimbox                   # pikepdf's page boxes (exports/profiles)
 # PDF dictionary keys written through pikepdf (exports/pdfx, recolour, cmyk; draw/picturedraw; layout/forms)

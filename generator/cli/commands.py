@@ -168,7 +168,8 @@ def stats(ctx, games, fmt, pdf, papers, out_dir, limits):
               show_default=True, help="Report format, printed on stdout.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @click.option("--fix", is_flag=True, help="Write the mechanical fixes (quotes, double spaces) back into the game's "
-                                          "YAML files, comments and order untouched; then report what is left.")
+                                          "YAML files (comments and order untouched) and card sheets (CSV, TSV, XLSX, "
+                                          "ODS: only those cells); then report what is left.")
 @lang_option
 @untrusted_limits_options
 @click.pass_context
@@ -195,7 +196,7 @@ def lint(ctx, games, fmt, strict, fix, languages, limits):
         if fix:
             done, left = fixes(root, [f for r in checked.reports for f in r.findings])
             for one in done:
-                write_atomic(root, Path(one.file), one.text.encode("utf-8"))
+                write_atomic(root, Path(one.file), one.data)
                 click.echo(f"{one.file}: fixed {one.values} value{'s' if one.values != 1 else ''}", err=True)
             for finding, why in left:
                 click.echo(f"{finding.file}:{finding.line}: not fixed ({finding.rule}): {why}", err=True)
@@ -240,14 +241,16 @@ def list_cmd(ctx):
 @cli.command("new")
 @click.argument("game")
 @click.option("--title", help="The game's title (default: from GAME).")
+@click.option("--bare", is_flag=True, help="The card deck alone: no tokens, rules file or rulebook.")
 @click.pass_context
-def new_cmd(ctx, game, title):
+def new_cmd(ctx, game, title, bare):
     """Start GAME from a small working game: a deck with fronts and backs, tokens, rules and a
-    rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder)."""
+    rulebook, in cards/GAME/ and templates/GAME/ (a new project when run in an empty folder),
+    and a .gitignore that keeps output/ out of git."""
     from ..data.starter import new_game
 
     root = (ctx.obj or _project_or_here(Path.cwd())).resolve()
-    written = new_game(root, game, title)
+    written = new_game(root, game, title, bare)
     click.echo(f"{game}: wrote {len(written)} files in {root}")
     click.echo(f"next: pnp build {game}   (then open output/{game}/{game}-sheets-a4.pdf)")
 

@@ -189,10 +189,14 @@ def _checked(text: str, shown: str) -> Mapping:
 RULEBOOK_SOURCE = re.compile(r"\{#-?\s*pnp-source:\s*([0-9a-f]{8})\s*-?#\}")
 
 
-def rulebook_paths(game: Game, lang: str) -> tuple[Path, Path]:
-    """(the rulebook the cards' language has, an edition's own beside it): rulebook.md and
-    rulebook.<lang>.md, or game.yaml's `rulebook:` name with the language before its suffix."""
-    path = game.cards_dir / str(game.meta.get("rulebook") or "rulebook.md")
+def rulebook_paths(game: Game, lang: str) -> tuple[Path, Path] | None:
+    """(the rulebook the cards' language has, an edition's own beside it): game.yaml's
+    `rulebook:` (rulebook.md) and the same with the language before its suffix
+    (rulebook.de.md); None when game.yaml names no rulebook (a rulebook.md is then not read)."""
+    name = game.meta.get("rulebook")
+    if not name:
+        return None
+    path = game.cards_dir / str(name)
     return path, path.with_name(f"{path.stem}.{lang}{path.suffix}")
 
 

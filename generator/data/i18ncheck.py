@@ -81,9 +81,10 @@ def check_translation(game: Game, translation: Translation, entries: dict[str, E
 def rulebook_problems(game: Game, lang: str) -> list[Problem]:
     """An edition's rulebook: missing beside the game's (an error), or translated from a
     rulebook.md that has changed since, or with no record of which (warnings)."""
-    source, own = rulebook_paths(game, lang)
-    if not source.exists():
+    paths = rulebook_paths(game, lang)
+    if paths is None or not paths[0].exists():
         return []
+    source, own = paths
     shown, source_lang = str(own.relative_to(game.root)), languages_of(game.meta)[0]
     if not own.exists():
         return [Problem(shown, f"not translated: the {lang} edition needs its own rulebook beside {source.name}")]
@@ -196,9 +197,9 @@ def _override_problems(game: Game, translation: Translation) -> list[Problem]:
 
 def _rules_text(game: Game) -> str:
     """The text of the game's rules file ('' when there is none or it cannot be read)."""
-    path = game.cards_dir / str(game.meta.get("rules") or "rules.yaml")
+    path = game.cards_dir / str(game.meta.get("rules") or "")
     try:
-        return read_text_inside(game.root, path) if path.exists() else ""
+        return read_text_inside(game.root, path) if game.meta.get("rules") and path.exists() else ""
     except OutsideProject:
         return ""   # the load said so already
 

@@ -110,8 +110,8 @@ def status(game: Game, asked=None) -> list[Progress]:
 
 
 def _rulebook_state(game: Game, lang: str) -> str:
-    source, own = rulebook_paths(game, lang)
-    if not source.exists():
+    source, own = rulebook_paths(game, lang) or (None, None)
+    if source is None or own is None or not source.exists():
         return ""
     if not own.exists():
         return "missing"
@@ -325,8 +325,8 @@ def accept(game: Game, asked=None) -> list[tuple[str, int]]:
             path = _real(game, i18n_file(game, lang))
             _write_text(game, path, _without_sources(path.read_text(encoding="utf-8")) + _sources_block(sources))
             written.append((str(i18n_file(game, lang).relative_to(game.root)), len(sources)))
-        source, own = rulebook_paths(game, lang)
-        if source.exists() and own.exists():
+        source, own = rulebook_paths(game, lang) or (None, None)
+        if source is not None and own is not None and source.exists() and own.exists():
             text = RULEBOOK_SOURCE.sub("", own.read_text(encoding="utf-8"), count=1).lstrip("\n")
             mark = "{#- pnp-source: " + source_hash(source.read_text(encoding="utf-8")) + " -#}\n"
             _write_text(game, _real(game, own), mark + text)

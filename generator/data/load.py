@@ -78,6 +78,10 @@ def load_game(root: Path, game_id: str, session: Session) -> Game:
                                 "editions (the first is the language its cards are written in): keep one of them",
                                 line=line_of(meta, ("languages",)), field="languages"))
     collect(f"in {rel(game_file)}", problems)
+    for key, usual in (("rules", "rules.yaml"), ("rulebook", "rulebook.md")):
+        if key not in meta and (cards_dir / usual).is_file():   # (`rules: null`: left out on purpose, said nothing)
+            problems.append(Problem(rel(game_file), f"{usual} is not read: game.yaml names no {key} file (add "
+                                    f"`{key}: {usual}` to use it)", field=key, severity="note"))
 
     templates_dir = root / "templates" / game_id
     data, data_sources = _load_data(meta, cards_dir, rel, problems, root)

@@ -138,10 +138,14 @@ def _problems(data, errors: list, file: str, card_of) -> list[Problem]:
     problems = []
     errors = sorted(((prefix + tuple(e.absolute_path), e) for prefix, e in errors),  # card 10 after card 9
                     key=lambda pe: [(0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in pe[0]])
+    told = set()   # jsonschema gives one `required` error per missing field, each listing them all
     for path, err in errors:
         card, prefix = card_of(path) if card_of else (None, 0)
         for message, sub in _explain(err):
             full = path + sub
+            if (full, message) in told:
+                continue
+            told.add((full, message))
             field = ".".join(str(p) for p in full[prefix:]) or None
             problems.append(Problem(file, message, line=line_of(data, full), card=card, field=field))
     return problems

@@ -1,6 +1,6 @@
 """pnp's small text markup, read into styled runs.
 
-In: card text as a designer writes it: `**bold**`, `*italic*`, `:icon-name:` for an inline
+In: card text as a designer writes it: `**bold**`, `*italic*`, `***both***`, `:icon-name:` for an inline
 icon, `\\*` and `\\:` for the literal characters, a newline for a line break and a blank
 line for a new paragraph; `:kw[Name]:` for a keyword of the game's glossary, which
 `expand_keywords` prints with its reminder on its first use on a card. Out: paragraphs of
@@ -40,7 +40,8 @@ def parse(text: str) -> list[list[list[Run]]]:
     """Paragraphs -> words; each word a list of runs (styled pieces or icons).
 
     `*` and `**` open when followed by a non-space and close when preceded by one, like
-    Markdown; any other `*` is printed as it is. `\\*` and `\\:` print `*` and `:`.
+    Markdown (`***bold italic***` opens and closes both); any other `*` is printed as it
+    is. `\\*` and `\\:` print `*` and `:`.
     Styles end with their paragraph: one left open is an error, not a restyled card.
     """
     paragraphs: list[list[list[Run]]] = []
@@ -48,12 +49,12 @@ def parse(text: str) -> list[list[list[Run]]]:
         bold = italic = False
         words: list[list[Run]] = []
         current: list[Run] = []
-        parts = _TOKEN.split(para)
-        for n, part in enumerate(parts):
+        at = 0
+        for part in _TOKEN.split(para):
             if not part:
                 continue
-            before = parts[n - 1][-1:] if n else ""
-            after = parts[n + 1][:1] if n + 1 < len(parts) else ""
+            # the characters either side in the text (`***`: `**` then `*`, each beside the other)
+            before, after, at = para[at - 1:at] if at else "", para[at + len(part):at + len(part) + 1], at + len(part)
             if part in ("**", "*"):
                 on = bold if part == "**" else italic
                 if on and before and not _BLANK.fullmatch(before):

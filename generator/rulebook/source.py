@@ -16,7 +16,6 @@ import jinja2
 from jinja2.sandbox import SecurityError
 from markdown_it import MarkdownIt
 
-from ..data.editions import rulebook_paths
 from ..data.yamlsrc import line_of
 from ..draw.helpers import RULEBOOK, Inputs, cache_words, rulebook_environment, template_data
 from ..draw.jinja_errors import plain_message, template_line
@@ -51,15 +50,17 @@ def rulebook_file(game):
     error. An edition in another language than the cards are written in reads its own,
     rulebook.<lang>.md beside rulebook.md, and must have one when the game has a rulebook."""
     name = game.meta.get("rulebook")
-    path = game.cards_dir / (name or "rulebook.md")
+    if not name:
+        return None   # a rulebook is read only where game.yaml names it
+    path = game.cards_dir / name
     found = is_file_inside(game.root, path)
-    if name and not found:
+    if not found:
         raise InputError("1 problem in game.yaml", [Problem(
             game.source.file, missing_message(game.root, path, f"rulebook file '{name}'"),
             line=line_of(game.meta, ("rulebook",)), field="rulebook")])
     if not found or not game.edition:
         return path if found else None
-    own = rulebook_paths(game, game.edition)[1]
+    own = path.with_name(f"{path.stem}.{game.edition}{path.suffix}")
     if not is_file_inside(game.root, own):
         shown = str(own.relative_to(game.root))
         raise InputError("1 problem in the rulebook", [Problem(

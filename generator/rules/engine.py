@@ -61,12 +61,13 @@ class Rule:
 
 def rules_path(game) -> Path | None:
     name = game.meta.get("rules")
-    path = game.cards_dir / (name or "rules.yaml")
-    found = is_file_inside(game.root, path)
-    if name and not found:
+    if not name:
+        return None   # a rules file is read only where game.yaml names it
+    path = game.cards_dir / name
+    if not is_file_inside(game.root, path):
         raise InputError("missing rules file", [Problem(game.source.file, missing_message(
             game.root, path, f"rules file '{name}'"), line=line_of(game.meta, ("rules",)), field="rules")])
-    return path if found else None
+    return path
 
 
 def load_rules(game, known_fields: set[str] | None = None) -> list[Rule]:

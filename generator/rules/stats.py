@@ -38,8 +38,8 @@ def declared(game) -> dict:
 
     :raises InputError: a declaration names a deck or a field the game does not have."""
     out = {deck: (game.source.file, spec) for deck, spec in (game.meta.get("stats") or {}).items()}
-    rules = game.cards_dir / (game.meta.get("rules") or "rules.yaml")
-    if rules.is_file():
+    rules = game.cards_dir / str(game.meta.get("rules") or "")
+    if game.meta.get("rules") and rules.is_file():
         shown = str(rules.relative_to(game.root))
         text = rules.read_text(encoding="utf-8")
         if TOP_STATS.search(text):   # read (with lines) only a rules file that declares charts

@@ -7,8 +7,11 @@ block) — and the findings that could not be fixed, with why. Only the characte
 flagged scalars change, edited where they are written (PyYAML's marks give each scalar's
 place); the new text is read back and must give the same data but the fixed values, or the
 file is left alone. A CSV or TSV sheet is edited the same way, cell by cell (each cell
-quoted as it was, or as CSV needs), and read back the same. Writing is the caller's
-(exports/files.write_atomic: never through a link). An XLSX or ODS sheet or a rulebook is not
+quoted as it was, or as CSV needs), and read back the same. An XLSX or ODS sheet has the
+flagged cells of the finding's row (its line) in the sheet the deck reads edited inside the
+zip, every other member, part, cell, formula, style and comment as it was
+(data/workbookedit.py); it must read back as the same rows but the fixed cells. Writing is
+the caller's (exports/files.write_atomic: never through a link). A rulebook is not
 rewritten: its findings are reported as not fixed.
 """
 from __future__ import annotations
@@ -21,18 +24,24 @@ from pathlib import Path
 
 import yaml
 
+from ..data.sheetbase import FORMATS, SheetError, Table
 from ..data.tablefile import separator
-from ..guard import OutsideProject, read_text_inside
+from ..data.workbook import ods_rows, xlsx_rows
+from ..data.workbookedit import WorkbookRefused, edit_workbook
+from ..data.yamlsrc import read_yaml
+from ..errors import InputError
+from ..guard import OutsideProject, read_bytes_inside, read_text_inside
 from .style import fixed
 from .words import FIXABLE
 
 TEXT_FILES = (".yaml", ".yml", ".csv", ".tsv")
+WORKBOOKS = (".xlsx", ".xlsm", ".ods")
 
 
 @dataclass(frozen=True)
 class Fixed:
     file: str                 # as shown (relative to the project)
-    text: str                 # the file's new text
+    data: bytes               # the file's new content
     values: int               # how many values changed
 
 
@@ -43,14 +52,19 @@ def fixes(root: Path, findings) -> tuple[list[Fixed], list[tuple]]:
     for f in findings:
         if f.rule not in FIXABLE:
             continue
-        if not f.file.endswith(TEXT_FILES):
-            left.append((f, "only YAML, CSV and TSV files are rewritten"))
+        if not f.file.endswith(TEXT_FILES + WORKBOOKS):
+            left.append((f, "only YAML, CSV, TSV, XLSX and ODS files are rewritten"))
             continue
         how = wanted.setdefault(f.file, {}).setdefault(f.found, {})
         how["quotes" if f.rule == "quotes" else "spaces"] = f.expected if f.rule == "quotes" else True
     done = []
     for file, texts in wanted.items():
         path = root / file
+        if file.endswith(WORKBOOKS):
+            one, not_fixed = _workbook(root, file, texts, [f for f in findings if f.file == file and f.rule in FIXABLE])
+            done += [one] if one else []
+            left += not_fixed
+            continue
         why = _refused(root, path, file)
         text = None
         if why is None:
@@ -63,7 +77,7 @@ def fixes(root: Path, findings) -> tuple[list[Fixed], list[tuple]]:
                 new, count = _rewritten(text, texts)
                 why = _differs(text, new, texts) if count else "its text was not found in the file"
         if why is None:
-            done.append(Fixed(file, new, count))
+            done.append(Fixed(file, new.encode("utf-8"), count))
         else:
             left += [(f, why) for f in findings if f.file == file and f.rule in FIXABLE]
     return done, left
@@ -74,14 +88,68 @@ def target(value: str, how: dict) -> str:
     return fixed(value, how.get("quotes"), spaces=bool(how.get("spaces")))
 
 
-def _refused(root: Path, path: Path, file: str) -> str | None:
+def _refused(root: Path, path: Path, file: str, text: bool = True) -> str | None:
     if path.is_symlink():
         return "the file is a link: pnp never writes through one"
     try:
-        read_text_inside(root, path, file)
+        (read_text_inside if text else read_bytes_inside)(root, path, shown=file)
     except OutsideProject as exc:
         return str(exc)
     return None
+
+
+def _workbook(root: Path, file: str, texts: dict[str, dict], found: list) -> tuple[Fixed | None, list[tuple]]:
+    """An XLSX or ODS sheet with the flagged cells fixed, and the findings not fixed with why."""
+    path = root / file
+    why = _refused(root, path, file, text=False)
+    sheets = _sheets_reading(root, file, found[0].game) if why is None else set()
+    if why is None and len(sheets) != 1:
+        why = ("no deck of the game reads it" if not sheets else
+               "decks read different sheets of it: fix it in your spreadsheet program")
+    if why is not None:
+        return None, [(f, why) for f in found]
+    data, sheet, kind = read_bytes_inside(root, path, shown=file), sheets.pop(), FORMATS[path.suffix.lower()]
+    wanted: dict[int, set[str]] = {}
+    for f in found:
+        wanted.setdefault(f.line, set()).add(f.found)
+
+    def fix(text: str) -> str:
+        return target(text, texts[text.strip()])
+    try:
+        edited = edit_workbook(data, kind, sheet, wanted, fix)
+        before, after = (_rows(content, kind, sheet, file) for content in (data, edited.data))
+    except (WorkbookRefused, SheetError) as exc:
+        return None, [(f, f"cannot edit it: {exc}") for f in found]
+    expected = [(n, [fix(c) if isinstance(c, str) and (n, c.strip()) in edited.changed else c for c in cells])
+                for n, cells in before]
+    if edited.changed and expected != after:
+        return None, [(f, "the fixed sheet would not read back as the same cells: fix it by hand") for f in found]
+    left = [(f, edited.left.get((f.line, f.found), f"its text was not found in row {f.line} of the sheet"))
+            for f in found if (f.line, f.found) not in edited.changed]
+    return (Fixed(file, edited.data, len(edited.changed)) if edited.changed else None), left
+
+
+def _rows(content: bytes, kind: str, sheet: str | None, file: str) -> list:
+    """A workbook's rows as workbook.py reads them."""
+    stream = io.BytesIO(content)
+    stream.name = file   # (the ODS reader names the file in its messages)
+    return list((xlsx_rows if kind == "xlsx" else ods_rows)(stream, sheet, Table([], [])))  # type: ignore[arg-type]
+
+
+def _sheets_reading(root: Path, file: str, game: str) -> set[str | None]:
+    """The sheets of workbook `file` the decks of `game` read (None: the first)."""
+    sheets: set[str | None] = set()
+    folder = root / "cards" / game
+    for deck in sorted(folder.rglob("*.y*ml")):
+        try:
+            raw = read_yaml(deck, str(deck.relative_to(root)))   # (its bounds: a YAML bomb is refused)
+        except InputError:
+            continue
+        cards = raw.get("cards") if isinstance(raw, dict) else None
+        if isinstance(cards, dict) and isinstance(cards.get("from"), str) \
+                and (deck.parent / cards["from"]).resolve() == (root / file).resolve():
+            sheets.add(cards.get("sheet") if isinstance(cards.get("sheet"), str) else None)
+    return sheets
 
 
 def _scalars(node):

@@ -168,7 +168,10 @@ def _lines(root: str, shown: str, stamp: tuple) -> tuple[str, ...]:
 
 
 def _rulebook(game, lang: str, source: str) -> list[Text]:
-    own, translated = rulebook_paths(game, lang)
+    paths = rulebook_paths(game, lang)
+    if paths is None:
+        return []
+    own, translated = paths
     path = own if lang == source else translated
     if not path.is_file():
         return []
