@@ -108,10 +108,10 @@ def compile_one(text: Any, deck_file: str, spec: dict, where: tuple) -> tuple[Ex
     try:
         return Expr(text, parsed=jmespath.compile(text)), None
     except exceptions.JMESPathError as exc:
-        reason = str(exc).splitlines()[0]
-        return None, Problem(deck_file, f"`{shorten(text)}` is not a JMESPath expression: {shorten(reason, 200)} "
-                             "(a key with spaces is written in double quotes: '\"Card Title\"')", line=line,
-                             field=key)
+        reason = str(exc).splitlines()[0].replace("Invalid jmespath expression: ", "").rstrip(": ")
+        quote = " (a key with spaces is written in double quotes: '\"Card Title\"')" if " " in text else ""
+        return None, Problem(deck_file, f"`{shorten(text)}` is not a JMESPath expression: {shorten(reason, 200)}"
+                             + quote, line=line, field=key)
 
 
 def compile_fields(spec: dict, deck_file: str) -> tuple[dict[str, Expr], list[Problem]]:

@@ -116,8 +116,7 @@ def _not_a_list(items, doc, select, shown: str, deck_file: str, spec: dict) -> P
     found = "nothing" if items is None else f"a {type(items).__name__.replace('dict', 'mapping')}"
     if isinstance(items, list):
         found = "a list whose items are not all mappings (one card is one mapping of its fields)"
-    lists = [k for k, v in doc.items() if isinstance(v, list) and v and all(isinstance(i, dict) for i in v)] \
-        if isinstance(doc, dict) else []
+    lists = _lists_of_cards(doc)
     hint = (f"; lists of cards in the file: {', '.join(lists[:6])} (say which with `select: {lists[0]}`)"
             if lists else "")
     if select is not None:
@@ -127,6 +126,23 @@ def _not_a_list(items, doc, select, shown: str, deck_file: str, spec: dict) -> P
                    "`select:` (a JMESPath such as `cards` or `deck.items`)"), line=1)
 
 
+def _lists_of_cards(doc: Any) -> list[str]:
+    """The JMESPaths of the lists of mappings in `doc`, the shallowest first (three levels down)."""
+    found, level = [], [("", doc)]
+    for _ in range(3):
+        deeper = []
+        for path, node in level:
+            for key, value in (node.items() if isinstance(node, dict) else ()):
+                step = key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)) else '"' + str(key) + '"'
+                here = f"{path}.{step}" if path else step
+                if isinstance(value, list) and value and all(isinstance(i, dict) for i in value):
+                    found.append(here)
+                elif isinstance(value, dict):
+                    deeper.append((here, value))
+        level = deeper
+    return found
+
+
 def _mapped(items: list[dict], item_lines: list[int], originals: dict, exprs: dict[str, Expr], fields: dict,
             out: CardRows) -> LineList:
     """Each item as a card: its keys that name fields, then the mapped fields; ids made."""
@@ -134,6 +150,7 @@ def _mapped(items: list[dict], item_lines: list[int], originals: dict, exprs: di
     by_key.update({header_key(h): "count" for h in COUNT_HEADERS if "count" not in exprs})
     consumed = set().union(*(e.names() for e in exprs.values())) if exprs else set()
     ignored: dict[str, None] = {}
+    failed: dict[str, list] = {}   # field -> [(line, message)...]: said once, with how many cards
     cards = LineList()
     cards.line, cards.lines = item_lines[0] if item_lines else 1, []
     for item, line in zip(items, item_lines):
@@ -153,13 +170,17 @@ def _mapped(items: list[dict], item_lines: list[int], originals: dict, exprs: di
             try:
                 value = expr.value(item)
             except MapError as exc:
-                out.problems.append(Problem(out.file, f"the field `{name}`: {exc}", line=line, field=name))
+                failed.setdefault(name, []).append((line, str(exc)))
                 continue
             if value is not None:
                 card[name] = _coerce(value, fields.get(name) or {})
                 card.lines[name] = line_in(original, expr) or line
         cards.append(card)
         cards.lines.append(line)
+    for name, where in failed.items():
+        more = f" (and {len(where) - 1} more card{'s' if len(where) > 2 else ''})" if len(where) > 1 else ""
+        out.problems.append(Problem(out.file, f"the field `{name}`: {where[0][1]}{more}", line=where[0][0], field=name))
+    out.item_keys = list(dict.fromkeys(str(k) for i in items[:20] for k in i))
     too_big = data_bounds(cards)
     if too_big:
         out.problems.append(Problem(out.file, f"the mapped cards: {too_big}"))
@@ -202,7 +223,7 @@ def cards_from_range(spec: dict, fields: dict, deck_file: str) -> CardRows:
     for position, n in enumerate(range(first, last + 1), start=1):
         card = LineDict()
         card.line, card.lines = where or 1, {}
-        card["name"] = _NUMBER.sub(lambda m, n=n: str(n).zfill(int(m.group(1) or 0)), pattern)
+        card["name"] = numbered(pattern, n)
         card.lines["name"] = line_of(spec, ("name",))
         for name, expr in exprs.items():
             try:
@@ -220,6 +241,12 @@ def cards_from_range(spec: dict, fields: dict, deck_file: str) -> CardRows:
     make_ids(cards, out, positions=True)
     out.cards = None if out.problems else cards
     return out
+
+
+def numbered(pattern: str, n: int) -> str:
+    """A range's name pattern with its number: `Soldier {n}` -> `Soldier 7`, `{n:02}` -> `07`
+    (no other braces are read: the pattern is data, never a format string)."""
+    return _NUMBER.sub(lambda m: str(n).zfill(int(m.group(1) or 0)), pattern)
 
 
 def _range(value: Any) -> tuple[int, int] | None:
@@ -271,7 +298,7 @@ def sides_problem(cards: Any, rows: CardRows | None, deck_file: str, deck_line: 
     many = f"{len({id(c) for c, _ in found})} cards, the first here"
     why = (f"`{shown_key}` holds {what}, not the name of a template ({many}): a card's `front:` and `back:` name "
            "the templates it is drawn with. ")
-    field = next(k for k in suggest)
+    field = next((k for k in suggest if k != "name"), "name")
     if rows is None:
         how = (f"To draw per-side data, move the list into a file of its own beside this deck (say cards.yaml) "
                f"and map each side's data to fields: `cards: {{from: cards.yaml, fields: {{{mapping}}}}}`; the "
@@ -283,14 +310,28 @@ def sides_problem(cards: Any, rows: CardRows | None, deck_file: str, deck_line: 
 
 
 def with_hints(problems: list[Problem], rows: CardRows | None) -> list[Problem]:
-    """Schema problems of cards read from a data file, saying how to map a missing field."""
+    """Schema problems of cards read from a data file: a field missing from many cards said once,
+    with how to map it from the keys the items have."""
     if rows is None or not rows.mapped:
         return problems
-    out = []
+    out: list[Problem] = []
+    missing: dict[str, list[Problem]] = {}
     for p in problems:
         hit = re.fullmatch(r"missing required field '([^']+)'", p.message)
         if hit:
-            p = Problem(p.file, f"{p.message}: map it from the item's keys with `cards: {{fields: {{{hit.group(1)}: "
-                        "KEY}}`", line=p.line, card=p.card, field=p.field, severity=p.severity)
-        out.append(p)
-    return out
+            missing.setdefault(hit.group(1), []).append(p)
+        else:
+            out.append(p)
+    for name, found in missing.items():
+        first = found[0]
+        many = f" ({len(found)} cards, the first here)" if len(found) > 1 else ""
+        keys = rows.item_keys
+        guess = next((k for k in keys if header_key(k) in _LIKE.get(name, ())), "KEY")
+        known = f" (the items' keys: {', '.join(keys[:10])})" if keys else ""
+        out.append(Problem(first.file, f"missing required field '{name}'{many}: map it from a key of the "
+                           f"items{known} with `cards: {{fields: {{{name}: {guess}}}}}`", line=first.line,
+                           card=first.card if not many else None, field=first.field))
+    return sorted(out, key=lambda p: p.line or 0)
+
+
+_LIKE = {"name": ("title", "name", "cardname", "cardtitle", "label", "heading")}

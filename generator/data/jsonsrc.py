@@ -21,6 +21,14 @@ from ..guard import MAX_FILE_BYTES, data_bounds, shorten
 from .yamlsrc import LineDict, LineList
 
 
+class _Duplicate(ValueError):
+    """A key given twice in one object, at `line`."""
+
+    def __init__(self, key: str, line: int):
+        super().__init__(f"duplicate key {shorten(repr(key))}")
+        self.line = line
+
+
 class _Decoder(json.JSONDecoder):
     """A decoder whose objects and arrays are LineDicts and LineLists (see the docstring)."""
 
@@ -29,7 +37,7 @@ class _Decoder(json.JSONDecoder):
         self.breaks = [i for i, c in enumerate(text) if c == "\n"]
         self.parse_object = self._object
         self.parse_array = self._array
-        self.scan_once = json.scanner.py_make_scanner(self)
+        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]
 
     def line(self, index: int) -> int:
         return bisect.bisect_left(self.breaks, index) + 1
@@ -44,7 +52,8 @@ class _Decoder(json.JSONDecoder):
             return scan_once(string, idx)
         return scan
 
-    def _object(self, s_and_end, strict, scan_once, object_hook, pairs_hook, memo=None):
+    def _object(self, s_and_end, strict, scan_once, _object_hook, _pairs_hook, memo=None):
+        """json's JSONObject, called as py_make_scanner calls it (its hooks are this decoder's own)."""
         starts: list[int] = []
         pairs, end = json.decoder.JSONObject(s_and_end, strict, self._noting(scan_once, starts), None,
                                              list, memo)
@@ -52,7 +61,7 @@ class _Decoder(json.JSONDecoder):
         result.line, result.lines = self.line(s_and_end[1] - 1), {}
         for (key, value), start in zip(pairs, starts):
             if key in result:
-                raise ValueError(f"duplicate key {shorten(repr(key))} (line {self.line(start)})")
+                raise _Duplicate(key, self.line(start))
             result[key] = value
             result.lines[key] = self.line(start)
         return result, end
@@ -91,7 +100,8 @@ def parse_json(text: str, shown_as: str) -> Any:
         raise InputError("1 problem in JSON", [Problem(
             shown_as, "lists and mappings are nested too deeply to read")]) from None
     except ValueError as exc:  # a duplicate key, NaN, a number of too many digits
-        raise InputError("1 problem in JSON", [Problem(shown_as, shorten(str(exc), 200))]) from None
+        raise InputError("1 problem in JSON", [Problem(shown_as, shorten(str(exc), 200),
+                                                       line=getattr(exc, "line", None))]) from None
     too_big = data_bounds(data)
     if too_big:
         raise InputError("1 problem in JSON", [Problem(shown_as, too_big)])

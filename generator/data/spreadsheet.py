@@ -53,6 +53,7 @@ class CardRows:
     keys: dict[str, str] = field(default_factory=dict)        # field -> the header (or key) it was read from
     exprs: dict = field(default_factory=dict)                 # field -> cardmap.Expr (the deck's `fields:`)
     made: set[str] = field(default_factory=set)               # the ids made from names (or positions)
+    item_keys: list[str] = field(default_factory=list)        # JSON/YAML: the keys the items have
 
 
 def header_key(text: str) -> str:
@@ -236,7 +237,7 @@ def make_ids(cards: LineList, out: CardRows, positions: bool = False) -> None:
     else a sheet's row gives it (`row-12`) and a row without a name is an error."""
     taken = {c["id"] for c in cards if isinstance(c, dict) and isinstance(c.get("id"), str)}
     for position, card in enumerate(cards, start=1):
-        if not isinstance(card, dict) or "id" in card:
+        if not isinstance(card, LineDict) or "id" in card:
             continue
         name = card.get("name")
         if (not isinstance(name, str) or not name.strip()) and not positions:
@@ -253,7 +254,7 @@ def make_ids(cards: LineList, out: CardRows, positions: bool = False) -> None:
         taken.add(made)
         out.made.add(made)
         card["id"] = made
-        card.lines["id"] = getattr(card, "line", None)
+        card.lines["id"] = card.line
 
 
 def slug(name: str) -> str:
