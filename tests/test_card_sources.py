@@ -229,3 +229,32 @@ def test_json_keeps_lines():
     data = parse_json('[\n  {"a": 1,\n   "b": [2,\n         3]},\n  {}\n]', "x.json")
     assert (data.line, data.lines, data[0].lines, data[0]["b"].lines, data[1].line) == (
         1, [2, 5], {"a": 2, "b": 3}, [3, 4], 5)
+
+
+def test_select_anchors_count_and_the_line_of_a_mapped_value(ports):
+    """`select:` finds the list inside the file, `<<:` merges an anchor, `count:` reads a renamed
+    key; a bad value read by a plain path is told at its own line."""
+    shop = """\
+        common: &common {kind: potion, price: 3}
+        shop:
+          stock:
+            - {<<: *common, label: Red Potion, copies: 2}
+            - <<: *common
+              label: Blue Potion
+              copies: 1
+              price: cheap
+        """
+    deck = """\
+        deck: shop
+        name: Shop
+        front: soldier.svg.j2
+        fields: {kind: {type: string}, price: {type: integer}}
+        cards: {from: shop.yaml, select: shop.stock, count: copies, fields: {name: label, price: price}}
+        """
+    root = only(ports, "deck.yaml", shop__yaml=shop, deck__yaml=deck)
+    assert problems(root) == ["cards/ports/shop.yaml:8: card blue-potion: price: expected integer, got string "
+                              "'cheap'"]
+    (root / "cards" / "ports" / "shop.yaml").write_text(textwrap.dedent(shop).replace("cheap", "4"))
+    assert [(i, n, f["kind"], f["price"], where) for i, n, f, where in cards(root)["shop"]] == [
+        ("red-potion", 2, "potion", 3, "cards/ports/shop.yaml:4"),
+        ("blue-potion", 1, "potion", 4, "cards/ports/shop.yaml:5")]

@@ -163,6 +163,7 @@ def _mapped(items: list[dict], item_lines: list[int], originals: dict, exprs: di
                 if key not in consumed:
                     ignored[str(key)] = None
                 continue
+            out.keys.setdefault(name, str(key))
             if value is not None:
                 card[name] = _coerce(value, fields.get(name) or {})
                 card.lines[name] = line_of(original, (key,)) or line
