@@ -215,7 +215,7 @@ def test_ids_are_optional_in_a_yaml_list_and_a_clash_says_why(ports):
         """)
     assert problems(root) == [
         "cards/ports/more.yaml:9: card soldier-3: id: card id 'soldier-3' is used twice (also "
-        "cards/ports/soldiers.yaml:8) — made from the card's name: give one of them an `id:` (or another name)"]
+        "cards/ports/soldiers.yaml:8) — made from a card's name: give one of them an `id:` (or another name)"]
     (root / "cards" / "ports" / "game.yaml").write_text("title: Ports\ndecks: [more.yaml]\n")
     assert [c[0] for c in cards(root)["more"]] == ["archer", "archer-2", "card-3", "soldier-3"]
 

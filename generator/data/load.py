@@ -98,7 +98,7 @@ def load_game(root: Path, game_id: str, session: Session) -> Game:
             continue
         for card in deck.cards:
             if card.id in seen_ids:
-                why = (" — made from the card's name: give one of them an `id:` (or another name)"
+                why = (" — made from a card's name: give one of them an `id:` (or another name)"
                        if card.id in made else "")
                 problems.append(Problem(card.source.file, f"card id '{card.id}' is used twice "
                                         f"(also {seen_ids[card.id]}){why}", line=card.source.line, card=card.id,
