@@ -13,6 +13,7 @@ _ = Whitelist()
 # Overrides: a library calls these methods or reads these class attributes by name
 _.http_error_301, _.http_error_303, _.http_error_307, _.http_error_308   # urllib's redirect handler (data/download)
 _.compose_sequence_node      # PyYAML's Composer (data/yamlbridge)
+_.parse_object, _.parse_array   # read by the json module's py_make_scanner (data/jsonsrc)
 _._create_surface            # CairoSVG's PDFSurface (draw/svgbridge)
 _.visit_Concat               # Jinja's CodeGenerator (draw/sandboxbounds)
 _.intercepted_binops, _.code_generator_class, _.wrap_str_format   # Jinja's SandboxedEnvironment (draw/templates)

@@ -27,10 +27,12 @@ from ..guard import (
 from ..rendermemo import Memo
 from ..session import Session
 from ..shapes import hex_height
+from .cardsource import read_cards, sides_problem, with_hints
 from .editions import read_source_strings
 from .kinds import KINDS, kind_of
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
+from .spreadsheet import CardRows, make_ids
 from .yamlsrc import line_of, read_yaml
 
 CARD_KEYS = {
@@ -88,19 +90,22 @@ def load_game(root: Path, game_id: str, session: Session) -> Game:
     strings = read_source_strings(root, cards_dir, meta, problems)
     decks = []
     seen_ids: dict[str, str] = {}   # card id -> where it was first seen (file:line)
+    made: set[str] = set()          # the ids made from a card's name (or position)
     for i, name in enumerate(meta["decks"]):
         path = cards_dir / name
         if not is_file_inside(root, path):
             problems.append(Problem(rel(game_file), missing_message(root, path, f"deck file '{name}'"),
                                     line=line_of(meta, ("decks", i)), field="decks"))
             continue
-        deck = _load_deck(path, rel(path), templates_dir, problems, memo)
+        deck = _load_deck(path, rel(path), templates_dir, problems, memo, made)
         if deck is None:
             continue
         for card in deck.cards:
             if card.id in seen_ids:
+                why = (" — made from a card's name: give one of them an `id:` (or another name)"
+                       if card.id in made else "")
                 problems.append(Problem(card.source.file, f"card id '{card.id}' is used twice "
-                                        f"(also {seen_ids[card.id]})", line=card.source.line, card=card.id,
+                                        f"(also {seen_ids[card.id]}){why}", line=card.source.line, card=card.id,
                                         field="id"))
             seen_ids[card.id] = f"{card.source.file}:{card.source.line}"
         decks.append(deck)
@@ -185,7 +190,8 @@ def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
     return found
 
 
-def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo: Memo) -> Deck | None:
+def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo: Memo,
+               made: set[str]) -> Deck | None:
     try:
         raw = read_yaml(path, shown)
     except InputError as exc:
@@ -205,6 +211,15 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
         if table is None:
             return None
         cards_file = table.file
+    side = sides_problem(raw["cards"], table, shown, line_of(raw, ("cards",)),
+                         lambda t: _template_problem(templates_dir, t) is None)
+    if side is not None:
+        problems.append(side)
+        return None
+    rows = table or CardRows(None, shown)
+    if table is None:  # a YAML list: ids made as a sheet's are
+        make_ids(raw["cards"], rows, positions=True)
+    made.update(rows.made)
 
     def card_of(p):
         if len(p) >= 2 and p[0] == "cards" and isinstance(p[1], int):
@@ -213,7 +228,7 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
             return shorten(str(card)) if card not in (None, "") else f"#{p[1] + 1}", 2
         return None, 0
 
-    found = check_items(raw, "cards", cards_schema, cards_file, card_of, memo)
+    found = with_hints(check_items(raw, "cards", cards_schema, cards_file, card_of, memo), table)
     if table is not None:  # a sheet's own row problems with the schema's, row by row, each told once
         found = [p for p in found if (p.line, (p.field or "").split(".")[0]) not in table.reported]
         found = sorted([*table.problems, *found], key=lambda p: p.line or 0)
@@ -248,13 +263,12 @@ def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo
 
 
 def _cards_from_table(raw, path: Path, shown: str, schema: dict, problems: list):
-    """Replace a deck's `cards: {from: ..., sheet: ...}` by the rows of that spreadsheet (see
-    spreadsheet.py); returns its `CardRows` (problems with single rows are left in it, to be
-    told with the schema's in row order), or None when the sheet cannot be used."""
-    from .spreadsheet import cards_from_table
-
+    """Replace a deck's `cards: {from: ..., sheet: ...}` (or `{range: ...}`) by the cards of that
+    spreadsheet, JSON or YAML file (see cardsource.py); returns its `CardRows` (problems with
+    single rows are left in it, to be told with the schema's in row order), or None when the
+    file cannot be used."""
     root = path.parents[2] if len(path.parents) > 2 else path.parent
-    table = cards_from_table(raw["cards"], path.parent, root, schema["properties"], schema["required"], shown)
+    table = read_cards(raw["cards"], path.parent, root, schema["properties"], schema["required"], shown)
     problems.extend(table.notes)
     if table.cards is None:
         for p in table.problems:  # problems with the table itself point at the deck's `cards:` line when they have none
@@ -262,7 +276,8 @@ def _cards_from_table(raw, path: Path, shown: str, schema: dict, problems: list)
                                                      line=line_of(raw, ("cards",)), field="cards"))
         return None
     if not table.cards:
-        problems.append(Problem(table.file, "the table has a header but no cards", line=1))
+        problems.append(Problem(table.file, "the table has a header but no cards" if not table.mapped
+                                else "no cards", line=1))
         return None
     raw["cards"] = table.cards
     return table
@@ -294,8 +309,11 @@ def card_schema(raw, shown):
     if not problems:  # a default must be a value its field accepts
         wrapped = {"type": "object", "properties": {"defaults": {"type": "object", "properties": fields}}}
         problems.extend(check(raw, wrapped, shown))
+    spec = raw.get("cards")
+    mapped = {str(k): {} for k in ((spec.get("fields") or {}) if isinstance(spec, dict) else {})
+              if k not in CARD_KEYS and k not in fields}   # a field the deck maps but does not declare: any value
     schema = {"type": "object", "required": required, "additionalProperties": False,
-              "properties": {**CARD_KEYS, **fields}}
+              "properties": {**CARD_KEYS, **fields, **mapped}}
     return schema, problems
 
 

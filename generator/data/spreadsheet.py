@@ -12,7 +12,9 @@ Headers as people write them: matched to the fields ignoring case, spaces, `_` a
 (`Playing Time` is `playing_time`); `qty`, `quantity`, `copies` are the `count`; `columns:`
 renames any header to a field; `id` is optional (made from the name: `stone-wall`,
 `stone-wall-2`); columns the deck does not use are ignored with one note (an error under
-`strict_columns: true`); a header that looks like a misspelt field is an error saying so.
+`strict_columns: true`); a header that looks like a misspelt field is an error saying so;
+`fields: {FIELD: HEADER or JMESPath}` and `count: HEADER` read a field from any column (or
+several: a JMESPath over the row as {header: cell}), that column then read as nothing else.
 
 Cell syntax: an empty cell means "not given"; integer / number fields: `3`, `2.5`; boolean
 fields: `true`/`false`, `yes`/`no`, `1`/`0`; list fields: items separated by `;`; object
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem
+from .cardmap import MapError, compile_fields
 from .sheetbase import SheetError, Table, blank
 from .tablefile import read_table
 from .yamlsrc import LineDict, LineList, line_of
@@ -46,6 +49,11 @@ class CardRows:
     problems: list[Problem] = field(default_factory=list)
     notes: list[Problem] = field(default_factory=list)
     reported: set[tuple[int, str]] = field(default_factory=set)  # (row, field): said already
+    mapped: bool = False                                      # read from JSON/YAML or a range (cardsource)
+    keys: dict[str, str] = field(default_factory=dict)        # field -> the header (or key) it was read from
+    exprs: dict = field(default_factory=dict)                 # field -> cardmap.Expr (the deck's `fields:`)
+    made: set[str] = field(default_factory=set)               # the ids made from names (or positions)
+    item_keys: list[str] = field(default_factory=list)        # JSON/YAML: the keys the items have
 
 
 def header_key(text: str) -> str:
@@ -83,6 +91,9 @@ def cards_from_table(spec: dict, deck_dir: Path, root: Path, fields: dict, requi
     if names is None:
         return out
     out.cards = _cards(table, names, fields, out)
+    if out.exprs:
+        _mapped_cells(table, out.cards, fields, out)
+    make_ids(out.cards, out)
     _unsaved_formulas(table, names, out)
     return out
 
@@ -93,6 +104,9 @@ def match_columns(table: Table, spec: dict, fields: dict, required: list[str], d
     problem (each added to `out.problems` once, at the header row)."""
     header, line = table.header, table.header_row
     by_key = {header_key(f): f for f in fields}
+    out.exprs, bad = table_fields(spec, header, deck_file)
+    out.problems.extend(bad)
+    used = {header_key(n) for e in out.exprs.values() for n in e.names()}
     renames = {}
     for given, target in (spec.get("columns") or {}).items():
         where = line_of(spec, ("columns", given))
@@ -109,6 +123,11 @@ def match_columns(table: Table, spec: dict, fields: dict, required: list[str], d
     for col, text in enumerate(header):
         key = header_key(text)
         name = renames.get(key) or by_key.get(key) or ("count" if key in COUNT_HEADERS else None)
+        if key in used or name in out.exprs:
+            names.append(None)  # read by the deck's `fields:` (or its field is), not by its name
+            continue
+        if name:
+            out.keys[name] = text
         if not text:
             if any(col < len(cells) and not blank(cells[col]) for _, cells in table.rows):
                 out.problems.append(Problem(out.file, f"column {column_letters(col)} has values but no header",
@@ -136,7 +155,7 @@ def match_columns(table: Table, spec: dict, fields: dict, required: list[str], d
         else:
             ignored.append(text)
     for name in required:
-        if name not in names and name not in meant and name != "id":
+        if name not in names and name not in meant and name != "id" and name not in out.exprs:
             out.problems.append(Problem(out.file, f"no column for the required field `{name}` (columns: "
                                         f"{', '.join(h for h in header if h)})" + _did_you_mean(name, ignored),
                                         line=line))
@@ -177,29 +196,63 @@ def _cards(table: Table, names: list[str | None], fields: dict, out: CardRows) -
                                         "last column: give the column a header, or empty the cells", line=number))
         cards.append(card)
         cards.lines.append(number)
-    _make_ids(cards, out)
     return cards
 
 
-def _make_ids(cards: LineList, out: CardRows) -> None:
+def table_fields(spec: dict, header: list[str], deck_file: str) -> tuple[dict, list[Problem]]:
+    """A sheet's `fields:` (and `count:`) compiled: a value naming a header (as `columns:` does,
+    ignoring case, spaces, `_` and `-`) is that column, any other a JMESPath over the row."""
+    by_key = {header_key(h): h for h in header if h}
+    quoted = dict(spec)
+    for key in ("fields", "count"):
+        if key not in spec:
+            continue
+        given = {"count": spec[key]} if key == "count" else spec[key]
+        fixed = {k: ('"' + by_key[header_key(v)].replace('"', '\\"') + '"' if isinstance(v, str)
+                     and header_key(v) in by_key else v) for k, v in given.items()}
+        quoted[key] = fixed["count"] if key == "count" else fixed
+    return compile_fields(quoted, deck_file)
+
+
+def _mapped_cells(table: Table, cards: LineList, fields: dict, out: CardRows) -> None:
+    """The deck's `fields:` applied to each row, as {header: cell} (empty cells left out)."""
+    for card, (number, cells) in zip(cards, table.rows):
+        row = {h: c for h, c in zip(table.header, cells) if h and not blank(c)}
+        for name, expr in out.exprs.items():
+            try:
+                value = expr.value(row)
+            except MapError as exc:
+                out.problems.append(Problem(out.file, f"the field `{name}`: {exc}", line=number, field=name))
+                continue
+            if value is not None:
+                card[name] = value if isinstance(value, (list, dict)) else typed(value, fields.get(name) or {})
+                card.lines[name] = number
+
+
+def make_ids(cards: LineList, out: CardRows, positions: bool = False) -> None:
     """Cards without an id get one made from their name, unique in the sheet and the same from
-    one build to the next: `stone-wall`, then `stone-wall-2` for a second Stone Wall."""
-    taken = {c["id"] for c in cards if isinstance(c.get("id"), str)}
-    for card in cards:
-        if "id" in card:
+    one build to the next: `stone-wall`, then `stone-wall-2` for a second Stone Wall. A card
+    whose name makes no id (no name, or no letter or digit pnp can write in one) gets one from
+    its position with `positions` (`card-3`; its missing name is the schema check's to tell),
+    else a sheet's row gives it (`row-12`) and a row without a name is an error."""
+    taken = {c["id"] for c in cards if isinstance(c, dict) and isinstance(c.get("id"), str)}
+    for position, card in enumerate(cards, start=1):
+        if not isinstance(card, LineDict) or "id" in card:
             continue
         name = card.get("name")
-        if not isinstance(name, str) or not name.strip():
+        if (not isinstance(name, str) or not name.strip()) and not positions:
             out.problems.append(Problem(out.file, "the row has no name (a card's id is made from its name when "
                                         "the sheet has no id)", line=card.line, field="name"))
             out.reported.update({(card.line, "name"), (card.line, "id")})
             continue
-        base = slug(name) or f"row-{card.line}"
+        base = (slug(name) if isinstance(name, str) else "") or (f"card-{position}" if positions
+                                                                 else f"row-{card.line}")
         made, n = base, 1
         while made in taken:
             n += 1
             made = f"{base}-{n}"
         taken.add(made)
+        out.made.add(made)
         card["id"] = made
         card.lines["id"] = card.line
 
