@@ -26,7 +26,7 @@ import cairosvg
 
 from .. import __version__
 from ..guard import MAX_IMAGE_BYTES
-from .fonts import FONT_DIR, font_files
+from .fonts import FONT_DIR, font_files, system_font_files
 from .pangobridge import versions
 
 SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
@@ -76,12 +76,15 @@ def _file_digest(path: str, mtime_ns: int, size: int) -> str:
 
 
 def _game_fonts_digest(game_fonts: tuple | None) -> str:
-    """sha256 of a game's own font files (names and bytes), '' for a game without any."""
+    """sha256 of a game's own font files (names and bytes), and with `fonts: system` ("system"
+    third in `game_fonts`) of the machine's (names, sizes and times); '' for a game without any."""
     if not game_fonts:
         return ""
     h = hashlib.sha256()
     for path in font_files(Path(game_fonts[0]) / "fonts"):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in system_font_files() if game_fonts[2:] == ("system",) else ():
+        h.update(f"{path}\0{path.stat().st_size}\0{path.stat().st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
