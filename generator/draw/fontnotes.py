@@ -12,12 +12,24 @@ import re
 from pathlib import Path
 
 from ..errors import Problem
-from .fonts import SYSTEM_FONT_DIRS, FontSet, stand_in_note
+from .fonts import SYSTEM_FONT_DIRS, FontSet, drawn_by_another_game
 
 TEMPLATE_SUFFIXES = (".j2", ".svg", ".jinja")
 # font-family="Arial, sans-serif", style="font-family: 'Times New Roman'", textbox(..., family="Georgia")
 _NAMED = re.compile(r"""(?:font-family\s*[=:]|\bfamily\s*=)\s*["'\s]*([^"';,<>{}()\n]+)""")
 _FONT_ERROR = re.compile(r"^font '([^']+)' ")
+# why a stand-in (fonts.STAND_INS, GENERIC) is not of the named font's very widths
+WHY = {"georgia": "no open face with Georgia's widths ships, so text sets a little narrower",
+       "verdana": "a face of Verdana's wide build, not of its exact widths",
+       "serif": "the generic serif", "monospace": "the generic monospace", "sans": "the generic sans"}
+
+
+def stand_in_note(family: str, face: str) -> str:
+    """What a build says once of a font people name that a shipped face stands in for."""
+    why = WHY.get(family.lower())
+    kind = f" ({why})" if why else " (the same widths: text fits as it did)"
+    return (f"font '{family}' is drawn with {face}, the open face pnp ships in its place{kind}; "
+            "to print with the font itself, put its TTF or OTF files in templates/<game>/fonts/")
 
 
 def _templates(game) -> list[Path]:
@@ -50,8 +62,11 @@ def family_line(game, message: str) -> tuple[str, int] | None:
 
 
 def font_notes(game, fonts: FontSet) -> list[Problem]:
-    """Notes (and the `fonts: system` warning) a build of `game` says once."""
-    notes: list[Problem] = []
+    """Notes (and the `fonts: system` warning) a build of `game` says once; an error when
+    another game built by this process has its own copy of a family this one uses."""
+    notes = [Problem(f"templates/{game.id}/fonts", f"font '{family}' is drawn in this process with the copy "
+                     f"in {folder} (another game's own): build {game.id} on its own (pnp build {game.id})")
+             for family, folder in drawn_by_another_game(fonts, game.templates_dir / "fonts")]
     for lower, (name, file, line) in _named(game).items():
         face = fonts.stand_in(name)
         if face is not None and lower != "sans-serif":   # the default of every text: said by no one

@@ -38,14 +38,11 @@ GENERIC = {"sans-serif": "Lato", "serif": "Liberation Serif", "monospace": "Libe
 # The fonts people name (nanDECK's, Squib's, a word processor's) and the shipped open face that
 # stands in, made to the same widths (Liberation: Arial's, Times New Roman's, Courier New's) or
 # the nearest there is; written as fontconfig aliases that a font of that name, when a game has
-# one, still wins. Why a face that is not metric-compatible was chosen, in WHY.
+# one, still wins. Why a face that is not metric-compatible was chosen: fontnotes.WHY.
 STAND_INS = {"arial": "Liberation Sans", "helvetica": "Liberation Sans", "sans": "Liberation Sans",
              "times new roman": "Liberation Serif", "times": "Liberation Serif",
              "courier new": "Liberation Mono", "courier": "Liberation Mono",
              "georgia": "Liberation Serif", "verdana": "DejaVu Sans"}
-WHY = {"georgia": "no open face with Georgia's widths ships, so text sets a little narrower",
-       "verdana": "a face of Verdana's wide build, not of its exact widths",
-       "serif": "the generic serif", "monospace": "the generic monospace", "sans": "the generic sans"}
 # `fonts: system`: the machine's fonts every user has (which an untrusted build may read too)
 SYSTEM_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 
@@ -161,7 +158,9 @@ class FontSet:
         self.faces = [_load_face(p, known) for p in font_files(font_dir)]
         own = [_load_face(p) for p in font_files(game_dir)] if game_dir else []
         self._own = {f.family for f in own}
-        self.faces += own + [face for face in map(_system_face, system) if face is not None]
+        self._rank = {**{f.path: 1 for f in self.faces}, **{f.path: 0 for f in own}}
+        self.faces += own
+        self.faces += [face for face in map(_system_face, system) if face is not None]
         self._entries: dict[tuple, list[Face]] = {}
         self._lookups: dict[tuple, Face] = {}
         for f in self.faces:
@@ -201,7 +200,7 @@ class FontSet:
         candidates = self._entries.get((name.lower(), bold, italic))
         if candidates:  # fontconfig picks the weight nearest to what cairo asks for; a game's own
             # copy of a family pnp ships too (or the machine's, `fonts: system`) before pnp's
-            return min(candidates, key=lambda f: (abs(f.weight - (700 if bold else 400)), f.path.parent == self.dir))
+            return min(candidates, key=lambda f: (abs(f.weight - (700 if bold else 400)), self._rank.get(f.path, 2)))
         styles = sorted({_style_name(b, i) for (n, b, i) in self._entries if n == name.lower()})
         if styles:
             raise KeyError(f"font '{name}' has no {_style_name(bold, italic)} style "
@@ -223,30 +222,25 @@ class FontSet:
 def fontconfig_rules(shipped_dir: Path = FONT_DIR) -> str:
     """What pnp's fontconfig configurations (cairo's and Pango's) say besides where the fonts
     are: the generic families and the stand-ins as aliases, and a font that is not pnp's
-    (a game's own, the machine's) made the newest version of its family, which is what
-    fontconfig prefers between two faces that match alike: a game's Lato wins over pnp's."""
+    of a game's own made the newest version of its family, which is what fontconfig prefers
+    between two faces that match alike: a game's Lato wins over pnp's (the machine's fonts,
+    `fonts: system`, do not: pnp's own are found first)."""
     generic = "".join(f'  <alias binding="same"><family>{g}</family><prefer><family>{f}</family></prefer></alias>\n'
                       for g, f in GENERIC.items())
     named = "".join(f'  <alias binding="same"><family>{n}</family><accept><family>{f}</family></accept></alias>\n'
                     for n, f in STAND_INS.items())
-    own = (f'  <match target="scan"><test name="file" compare="not_contains"><string>{shipped_dir.resolve()}/'
-           '</string></test><edit name="fontversion" mode="assign"><int>2147483646</int></edit></match>\n')
+    tests = "".join(f'<test name="file" compare="not_contains"><string>{d.resolve()}/</string></test>'
+                    for d in (shipped_dir, *SYSTEM_FONT_DIRS))
+    own = (f'  <match target="scan">{tests}<edit name="fontversion" mode="assign"><int>2147483646</int></edit>'
+           '</match>\n')
     return generic + named + own
-
-
-def stand_in_note(family: str, face: str) -> str:
-    """What a build says once of a font people name that a shipped face stands in for."""
-    why = WHY.get(family.lower())
-    kind = f" ({why})" if why else " (the same widths: text fits as it did)"
-    return (f"font '{family}' is drawn with {face}, the open face pnp ships in its place{kind}; "
-            "to print with the font itself, put its TTF or OTF files in templates/<game>/fonts/")
 
 
 def _system_face(path: Path) -> Face | None:
     """The face of one of the machine's font files, None when fontTools cannot read it."""
     try:
         return _load_face(path)
-    except Exception:  # noqa: BLE001  (a broken system font is one fontconfig skips too)
+    except Exception:  # a broken system font is one fontconfig skips too
         return None
 
 
@@ -308,11 +302,24 @@ def for_game(templates_dir: Path, shown: str | None = None, system: bool = False
     stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in font_files(folder))
     fonts = _game_set(folder.resolve(), Path(shown) if shown else folder, stamp, system_font_files() if system else ())
     if font_files(folder):
-        _add_to_fontconfig(folder.resolve())
+        _add_to_fontconfig(folder.resolve(), (frozenset(fonts._own), _sizes(folder)))
     for where in SYSTEM_FONT_DIRS if system else ():
         if where.is_dir():
             _add_to_fontconfig(where)
     return fonts
+
+
+def drawn_by_another_game(fonts: FontSet, own_folder: Path) -> list[tuple[str, str]]:
+    """(family, folder) of each family `fonts` may use that another game's own fonts, already
+    read by this process's fontconfig, would draw instead (fontconfig prefers a game's own
+    copy, and cannot tell one game's from another's): such games are built one at a time."""
+    names, mine = {n.lower() for n in fonts.families}, _sizes(own_folder)
+    return sorted((family, str(folder)) for folder, (families, files) in _added for family in families
+                  if family.lower() in names and files != mine)   # the same files elsewhere draw alike
+
+
+def _sizes(folder: Path) -> tuple:
+    return tuple((p.name, p.stat().st_size) for p in font_files(folder))
 
 
 @lru_cache(maxsize=16)
@@ -324,13 +331,13 @@ def _game_set(folder: Path, shown: Path, stamp: tuple, system: tuple = ()) -> Fo
     return fonts
 
 
-_added: set = set()
+_added: set = set()   # (folder, (a game's families, its files' names and sizes)) fontconfig reads besides pnp's
 
 
-def _add_to_fontconfig(folder: Path) -> None:
-    """Let fontconfig (hence cairo and CairoSVG) find the fonts in `folder`, in this process
-    and the drawing workers it forks; the shipped fonts stay the only others it sees."""
-    if folder in _added:
+def _add_to_fontconfig(folder: Path, families: tuple = (frozenset(), ())) -> None:
+    """Let fontconfig (hence cairo and CairoSVG) find the fonts in `folder` (a game's, with
+    its `families`, or the machine's), in this process and the drawing workers it forks."""
+    if any(folder == added for added, _ in _added):
         return
     import ctypes
 
@@ -340,7 +347,7 @@ def _add_to_fontconfig(folder: Path) -> None:
     lib.FcConfigAppFontAddDir.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     if not lib.FcConfigAppFontAddDir(None, str(folder).encode()):
         raise OSError(f"fontconfig could not read the fonts in {folder}")
-    _added.add(folder)
+    _added.add((folder, families))
 
 
 def figures(face: Face) -> str:

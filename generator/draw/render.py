@@ -28,6 +28,7 @@ from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
 from .faces import FontsUsed, draw_faces
+from .faceunits import in_print_units
 from .fontnotes import family_line, font_notes
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
@@ -148,18 +149,17 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     unusable = game_font_problems(game.root, game.templates_dir / "fonts")
     problems.extend(Problem(f"{shown_fonts}/{path.name}", message) for path, message in unusable)
     # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
-    game_fonts = None if unusable else (str(game.templates_dir), shown_fonts)
-    system = game.meta.get("fonts") == "system"
-    if game_fonts and system:
-        game_fonts = (*game_fonts, "system")
+    system = game.meta.get("fonts") == "system"   # "system" third: the machine's fonts too
+    game_fonts: tuple | None = None if unusable else (str(game.templates_dir), shown_fonts, *(("system",) * system))
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1], system) if game_fonts else shipped(), icons,
                         game.meta.get("language", "en"))
     notes = font_notes(game, setter.fonts)
+    problems.extend(p for p in notes if p.severity == "error")
     deadline = session.limits.deadline("rendering the face")
     own_fonts = _game_fonts_digest(game_fonts) if game_fonts and (font_files(game.templates_dir / "fonts") or system) \
         else ""
     inputs = Inputs(deadline, setter=setter, icons=icons, strings=game.strings, language=game.language,
-                    stage=session.stage, fonts=_fonts_digest() + own_fonts)
+                    stage=session.stage, fonts=_fonts_digest() + _fonts_digest(True) + own_fonts)
     env = make_env(game, session, inputs)
     game_context = template_data(FACE, game=game.context())["game"]
     svgs = SVGTexts()
@@ -189,6 +189,12 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
                 if template is not None:   # the same inputs as a render a remembering session did: its SVG
                     svg = memo.face(partial(memo.face_key, env, scope, deck_scope, card_key, side, template, extra),
                                     partial(_render_face, env, game, contexts, card, side, template, problems, extra))
+                if svg is not None and deck.units == "px":   # drawn in pixels: a face in mm (faceunits.py)
+                    try:
+                        svg = in_print_units(svg, deck)
+                    except ValueError as exc:
+                        problems.append(Problem(f"templates/{game.id}/{template}", f"{side}: {exc}", card=card.id))
+                        svg = None
                 if svg is None:
                     keys.append(None)
                     continue
