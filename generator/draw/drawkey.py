@@ -6,10 +6,10 @@ digest of a game's own fonts and how pictures are embedded (`pictures.Policy.dig
 Out: `face_key` (hex). The key covers the SVG, the size, the bytes of every image the SVG
 refers to (by href, read as the drawing reads them), the shipped fonts' bytes (those of the
 stand-ins for the fonts people name, Liberation's, only in the key of a face that names one of
-them: the faces of every game drawn before they shipped kept their keys), a game's own fonts, for a face with an <image> the picture policy (resolution, draft), and `SALT`:
-pnp's, CairoSVG's and cairo's versions, Pango's and its bindings', Pyphen's, and the
-version of how faces are drawn into
-bundles.
+them: the faces of every game drawn before they shipped kept their keys), a game's own fonts,
+for a face with an <image> the picture policy (resolution, draft), and `SALT`: pnp's,
+CairoSVG's and cairo's versions, Pango's and its bindings', Pyphen's, and the version of how
+faces are drawn into bundles.
 """
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ def font_notes(game, fonts: FontSet) -> list[Problem]:
     notes += [Problem(shown, f"font family '{family}' is drawn with the game's own copy, not the one pnp ships",
                       severity="note") for family in fonts.shadowed()]
     if fonts.system:
-        notes.append(Problem(game.source.file, "fonts: system: faces are drawn with this machine's fonts ("
+        notes.append(Problem(game.source.file, "faces are drawn with this machine's fonts ("
                              f"{', '.join(d.as_posix() for d in SYSTEM_FONT_DIRS)}), embedded in the PDFs; "
                              "another machine may build them differently or not at all: ship the fonts in "
                              f"templates/{game.id}/fonts/ for a build that is the same everywhere",

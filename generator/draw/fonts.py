@@ -221,10 +221,10 @@ class FontSet:
 
 def fontconfig_rules(shipped_dir: Path = FONT_DIR) -> str:
     """What pnp's fontconfig configurations (cairo's and Pango's) say besides where the fonts
-    are: the generic families and the stand-ins as aliases, and a font that is not pnp's
-    of a game's own made the newest version of its family, which is what fontconfig prefers
-    between two faces that match alike: a game's Lato wins over pnp's (the machine's fonts,
-    `fonts: system`, do not: pnp's own are found first)."""
+    are: the generic families and the stand-ins as aliases, and a font of a game's own made
+    the newest version of its family, which is what fontconfig prefers between two faces that
+    match alike: a game's Lato wins over pnp's; the machine's fonts (`fonts: system`) are
+    made the oldest: pnp's DejaVu Sans wins over the machine's."""
     generic = "".join(f'  <alias binding="same"><family>{g}</family><prefer><family>{f}</family></prefer></alias>\n'
                       for g, f in GENERIC.items())
     named = "".join(f'  <alias binding="same"><family>{n}</family><accept><family>{f}</family></accept></alias>\n'
@@ -233,7 +233,9 @@ def fontconfig_rules(shipped_dir: Path = FONT_DIR) -> str:
                     for d in (shipped_dir, *SYSTEM_FONT_DIRS))
     own = (f'  <match target="scan">{tests}<edit name="fontversion" mode="assign"><int>2147483646</int></edit>'
            '</match>\n')
-    return generic + named + own
+    machine = "".join(f'  <match target="scan"><test name="file" compare="contains"><string>{d}/</string></test>'
+                      '<edit name="fontversion" mode="assign"><int>0</int></edit></match>\n' for d in SYSTEM_FONT_DIRS)
+    return generic + named + own + machine
 
 
 def _system_face(path: Path) -> Face | None:
