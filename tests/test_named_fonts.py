@@ -94,6 +94,15 @@ def test_a_games_own_copy_of_a_shipped_family_is_drawn_and_said(mini):
     assert fonts.FontSet(fonts.FONT_DIR, folder).face("Lato").path == folder / "GameLato.ttf"   # measured as drawn
 
 
+def test_two_games_with_their_own_copies_of_a_family_are_not_drawn_by_one_process(monkeypatch, tmp_path):
+    """fontconfig holds one process's fonts: after a game whose own Lato it read, another
+    game's Lato would be drawn with that copy, so the second game is refused, told why."""
+    other = tmp_path / "other" / "fonts"
+    monkeypatch.setattr(fonts, "_added", {(other, (frozenset({"Lato"}), (("GameLato.ttf", 1234),)))})
+    assert fonts.drawn_by_another_game(fonts.shipped(), tmp_path / "mine" / "fonts") == [("Lato", str(other))]
+    assert fonts.drawn_by_another_game(fonts.shipped(), other) == []   # its own folder, as watched
+
+
 @pytest.mark.slow   # a fresh pnp process, jailed: the machine's fonts read through fontconfig
 def test_fonts_system_draws_with_the_machines_fonts_embedded_and_warns(mini):
     from tests.test_jail import pnp

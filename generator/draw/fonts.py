@@ -315,9 +315,9 @@ def drawn_by_another_game(fonts: FontSet, own_folder: Path) -> list[tuple[str, s
     """(family, folder) of each family `fonts` may use that another game's own fonts, already
     read by this process's fontconfig, would draw instead (fontconfig prefers a game's own
     copy, and cannot tell one game's from another's): such games are built one at a time."""
-    names, mine = {n.lower() for n in fonts.families}, _sizes(own_folder)
+    names, mine, here = {n.lower() for n in fonts.families}, _sizes(own_folder), own_folder.resolve()
     return sorted((family, str(folder)) for folder, (families, files) in _added for family in families
-                  if family.lower() in names and files != mine)   # the same files elsewhere draw alike
+                  if family.lower() in names and files != mine and folder != here)   # the same files draw alike
 
 
 def _sizes(folder: Path) -> tuple:
