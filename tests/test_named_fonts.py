@@ -11,7 +11,6 @@ import pytest
 
 from generator import units
 from generator.draw import fonts
-from tests.conftest import run
 from tests.test_fonts import FRONT, embedded_fonts, renamed_font
 
 NAMED = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
@@ -59,14 +58,24 @@ def test_arial_is_drawn_with_liberation_sans_embedded_and_said_once_at_its_line(
 
 
 def test_a_font_error_names_the_template_line_not_the_cards(mini):
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
+    from generator.errors import RenderError
+    from generator.session import Session
+
+    def problems(root) -> str:
+        with pytest.raises(RenderError) as caught:
+            render_game(load_game(root, "mini", Session()), Session())
+        return "\n".join(map(str, caught.value.problems))
+
     root = mini("- {id: a, name: Alpha, text: hello}", front=FRONT.replace("FAMILY", "Pnp Absent Face"))
-    result = run(root, "validate")   # textbox() at line 4 fails before anything is drawn
-    assert result.exit_code == 2 and "templates/mini/front.svg.j2:4: " in result.output, result.output
+    found = problems(root)   # textbox() at line 4 fails before anything is drawn
+    assert found.startswith("templates/mini/front.svg.j2:4: card a: front: font 'Pnp Absent Face' is not shipped"), found
+    assert "(card data at cards/mini/deck.yaml:" in found, found   # the card, after the template
     front = root / "templates" / "mini" / "front.svg.j2"
     front.write_text(FRONT.replace(', family="FAMILY"', ', family="Lato"').replace("FAMILY", "Pnp Absent Face"))
-    result = run(root, "validate")   # the plain <text> at line 3, found while drawing
-    assert result.exit_code == 2 and "templates/mini/front.svg.j2:3: " in result.output, result.output
-    assert "font 'Pnp Absent Face' is not shipped" in result.output
+    found = problems(root)   # the plain <text> at line 3, found while drawing
+    assert found.startswith("templates/mini/front.svg.j2:3: card a: font 'Pnp Absent Face' is not shipped"), found
 
 
 @pytest.mark.slow   # a fresh pnp process: a game's own Lato stays in its process's fontconfig
@@ -108,20 +117,17 @@ def test_fonts_system_draws_with_the_machines_fonts_embedded_and_warns(mini):
     from tests.test_jail import pnp
 
     shipped = {f.family for f in fonts.shipped().faces}
-    on_machine = fonts.FontSet(system=fonts.system_font_files())
-    machine = sorted({f.family for f in on_machine.faces} - shipped)
-    if not machine:
+    face = next((f for f in map(fonts._system_face, fonts.system_font_files())
+                 if f and f.family not in shipped and not f.bold and not f.italic), None)
+    if face is None:
         pytest.skip("this machine has no font pnp does not ship")
-    root = mini("- {id: a, name: Alpha, text: Some words}", front=FRONT.replace("FAMILY", machine[0]))
-    refused = run(root, "validate")
-    assert refused.exit_code == 2 and f"font '{machine[0]}' is not shipped" in refused.output
+    root = mini("- {id: a, name: Alpha, text: Some words}", front=FRONT.replace("FAMILY", face.family))
     game = root / "cards" / "mini" / "game.yaml"
     game.write_text(game.read_text() + "fonts: system\n")
     done = pnp(root, "build", "--paper", "a4", "--untrusted")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "warning: cards/mini/game.yaml:1: fonts: faces are drawn with this machine's fonts" in done.stderr, \
         done.stderr
-    face = on_machine.face(machine[0])
     embedded = embedded_fonts((root / "output" / "mini" / "mini-sheets-a4.pdf").read_bytes())
     assert face.postscript_name in embedded, (face.postscript_name, embedded)
 
@@ -186,5 +192,11 @@ def test_a_face_drawn_in_pixels_prints_at_the_size_of_its_millimetre_twin(tmp_pa
 def test_a_pixel_face_of_the_wrong_size_says_which(mini):
     root = mini("- {id: a, name: Alpha, text: hello}", deck_extra="units: px\ndpi: 300\n",
                 front=PX_FACE.replace('"825"', '"800"'))
-    result = run(root, "validate")
-    assert result.exit_code == 2 and "the face is 800 x 1125 px but the deck is" in result.output, result.output
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
+    from generator.errors import RenderError
+    from generator.session import Session
+
+    with pytest.raises(RenderError) as caught:
+        render_game(load_game(root, "mini", Session()), Session())
+    assert "front: the face is 800 x 1125 px but the deck is" in str(caught.value.problems[0])
