@@ -67,7 +67,8 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
                                  findings=(*report.findings, *words))
             if draw:
                 for edition in made:
-                    report = _with_drawing(edition, report, options, session, cache)
+                    report, drawn_notes = _with_drawing(edition, report, options, session, cache)
+                    notes += [f"note: {note}" for note in drawn_notes]
                 unreadable = unreadable or report.broken
             else:
                 notes.append(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out")
@@ -87,7 +88,9 @@ def _with_drawing(game, report, options: BuildOptions, session: Session, cache):
     from .data.editions import in_edition
 
     problems, warned = preflight_report(game, session=session, pictures=options.pictures(game.root), cache=cache)
-    return _with(report, in_edition([*problems, *(replace(p, severity="warning") for p in warned)], game), "render")
+    notes = [p for p in warned if p.severity == "note"]   # said once, beside the report
+    warned = [replace(p, severity="warning") for p in warned if p.severity != "note"]
+    return _with(report, in_edition([*problems, *warned], game), "render"), notes
 
 
 def _with(report, problems, kind: str):
@@ -122,7 +125,7 @@ def preflight_report(game, session: Session, papers: tuple[str, ...] | None = No
     warnings: list[Problem] = []
     try:
         rendered = render_game(game, session=session, pictures=pictures, cache=cache)
-        warnings = list(rendered.warnings)
+        warnings = [*rendered.warnings, *rendered.notes]
     except PnpError as exc:  # RenderError: every card that cannot be drawn, already grouped
         problems.extend(exc.problems or [Problem(game.source.file, exc.message)])
         rendered = None

@@ -1,4 +1,6 @@
-"""Lengths as designers write them ("63mm", "2.5in", "9pt", 63) turned into millimetres.
+"""Lengths as designers write them ("63mm", "2.5in", "9pt", "300px" at a dpi, 63) turned into
+millimetres, or into a template's own units (`template_length`: millimetres, or pixels in a
+deck of `units: px`).
 
 The one place that knows units; every other module works in millimetres and converts to
 points only when talking to a PDF library.
@@ -28,11 +30,11 @@ CARD_SIZES = {  # trim width x height, mm
     "square": (70.0, 70.0),
 }
 
-_LENGTH = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(mm|cm|in|pt)?\s*$")
+_LENGTH = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(mm|cm|in|pt|px)?\s*$")
 
 
-def to_mm(value: float | int | str) -> float:
-    """Parse a length; a bare number means millimetres.
+def to_mm(value: float | int | str, dpi: float | None = None) -> float:
+    """Parse a length; a bare number means millimetres, "px" pixels at `dpi`.
 
     :raises ValueError: with a message fit for the designer.
     """
@@ -42,8 +44,31 @@ def to_mm(value: float | int | str) -> float:
         return float(value)
     m = _LENGTH.match(str(value))
     if not m:
-        raise ValueError(f"{value!r} is not a length (write e.g. 63mm, 2.5in, 9pt)")
+        raise ValueError(f"{value!r} is not a length (write e.g. 63mm, 2.5in, 9pt, or 300px with a dpi:)")
+    if m.group(2) == "px":
+        if not dpi:
+            raise ValueError(f"{value!r}: pixels are a length only at a resolution: give the deck a dpi: (e.g. 300)")
+        return float(m.group(1)) * 25.4 / dpi
     return float(m.group(1)) * MM_PER[m.group(2) or "mm"]
+
+
+def per_mm(units: str = "mm", dpi: float | None = None) -> float:
+    """A template's units in a millimetre: 1 (mm), or dpi / 25.4 (px)."""
+    return dpi / 25.4 if units == "px" and dpi else 1.0
+
+
+def template_length(value, units: str = "mm", dpi: float | None = None) -> float:
+    """A length in a template's units: a bare number is one already (millimetres, or pixels
+    in a deck of `units: px`); "12pt", "1in", "5mm", "300px" (at `dpi`) are converted.
+
+    :raises ValueError: with a message fit for the designer.
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    m = _LENGTH.match(str(value))
+    if m and m.group(2) is None:   # "12": a number written as text, in the template's units as 12 is
+        return float(m.group(1))
+    return to_mm(value, dpi) * per_mm(units, dpi)
 
 
 def paper_size(name: str) -> tuple[float, float]:

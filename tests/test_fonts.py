@@ -145,15 +145,6 @@ def test_rules_text_uses_lining_figures():
     assert "Lato" in open(styles_file).read()
 
 
-def test_a_game_font_may_not_shadow_a_shipped_family(mini):
-    root = mini("- {id: a, name: Alpha, text: hello}")
-    folder = root / "templates" / "mini" / "fonts"
-    folder.mkdir()
-    (folder / "MyLato.ttf").write_bytes((fonts.FONT_DIR / "Lato-Regular.ttf").read_bytes())
-    result = run(root, "validate")
-    assert result.exit_code == 2 and "font family 'Lato' ships with pnp already" in result.output
-
-
 def read_shipped_faces() -> dict:
     """What fontTools reads of every shipped font today, as fonts.FACES_FILE keeps it."""
     from fontTools.ttLib import TTFont

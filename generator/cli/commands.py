@@ -67,7 +67,7 @@ def build(ctx, games, timings, options, limits):
         results = run_build(root, games, options, session=session, progress=Progress())
     changed_since = options.changed_since
     for r in results:
-        for note in r.rendered.game.notes:
+        for note in (*r.rendered.game.notes, *r.rendered.notes):
             click.echo(f"note: {note}", err=True)
         for w in r.warnings:
             click.echo(f"warning: {w}", err=True)

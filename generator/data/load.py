@@ -319,13 +319,18 @@ def card_schema(raw, shown):
 
 def _geometry(raw, shown, problems):
     kind = kind_of(raw.get("kind", "cards"))
+    dpi = raw.get("dpi")   # lengths in px, templates drawn in px (`units: px`)
+    if raw.get("units") == "px" and not dpi:
+        problems.append(Problem(shown, "units: px needs the pixels' resolution: add dpi: (e.g. dpi: 300)",
+                                line=line_of(raw, ("units",)), field="units"))
+        return None
     try:
         size = raw.get("size", "poker")
         w, h = units.CARD_SIZES[size] if isinstance(size, str) else (
-            units.to_mm(size["width"]), units.to_mm(size["height"]))
-        bleed = units.to_mm(raw.get("bleed", DEFAULT_BLEED))
-        safe = units.to_mm(raw.get("safe", DEFAULT_SAFE))
-        corner = units.to_mm(raw.get("corner", 3.0 if w < 150 else 0.0))
+            units.to_mm(size["width"], dpi), units.to_mm(size["height"], dpi))
+        bleed = units.to_mm(raw.get("bleed", DEFAULT_BLEED), dpi)
+        safe = units.to_mm(raw.get("safe", DEFAULT_SAFE), dpi)
+        corner = units.to_mm(raw.get("corner", 3.0 if w < 150 else 0.0), dpi)
     except (ValueError, KeyError) as exc:
         problems.append(Problem(shown, str(exc), line=line_of(raw, ("size",)), field="size"))
         return None
@@ -336,6 +341,8 @@ def _geometry(raw, shown, problems):
         return None
     shape, orientation = raw.get("shape", "rect"), raw.get("hex", "pointy")
     extra = {"shape": shape, "orientation": orientation}
+    if dpi:
+        extra.update(units=raw.get("units", "mm"), dpi=float(dpi))
     where = lambda key: line_of(raw, (key,)) or line_of(raw, ("size",))
     if shape == "circle" and abs(w - h) > 0.01:
         problems.append(Problem(shown, f"a circle needs width = height (its diameter); got {w:g} x {h:g} mm",

@@ -65,6 +65,8 @@ class Deck:
     edge: float | None = None      # dice: edge length of a face, mm
     face_outline: tuple = ()       # dice: the face polygon in face coordinates (mm, y down)
     label: str = ""                # an edition's: the name sheets print in their slug line (the source's)
+    units: str = "mm"              # what its templates are drawn in: mm, or px at `dpi` (units.TEMPLATE_UNITS)
+    dpi: float | None = None       # the resolution its pixels are at (`units: px`, lengths in px)
 
     @property
     def family(self) -> Kind:
@@ -100,7 +102,14 @@ class Deck:
             "outline": list(self.face_outline) or face_outline(self.shape, b, self.trim_w, self.trim_h, self.corner,
                                                                self.orientation),
             "die": self.die, "edge": self.edge,
+            **({"units": self.units, "dpi": self.dpi, "px": self._in_px()} if self.dpi else {}),
         }
+
+    def _in_px(self) -> dict:
+        """The deck's lengths in pixels at its dpi (for a template drawn in pixels)."""
+        k = self.dpi / 25.4 if self.dpi else 1.0
+        return {"width": self.width * k, "height": self.height * k, "trim_w": self.trim_w * k,
+                "trim_h": self.trim_h * k, "bleed": self.bleed * k, "safe": self.safe * k}
 
 
 @dataclass(frozen=True)

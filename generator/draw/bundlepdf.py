@@ -263,4 +263,4 @@ def _draw_pages(items, primer, fonts, fetcher, deadline: Deadline, pictures: Pic
 
 def fontset(game_fonts: tuple | None):
     """The fonts faces may use: shipped, plus a game's own ((templates dir, as shown) or None)."""
-    return for_game(Path(game_fonts[0]), game_fonts[1]) if game_fonts else shipped()
+    return for_game(Path(game_fonts[0]), game_fonts[1], game_fonts[2:] == ("system",)) if game_fonts else shipped()

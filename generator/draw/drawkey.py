@@ -4,11 +4,12 @@ is unchanged need not be drawn again (the face cache, `--changed-since`, `pnp di
 In: the face's SVG text, its size, the folders its <image> elements read from, the
 digest of a game's own fonts and how pictures are embedded (`pictures.Policy.digest`).
 Out: `face_key` (hex). The key covers the SVG, the size, the bytes of every image the SVG
-refers to (by href, read as the drawing reads them), the shipped fonts' bytes, a game's
-own fonts, for a face with an <image> the picture policy (resolution, draft), and `SALT`:
-pnp's, CairoSVG's and cairo's versions, Pango's and its bindings', Pyphen's, and the
-version of how faces are drawn into
-bundles.
+refers to (by href, read as the drawing reads them), the shipped fonts' bytes (those of the
+stand-ins for the fonts people name, Liberation's, only in the key of a face that names one of
+them: the faces of every game drawn before they shipped kept their keys), a game's own fonts,
+for a face with an <image> the picture policy (resolution, draft), and `SALT`: pnp's,
+CairoSVG's and cairo's versions, Pango's and its bindings', Pyphen's, and the version of how
+faces are drawn into bundles.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import cairosvg
 
 from .. import __version__
 from ..guard import MAX_IMAGE_BYTES
-from .fonts import FONT_DIR, font_files
+from .fonts import FONT_DIR, font_files, shipped, system_font_files
 from .pangobridge import versions
 
 SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
@@ -35,12 +36,28 @@ SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_v
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 
 
-@lru_cache(maxsize=1)
-def _fonts_digest() -> str:
+# shipped for the fonts people name (fonts.STAND_INS) and the generic serif and monospace
+STAND_IN_FAMILIES = ("liberation sans", "liberation serif", "liberation mono")
+_FAMILY_VALUE = re.compile(r"""family\s*[=:]\s*["'\s]*([^"';,<>&)]+)""", re.IGNORECASE)
+
+
+@lru_cache(maxsize=2)
+def _fonts_digest(stand_ins: bool = False) -> str:
+    """sha256 of the shipped fonts' names and bytes: those of the stand-ins (`stand_ins`), or the others."""
     h = hashlib.sha256()
     for path in font_files(FONT_DIR):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+        if path.name.lower().startswith("liberation") == stand_ins:
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
+
+
+def names_a_stand_in(svg: str) -> bool:
+    """Does a face name a family the stand-ins draw (Arial, serif, Liberation Sans...)?"""
+    if "family" not in svg:
+        return False
+    fonts = shipped()
+    return any((fonts.stand_in(name.strip()) or name.strip()).lower() in STAND_IN_FAMILIES
+               for name in set(_FAMILY_VALUE.findall(svg)))
 
 
 def _image_digest(roots: tuple[str, ...], href: str) -> str:
@@ -76,12 +93,15 @@ def _file_digest(path: str, mtime_ns: int, size: int) -> str:
 
 
 def _game_fonts_digest(game_fonts: tuple | None) -> str:
-    """sha256 of a game's own font files (names and bytes), '' for a game without any."""
+    """sha256 of a game's own font files (names and bytes), and with `fonts: system` ("system"
+    third in `game_fonts`) of the machine's (names, sizes and times); '' for a game without any."""
     if not game_fonts:
         return ""
     h = hashlib.sha256()
     for path in font_files(Path(game_fonts[0]) / "fonts"):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in system_font_files() if game_fonts[2:] == ("system",) else ():
+        h.update(f"{path}\0{path.stat().st_size}\0{path.stat().st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
@@ -89,7 +109,8 @@ def face_key(svg: str, size_mm, roots: tuple[str, ...] = (), game_fonts_digest: 
              pictures: str = "") -> str:
     """sha256 hex of everything that decides a face's pixels (see the module docstring);
     `pictures`: the digest of the picture policy."""
-    h = hashlib.sha256((SALT + _fonts_digest() + game_fonts_digest + f"\n{size_mm!r}\n").encode())
+    stand_ins = _fonts_digest(True) if names_a_stand_in(svg) else ""
+    h = hashlib.sha256((SALT + _fonts_digest() + stand_ins + game_fonts_digest + f"\n{size_mm!r}\n").encode())
     h.update(svg.encode())
     if pictures and "<image" in svg:
         h.update(f"\n{pictures}".encode())

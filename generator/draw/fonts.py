@@ -4,7 +4,10 @@ In: the TrueType and OpenType files in `generator/assets/fonts/`. Out: a `FontSe
 family/bold/italic request exactly as CairoSVG makes it, which file will draw it, how
 wide a string is (plain advance sum, no kerning: what CairoSVG draws) and which
 characters it lacks. `activate(cache_dir)` points fontconfig at a generated config that
-sees only these files, so output never depends on the machine's fonts.
+sees only these files, so output never depends on the machine's fonts (unless a game asks
+for them: `fonts: system`). The fonts people name (Arial, Times New Roman...) are drawn by
+the shipped open faces made to their widths (`STAND_INS`); a game's own copy of a family
+wins over pnp's.
 """
 from __future__ import annotations
 
@@ -29,8 +32,19 @@ FONT_DIR = Path(__file__).parents[1] / "assets" / "fonts"
 # and `python -m tests.test_fonts --faces` writes it anew.
 FACES_FILE = FONT_DIR / "faces.json"
 
-# Generic CSS families resolve to shipped faces (also written as fontconfig aliases).
-GENERIC = {"sans-serif": "Lato", "serif": "EB Garamond", "monospace": "DejaVu Sans"}
+# Generic CSS families resolve to shipped faces (also written as fontconfig aliases): sans-serif,
+# every face's default, is Lato; serif and monospace the Liberation faces, which have all four styles.
+GENERIC = {"sans-serif": "Lato", "serif": "Liberation Serif", "monospace": "Liberation Mono"}
+# The fonts people name (nanDECK's, Squib's, a word processor's) and the shipped open face that
+# stands in, made to the same widths (Liberation: Arial's, Times New Roman's, Courier New's) or
+# the nearest there is; written as fontconfig aliases that a font of that name, when a game has
+# one, still wins. Why a face that is not metric-compatible was chosen: fontnotes.WHY.
+STAND_INS = {"arial": "Liberation Sans", "helvetica": "Liberation Sans", "sans": "Liberation Sans",
+             "times new roman": "Liberation Serif", "times": "Liberation Serif",
+             "courier new": "Liberation Mono", "courier": "Liberation Mono",
+             "georgia": "Liberation Serif", "verdana": "DejaVu Sans"}
+# `fonts: system`: the machine's fonts every user has (which an untrusted build may read too)
+SYSTEM_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 
 
 @dataclass
@@ -136,24 +150,37 @@ def _read_face(font: TTFont, path: Path) -> Face:
 class FontSet:
     """Every shipped face (plus a game's own), looked up the way CairoSVG and fontconfig do."""
 
-    def __init__(self, font_dir: Path = FONT_DIR, game_dir: Path | None = None):
+    def __init__(self, font_dir: Path = FONT_DIR, game_dir: Path | None = None, system: tuple = ()):
         self.dir = font_dir
         self.game_dir = game_dir  # templates/<game>/fonts/, when the game has fonts of its own
+        self.system = system      # the machine's font files (`fonts: system`), else none
         known = json.loads(FACES_FILE.read_text(encoding="utf-8")) if font_dir == FONT_DIR else None
         self.faces = [_load_face(p, known) for p in font_files(font_dir)]
-        self.faces += [_load_face(p) for p in font_files(game_dir)] if game_dir else []
+        own = [_load_face(p) for p in font_files(game_dir)] if game_dir else []
+        self._own = {f.family for f in own}
+        self._rank = {**{f.path: 1 for f in self.faces}, **{f.path: 0 for f in own}}
+        self.faces += own
+        self.faces += [face for face in map(_system_face, system) if face is not None]
         self._entries: dict[tuple, list[Face]] = {}
         self._lookups: dict[tuple, Face] = {}
         for f in self.faces:
             for name, bold in f.aliases:
                 self._entries.setdefault((name.lower(), bold, f.italic), []).append(f)
         self.families = sorted({name for f in self.faces for name, _ in f.aliases})
+        self._names = {name.lower() for name in self.families}
 
-    def clashes(self) -> list[str]:
-        """Families of the game's own fonts that pnp ships already (which file fontconfig
-        would draw with is then not the one measured): each must be renamed or removed."""
-        game = {f.family for f in self.faces if self.game_dir and f.path.parent != self.dir}
-        return sorted(game & {f.family for f in self.faces if f.path.parent == self.dir})
+    def shadowed(self) -> list[str]:
+        """Families of the game's own fonts that pnp ships too: the game's copy is drawn
+        (fontconfig is told to prefer it, and so is `face`)."""
+        return sorted(self._own & {f.family for f in self.faces if f.path.parent == self.dir})
+
+    def stand_in(self, family: str | None) -> str | None:
+        """The shipped family drawn for a font people name that no font here has (Arial:
+        Liberation Sans), else None: a game's own Arial, or any family pnp has, is itself."""
+        name = (family or "sans-serif").split(",")[0].strip().strip("'\"")
+        if name.lower() in self._names:
+            return None
+        return GENERIC.get(name.lower()) or STAND_INS.get(name.lower())
 
     def face(self, family: str | None, bold: bool = False, italic: bool = False) -> Face:
         """The face CairoSVG will draw with.
@@ -169,10 +196,11 @@ class FontSet:
 
     def _lookup(self, family, bold, italic) -> Face:
         name = (family or "sans-serif").split(",")[0].strip().strip("'\"")
-        name = GENERIC.get(name.lower(), name)
+        name = self.stand_in(name) or name
         candidates = self._entries.get((name.lower(), bold, italic))
-        if candidates:  # fontconfig picks the weight nearest to what cairo asks for
-            return min(candidates, key=lambda f: abs(f.weight - (700 if bold else 400)))
+        if candidates:  # fontconfig picks the weight nearest to what cairo asks for; a game's own
+            # copy of a family pnp ships too (or the machine's, `fonts: system`) before pnp's
+            return min(candidates, key=lambda f: (abs(f.weight - (700 if bold else 400)), self._rank.get(f.path, 2)))
         styles = sorted({_style_name(b, i) for (n, b, i) in self._entries if n == name.lower()})
         if styles:
             raise KeyError(f"font '{name}' has no {_style_name(bold, italic)} style "
@@ -182,16 +210,46 @@ class FontSet:
                        f"to use it, put its TTF or OTF files and their licence in {where}/")
 
     def fontconfig_xml(self, cache_dir: Path) -> str:
-        aliases = "".join(
-            f'  <alias binding="same"><family>{g}</family><prefer><family>{f}</family></prefer></alias>\n'
-            for g, f in GENERIC.items())
         return (
             '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
             "<fontconfig>\n"
             f"  <dir>{self.dir.resolve()}</dir>\n"
             f"  <cachedir>{cache_dir.resolve()}</cachedir>\n"
-            f"{aliases}"
+            f"{fontconfig_rules(self.dir)}"
             "</fontconfig>\n")
+
+
+def fontconfig_rules(shipped_dir: Path = FONT_DIR) -> str:
+    """What pnp's fontconfig configurations (cairo's and Pango's) say besides where the fonts
+    are: the generic families and the stand-ins as aliases, and a font of a game's own made
+    the newest version of its family, which is what fontconfig prefers between two faces that
+    match alike: a game's Lato wins over pnp's; the machine's fonts (`fonts: system`) are
+    made the oldest: pnp's DejaVu Sans wins over the machine's."""
+    generic = "".join(f'  <alias binding="same"><family>{g}</family><prefer><family>{f}</family></prefer></alias>\n'
+                      for g, f in GENERIC.items())
+    named = "".join(f'  <alias binding="same"><family>{n}</family><accept><family>{f}</family></accept></alias>\n'
+                    for n, f in STAND_INS.items())
+    tests = "".join(f'<test name="file" compare="not_contains"><string>{d.resolve()}/</string></test>'
+                    for d in (shipped_dir, *SYSTEM_FONT_DIRS))
+    own = (f'  <match target="scan">{tests}<edit name="fontversion" mode="assign"><int>2147483646</int></edit>'
+           '</match>\n')
+    machine = "".join(f'  <match target="scan"><test name="file" compare="contains"><string>{d}/</string></test>'
+                      '<edit name="fontversion" mode="assign"><int>0</int></edit></match>\n' for d in SYSTEM_FONT_DIRS)
+    return generic + named + own + machine
+
+
+def _system_face(path: Path) -> Face | None:
+    """The face of one of the machine's font files, None when fontTools cannot read it."""
+    try:
+        return _load_face(path)
+    except Exception:  # a broken system font is one fontconfig skips too
+        return None
+
+
+def system_font_files() -> tuple[Path, ...]:
+    """The machine's TrueType and OpenType files (`SYSTEM_FONT_DIRS`, every folder below them), in name order."""
+    return tuple(sorted(p for d in SYSTEM_FONT_DIRS if d.is_dir() for p in d.rglob("*")
+                        if p.suffix.lower() in (".ttf", ".otf") and p.is_file()))
 
 
 def _style_name(bold: bool, italic: bool) -> str:
@@ -236,35 +294,52 @@ def game_font_problems(root: Path, folder: Path) -> list[tuple[Path, str]]:
     return problems
 
 
-def for_game(templates_dir: Path, shown: str | None = None) -> FontSet:
-    """The fonts a game may use: the shipped ones plus `templates/<game>/fonts/`, which are
-    also added to this process's fontconfig so CairoSVG draws with them."""
+def for_game(templates_dir: Path, shown: str | None = None, system: bool = False) -> FontSet:
+    """The fonts a game may use: the shipped ones plus `templates/<game>/fonts/` (and with
+    `system`, the machine's: `fonts: system`), which are also added to this process's
+    fontconfig so CairoSVG draws with them."""
     folder = templates_dir / "fonts"
-    if not font_files(folder):
+    if not font_files(folder) and not system:
         return shipped()
     stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in font_files(folder))
-    fonts = _game_set(folder.resolve(), Path(shown) if shown else folder, stamp)
-    if not fonts.clashes():  # a game's 'Lato' would be drawn by whichever file fontconfig picks
-        _add_to_fontconfig(folder.resolve())
+    fonts = _game_set(folder.resolve(), Path(shown) if shown else folder, stamp, system_font_files() if system else ())
+    if font_files(folder):
+        _add_to_fontconfig(folder.resolve(), (frozenset(fonts._own), _sizes(folder)))
+    for where in SYSTEM_FONT_DIRS if system else ():
+        if where.is_dir():
+            _add_to_fontconfig(where)
     return fonts
 
 
+def drawn_by_another_game(fonts: FontSet, own_folder: Path) -> list[tuple[str, str]]:
+    """(family, folder) of each family `fonts` may use that another game's own fonts, already
+    read by this process's fontconfig, would draw instead (fontconfig prefers a game's own
+    copy, and cannot tell one game's from another's): such games are built one at a time."""
+    names, mine, here = {n.lower() for n in fonts.families}, _sizes(own_folder), own_folder.resolve()
+    return sorted((family, str(folder)) for folder, (families, files) in _added for family in families
+                  if family.lower() in names and files != mine and folder != here)   # the same files draw alike
+
+
+def _sizes(folder: Path) -> tuple:
+    return tuple((p.name, p.stat().st_size) for p in font_files(folder))
+
+
 @lru_cache(maxsize=16)
-def _game_set(folder: Path, shown: Path, stamp: tuple) -> FontSet:
+def _game_set(folder: Path, shown: Path, stamp: tuple, system: tuple = ()) -> FontSet:
     """The set for a game's fonts folder as it is now (`stamp`: names, times and sizes of
     its files): metrics are read when first used, so a replaced file makes a new set."""
-    fonts = FontSet(FONT_DIR, folder)
+    fonts = FontSet(FONT_DIR, folder, system)
     fonts.game_dir = shown
     return fonts
 
 
-_added: set = set()
+_added: set = set()   # (folder, (a game's families, its files' names and sizes)) fontconfig reads besides pnp's
 
 
-def _add_to_fontconfig(folder: Path) -> None:
-    """Let fontconfig (hence cairo and CairoSVG) find the fonts in `folder`, in this process
-    and the drawing workers it forks; the shipped fonts stay the only others it sees."""
-    if folder in _added:
+def _add_to_fontconfig(folder: Path, families: tuple = (frozenset(), ())) -> None:
+    """Let fontconfig (hence cairo and CairoSVG) find the fonts in `folder` (a game's, with
+    its `families`, or the machine's), in this process and the drawing workers it forks."""
+    if any(folder == added for added, _ in _added):
         return
     import ctypes
 
@@ -274,7 +349,7 @@ def _add_to_fontconfig(folder: Path) -> None:
     lib.FcConfigAppFontAddDir.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     if not lib.FcConfigAppFontAddDir(None, str(folder).encode()):
         raise OSError(f"fontconfig could not read the fonts in {folder}")
-    _added.add(folder)
+    _added.add((folder, families))
 
 
 def figures(face: Face) -> str:
@@ -317,7 +392,8 @@ def activate(cache_dir: Path, base: Path | None = None) -> None:
     if base is None:
         base = cache_dir.parent.parent
         base.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
-    kept = safefs.real_folder(base, cache_dir / f"fontconfig-{safefs.tag('fontconfig').hex()[:16]}")
+    rules = fontconfig_rules().encode()   # a cache scanned under other rules is not read
+    kept = safefs.real_folder(base, cache_dir / f"fontconfig-{safefs.tag('fontconfig', rules).hex()[:16]}")
     conf = cache_dir / "fonts.conf"
     xml = shipped().fontconfig_xml(kept)
     with safefs.folder(base, cache_dir) as fd:

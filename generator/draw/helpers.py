@@ -29,6 +29,7 @@ from markupsafe import Markup
 from ..data import yamlsrc
 from ..data.editions import PLACEHOLDER, direction_of, lookup, translator
 from ..guard import Deadline, shorten
+from ..units import per_mm, template_length
 from .jinja_errors import plain_message
 from .sandboxbounds import MAX_RANGE, refuse_over
 from .templates import (
@@ -198,13 +199,39 @@ def _fill(inputs: Inputs, env) -> Callable:
 def _textbox(inputs: Inputs, env) -> Callable:
     setter, stage = inputs.setter, inputs.stage
 
-    def textbox(text, x, y, w, h, **style):
-        """Text wrapped and shrunk to its box (textfit.py)."""
+    @jinja2.pass_context
+    def textbox(ctx, text, x, y, w, h, **style):
+        """Text wrapped and shrunk to its box (textfit.py); its lengths in the template's units
+        (the deck's: mm, or px) or with a unit ("9pt"), laid out in mm."""
+        deck = ctx.get("deck") or {}
+        scale = per_mm(deck.get("units", "mm"), deck.get("dpi"))
+        box = [_in_mm(v, deck, scale) for v in (x, y, w, h)]
+        style.update({k: _in_mm(style[k], deck, scale) for k in LENGTHS if style.get(k) is not None})
         if stage is None:
-            return setter.svg(text, x=x, y=y, w=w, h=h, **style)
-        with stage("text fitting"):
-            return setter.svg(text, x=x, y=y, w=w, h=h, **style)
+            svg = setter.svg(text, x=box[0], y=box[1], w=box[2], h=box[3], **style)
+        else:
+            with stage("text fitting"):
+                svg = setter.svg(text, x=box[0], y=box[1], w=box[2], h=box[3], **style)
+        return svg if scale == 1 else Markup(f'<g transform="scale({scale!r})">{svg}</g>')
     return textbox
+
+
+LENGTHS = ("size", "min_size")   # textbox()'s keywords that are lengths
+
+
+def _in_mm(value, deck: Mapping, scale: float):
+    """A template length in mm: a bare number of an mm deck as given (no change for any game
+    drawn before units), else converted (units.template_length)."""
+    if scale == 1 and isinstance(value, (int, float)):
+        return value
+    return template_length(value, deck.get("units", "mm"), deck.get("dpi")) / scale
+
+
+@jinja2.pass_context
+def length(ctx, value) -> float:
+    """`{{ length('9pt') }}`: a length in the template's units (mm, or px in a deck of units: px)."""
+    deck = ctx.get("deck") or {}
+    return template_length(value, deck.get("units", "mm"), deck.get("dpi"))
 
 
 def _icon(inputs: Inputs, env) -> Callable:
@@ -250,6 +277,8 @@ HELPERS: tuple[Helper, ...] = (
          lambda i, env: _plain_helper("fill", _fill(i, env))),
     _own("textbox", "global", (FACE,), "text wrapped and shrunk to a box, from the fonts' real metrics",
          lambda i, env: _plain_helper("textbox", _textbox(i, env)), reads=("fonts", "icons", "language")),
+    _own("length", "global", (FACE,), "a length with a unit ('9pt', '1in', '5mm', '300px') in the template's units",
+         lambda i, env: _plain_helper("length", length)),
     _own("icon", "global", (FACE,), "an icon of the template folders in a box",
          lambda i, env: _plain_helper("icon", _icon(i, env)), reads=("icons",)),
     _own("t", "global", (FACE, RULEBOOK), "the edition's string, its {placeholders} filled",

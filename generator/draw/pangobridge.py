@@ -117,10 +117,10 @@ def versions() -> dict[str, str]:
             "pangocffi": version("pangocffi"), "pangocairocffi": version("pangocairocffi")}
 
 
-def fontconfig_xml(aliases: dict[str, str]) -> str:
-    """A configuration with no <dir> and no <include>: fonts are added file by file."""
-    body = "".join(f'<alias binding="same"><family>{g}</family><prefer><family>{f}</family></prefer></alias>'
-                   for g, f in aliases.items())
+def fontconfig_xml(rules: str) -> str:
+    """A configuration with no <dir> and no <include>: fonts are added file by file; `rules`:
+    its aliases and scan rules (draw/fonts.fontconfig_rules)."""
+    body = rules
     return ('<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">'
             f"<fontconfig>{body}</fontconfig>")
 
@@ -141,13 +141,13 @@ class FontMap:
     """A Pango font map that resolves only `files` (its own FcConfig) and the PangoContext
     that lays out and draws with it."""
 
-    def __init__(self, files, aliases: dict[str, str]):
+    def __init__(self, files, rules: str):
         have = tuple(int(v) for v in ffi.string(pango.pango_version_string()).decode().split(".")[:2])
         if have < PANGO_AT_LEAST:
             raise OSError(f"Pango {'.'.join(map(str, have))} is too old: pnp needs Pango "
                           f"{'.'.join(map(str, PANGO_AT_LEAST))} or later")
         self.config = ffi.gc(fc.FcConfigCreate(), fc.FcConfigDestroy)
-        if not fc.FcConfigParseAndLoadFromMemory(self.config, fontconfig_xml(aliases).encode(), 1):
+        if not fc.FcConfigParseAndLoadFromMemory(self.config, fontconfig_xml(rules).encode(), 1):
             raise OSError("fontconfig refused pnp's generated configuration")
         for path in files:
             if not fc.FcConfigAppFontAddFile(self.config, str(path).encode()):

@@ -29,6 +29,7 @@ import pyphen
 from cachetools import LRUCache
 
 from . import pangobridge as pb
+from .fonts import fontconfig_rules
 from .markup import Run, TextDoesNotFit, parse
 
 NOMINAL = 10.0          # the font size every layout is made at
@@ -112,7 +113,7 @@ class Engine:
     """Lays out, fits and draws text with the fonts of one game (see the module's docstring)."""
 
     def __init__(self, files, fallback: tuple[str, ...] = FALLBACK):
-        self.fonts = pb.FontMap(files, {"sans-serif": "Lato", "serif": "EB Garamond", "monospace": "DejaVu Sans"})
+        self.fonts = pb.FontMap(files, fontconfig_rules())
         self.fallback = fallback
         self._laid: LRUCache = LRUCache(LAYOUTS)
         self._fits: LRUCache = LRUCache(MEMO)

@@ -28,6 +28,8 @@ from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
 from .faces import FontsUsed, draw_faces
+from .faceunits import in_print_units
+from .fontnotes import family_line, font_notes
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
 from .jinja_errors import plain_message, template_line
@@ -60,6 +62,7 @@ class RenderedGame:
     drawn: int = 0         # bundles of faces drawn by this build (the others came from the face cache)
     stamp: object = None   # the version stamp every face carries (stamp.Stamp), for page footers too
     draft: bool = False    # pictures drawn at draft resolution (--draft): not for print
+    notes: tuple = ()      # Problems of severity "note": said once (a shipped face standing in for Arial)
 
 
 def render_game(game: Game, session: Session, guides: bool = False, cache=None, progress=None,
@@ -88,14 +91,19 @@ def render_game(game: Game, session: Session, guides: bool = False, cache=None, 
             owners.setdefault(key, rc)
     for key, message in faces.problems:
         card = owners[key].card
-        problems.append(Problem(card.source.file, message, line=card.source.line, card=card.id))
+        named = family_line(game, message)   # a font error: at the template line naming the font
+        problems.append(Problem(named[0], f"{message} (card data at {card.source.file}:{card.source.line})",
+                                line=named[1], card=card.id) if named else
+                        Problem(card.source.file, message, line=card.source.line, card=card.id))
     collect("while drawing", _unique(problems), RenderError)
-    warnings = _unique(_picture_warnings(faces.pictures, owners, policy))
+    warnings = [p for p in found.notes if p.severity == "warning"] + _unique(_picture_warnings(faces.pictures,
+                                                                                              owners, policy))
     warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
                          card=owners[key].card.id, severity="warning")
                  for key in svgs for message in _external(svgs, key, session.memo)]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
-                        draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp)
+                        draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp,
+                        notes=tuple(p for p in found.notes if p.severity == "note"))
 
 
 def _picture_warnings(pictures: dict, owners: dict, policy: Policy) -> list[Problem]:
@@ -128,6 +136,7 @@ class FaceSVGs:
     game_fonts: tuple | None = None  # (templates dir, as shown) of a game with fonts of its own
     fonts_digest: str = ""           # hash of those fonts: part of every face's draw key
     facts: tuple | None = None       # every face's `bundlepdf.face_facts` together (for the primer page)
+    notes: tuple = ()                # what is said once of its fonts (draw/fontnotes.py)
 
 
 def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) -> FaceSVGs:
@@ -140,15 +149,17 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     unusable = game_font_problems(game.root, game.templates_dir / "fonts")
     problems.extend(Problem(f"{shown_fonts}/{path.name}", message) for path, message in unusable)
     # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
-    game_fonts = None if unusable else (str(game.templates_dir), shown_fonts)
-    setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons,
+    system = game.meta.get("fonts") == "system"   # "system" third: the machine's fonts too
+    game_fonts: tuple | None = None if unusable else (str(game.templates_dir), shown_fonts, *(("system",) * system))
+    setter = TextSetter(for_game(game.templates_dir, game_fonts[1], system) if game_fonts else shipped(), icons,
                         game.meta.get("language", "en"))
-    problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
-                            "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
+    notes = font_notes(game, setter.fonts)
+    problems.extend(p for p in notes if p.severity == "error")
     deadline = session.limits.deadline("rendering the face")
-    own_fonts = _game_fonts_digest(game_fonts) if game_fonts and font_files(game.templates_dir / "fonts") else ""
+    own_fonts = _game_fonts_digest(game_fonts) if game_fonts and (font_files(game.templates_dir / "fonts") or system) \
+        else ""
     inputs = Inputs(deadline, setter=setter, icons=icons, strings=game.strings, language=game.language,
-                    stage=session.stage, fonts=_fonts_digest() + own_fonts)
+                    stage=session.stage, fonts=_fonts_digest() + _fonts_digest(True) + own_fonts)
     env = make_env(game, session, inputs)
     game_context = template_data(FACE, game=game.context())["game"]
     svgs = SVGTexts()
@@ -178,6 +189,12 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
                 if template is not None:   # the same inputs as a render a remembering session did: its SVG
                     svg = memo.face(partial(memo.face_key, env, scope, deck_scope, card_key, side, template, extra),
                                     partial(_render_face, env, game, contexts, card, side, template, problems, extra))
+                if svg is not None and deck.units == "px":   # drawn in pixels: a face in mm (faceunits.py)
+                    try:
+                        svg = in_print_units(svg, deck)
+                    except ValueError as exc:
+                        problems.append(Problem(f"templates/{game.id}/{template}", f"{side}: {exc}", card=card.id))
+                        svg = None
                 if svg is None:
                     keys.append(None)
                     continue
@@ -199,7 +216,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     session.working_on = None
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts,
-                    facts.merged())
+                    facts.merged(), tuple(notes))
 
 
 _EXTERNAL = [
@@ -298,8 +315,13 @@ def _render_face(env, game, contexts, card, side, template, problems, extra=None
                                       f"({exc.strerror or type(exc).__name__}): a template is data, not code",
                                 line=line, card=card.id))
     except (TextError, CardTextError) as exc:
-        problems.append(Problem(card.source.file, f"{side} ({template}): {exc}", line=card.source.line,
-                                card=card.id))
+        if str(exc).startswith("font '"):   # the template names the font: said at its line
+            file, line = in_template(exc)
+            problems.append(Problem(file, f"{side}: {exc} (card data at {card.source.file}:{card.source.line})",
+                                    line=line, card=card.id))
+        else:
+            problems.append(Problem(card.source.file, f"{side} ({template}): {exc}", line=card.source.line,
+                                    card=card.id))
     except (jinja2.TemplateError, LookupError, TypeError, ValueError, ArithmeticError) as exc:
         file, line = in_template(exc)
         problems.append(Problem(file, f"{side}: {plain_message(exc, 'card data')} "

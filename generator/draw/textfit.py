@@ -111,6 +111,7 @@ class TextSetter:
     def spec_for(self, text, w, style: TextStyle) -> Spec:
         """The layout request for `text` in `style`, checked: its font styles exist, its icons are known."""
         name, lang, features = style.setting(self.lang)
+        name = self.fonts.stand_in(name) or name   # Arial: Liberation Sans (draw/fontnotes.py says so)
         bold = style.bold
         styles = {(bool(bold), False)}
         names = []
