@@ -4,9 +4,10 @@ In: a project folder, a game and a reference: a git ref (its cards/ and template
 unpacked under output/.cache/refs/<commit>/ and rendered there, nothing drawn) or
 `last` (the face keys the previous build recorded in output/.cache/builds/<game>.json).
 Out: per component id, the draw keys of its faces (fronts in order, then the back), and
-the ids whose keys differ. A draw key covers everything that decides a face's pixels
+the ids whose keys differ; what a version says of each (`CardFacts`: name, deck, count,
+texts, short id), which a build records beside the keys for `pnp changes last..`. A draw key covers everything that decides a face's pixels
 (faces.py), so "changed" means "prints differently", whatever file was edited.
-Used by `pnp build --changed-since` and `pnp diff`.
+Used by `pnp build --changed-since`, `pnp diff` and `pnp changes` (errata.py).
 """
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ import hmac
 import io
 import json
 import os
+import re
 import stat
 import subprocess
 import tarfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import safefs
 from .data.editions import edition, languages_of, read_translation
 from .data.load import load_game
+from .draw.cardid import short_id, shown
 from .draw.drawkey import face_key
 from .draw.pictures import policy_for
 from .draw.render import render_svgs
@@ -31,6 +35,45 @@ from .session import Session
 
 LAST = "last"
 KEEP_REFS = 4
+PICTURE = re.compile(r"\.(png|jpe?g|gif|webp|tiff?|svg)$", re.I)
+SKIP = frozenset({"id", "count", "front", "back"})   # not words a player reads (templates, copies)
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """What a version says of one component: its name, deck, copies, texts and short id."""
+
+    name: str
+    deck: str
+    count: int
+    texts: dict
+    short: str
+    backed: bool = True         # its deck prints a back: the last of its draw keys
+
+
+def facts_of(game) -> dict[str, CardFacts]:
+    """Every component's `CardFacts`, in the game's order."""
+    return {card.id: CardFacts(card.name, deck.id, card.count, texts(card), short_id(shown(game, card)),
+                               card.back is not None and not deck.family.per_face)
+            for deck in game.decks for card in deck.cards}
+
+
+def texts(card) -> dict[str, str]:
+    """The words of a card a player reads: its name and every field of text or numbers (a list
+    of them joined), not a picture's file name, a template or the count."""
+    found = {"name": card.name}
+    for key, value in card.fields.items():
+        if key in SKIP:
+            continue
+        if isinstance(value, list | tuple) and all(_scalar(v) for v in value):
+            value = ", ".join(map(str, value))
+        if _scalar(value) and not (isinstance(value, str) and PICTURE.search(value.strip())):
+            found[str(key)] = str(value)
+    return found
+
+
+def _scalar(value) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def face_list(rc) -> list[str]:
@@ -69,6 +112,10 @@ def record(rendered):
     for n, rc in enumerate(rendered.cards):
         keys = [rendered.draw_keys.get(k) for k in face_list(rc)]
         yield (",\n" if n else "\n").encode() + json.dumps(rc.card.id).encode() + b": " + json.dumps(keys).encode()
+    yield b'\n},\n"cards": {'   # what `pnp changes last..` says of each (errata.py)
+    for n, (cid, facts) in enumerate(facts_of(rendered.game).items()):
+        yield (",\n" if n else "\n").encode() + json.dumps(cid).encode() + b": " + \
+            json.dumps(asdict(facts), ensure_ascii=False, sort_keys=True).encode()
     yield b"\n}\n}\n"
 
 
@@ -82,13 +129,25 @@ def write_record(out_dir: Path, stem: str, rendered) -> None:
 
 
 def last_build(out_dir: Path, game_id: str) -> dict:
+    return dict(_recorded(out_dir, game_id)["components"])
+
+
+def last_cards(out_dir: Path, game_id: str) -> dict:
+    """{component: CardFacts' fields} the last build recorded (a record of before it: none)."""
+    return dict(_recorded(out_dir, game_id).get("cards") or {})
+
+
+def _recorded(out_dir: Path, game_id: str) -> dict:
     path = record_path(out_dir, game_id)
     try:
         with safefs.folder(out_dir.parent, path.parent, make=False) as fd:
             body, _, tag = safefs.read_in(fd, path.name).rstrip(b"\n").rpartition(b"\n#")
         if not hmac.compare_digest(safefs.tag(f"builds/{game_id}", body + b"\n").hex().encode(), tag):
             raise ValueError("not recorded by pnp on this machine")
-        return dict(json.loads(body.decode("utf-8"))["components"])
+        found = json.loads(body.decode("utf-8"))
+        if not isinstance(found.get("components"), dict):
+            raise ValueError("no components recorded")
+        return found
     except (OSError, ValueError, KeyError, TypeError, InputError):
         raise InputError(f"{game_id}: no earlier build is recorded in {path.parent}; build once "
                          "first, or give a git ref (e.g. --changed-since HEAD)") from None
