@@ -5,8 +5,9 @@ unpacked under output/.cache/refs/<commit>/ and rendered there, nothing drawn) o
 `last` (the face keys the previous build recorded in output/.cache/builds/<game>.json).
 Out: per component id, the draw keys of its faces (fronts in order, then the back), and
 the ids whose keys differ; what a version says of each (`CardFacts`: name, deck, count,
-texts, short id), which a build records beside the keys for `pnp changes last..`. A draw key covers everything that decides a face's pixels
-(faces.py), so "changed" means "prints differently", whatever file was edited.
+texts, short id), which a build records beside the keys for `pnp changes last..`. A
+draw key covers everything that decides a face's pixels (faces.py), so "changed" means
+"prints differently", whatever file was edited.
 Used by `pnp build --changed-since`, `pnp diff` and `pnp changes` (errata.py).
 """
 from __future__ import annotations

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import changes
 from .changes import CardFacts, facts_of
 from .data.load import load_game
+from .data.model import Game
 from .errors import InputError
 from .session import Session
 
@@ -30,7 +31,7 @@ MAX_WORDS = 2000   # a field longer than this is diffed as one block (difflib is
 @dataclass(frozen=True)
 class Version:
     label: str                  # the ref as given, "now" or "last"
-    game: object = None         # the loaded Game (None: the last build's record, or no such game)
+    game: Game | None = None    # the loaded game (None: the last build's record, or no such game)
     keys: dict = field(default_factory=dict)     # component -> its faces' draw keys
     cards: dict = field(default_factory=dict)    # component -> CardFacts
 

@@ -21,6 +21,7 @@ from .draw.faces import draw_faces
 from .draw.render import render_game
 from .draw.stamp import stamp_of
 from .errata import Errata, Version, as_data, describe
+from .errors import InputError
 from .exports.files import Artifact
 from .layout.changelog import changelog_pdf
 from .layout.sheets import layout_sheets
@@ -33,6 +34,8 @@ SCALE = 200 / 72   # the changelog's faces: 200 dpi
 def artifacts(e: Errata, old: Version, new: Version, root, options, session: Session, cache=None) -> list[Artifact]:
     """The changelog sheets, the reprint pack (when anything is to be printed) and the JSON."""
     game = new.game if new.game is not None else old.game
+    if game is None:   # errata() refuses a game absent from both versions
+        raise InputError(f"{e.game}: no such game at {e.old} nor at {e.new}")
     stem = game.stem
     papers = game_papers(game, options)
     data = json.dumps(as_data(e), indent=1, ensure_ascii=False).encode() + b"\n"
@@ -86,9 +89,9 @@ def _entries(e: Errata, rendered, old: Version, session: Session, cache) -> list
     for c in e.changes:
         key, deck = shown.get(c.id, (None, None))
         ident = c.short[1] or c.short[0]
-        heading = f"({c.deck}{', ' + ident if ident else ''}): {describe(c)}"
-        if c.reprint or c.pull:
-            heading += f"; print {c.reprint}, pull {c.pull}"
+        was = f" (was {c.short[0]})" if c.short[0] and c.short[1] and c.short[0] != c.short[1] else ""
+        heading = f"  {c.deck}{f' · id {ident}' if ident else ''}{was} · {describe(c)} · " \
+                  f"print {c.reprint}, pull {c.pull}"
         entries.append({"name": c.name, "heading": heading, "words": c.words, "face": images.get(key),
                         "face_mm": (deck.width, deck.height) if deck is not None else (0, 0)})
     return entries

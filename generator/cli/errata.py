@@ -39,8 +39,8 @@ def changes_cmd(ctx, args, printed, fmt, files, options, limits):
     A and B are git refs; `A` or `A..` compares A with the working tree, `last..` the last
     build with it. A..A lists nothing. Exit 0 (2 for a bad ref or unreadable input).
     """
-    from ..erratapack import artifacts
     from ..errata import as_data, as_text, errata
+    from ..erratapack import artifacts
     from ..exports.files import write_game
     from ..pipeline import face_cache_ready, resolve_games
 

@@ -4,7 +4,7 @@ In: the title, the two versions' names, a paper and the entries (plain data: nam
 short ids, what changed in words, the word-level diff of each text field, and the PNG of
 the face to show, or None). Out: the PDF's bytes and its page count. Old words are struck
 through (red), new words bold (green); each entry's face (the new version's, the old one's
-for a card removed) beside it, at its printed size up to 40 mm wide. reportlab's invariant
+for a card removed) beside it, at its printed size up to 32 mm wide, framed. reportlab's invariant
 canvas: the same entries give the same bytes.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from reportlab.platypus import Image, KeepTogether, Paragraph, SimpleDocTemplate
 from ..units import paper_size
 from .pdfpage import register
 
-FACE_W = 40 * mm     # at most: a face is shown at its printed size, or shrunk to this width
+FACE_W = 32 * mm     # at most: a face is shown at its printed size, or shrunk to this width
 INK = colors.HexColor("#223344")
 STRUCK, NEW = "#a01010", "#0a6a1a"
 
@@ -81,4 +81,14 @@ def _face(entry: dict):
         return ""
     fw, fh = entry["face_mm"]
     scale = min(1.0, FACE_W / (fw * mm))
-    return Image(io.BytesIO(entry["face"]), width=fw * mm * scale, height=fh * mm * scale)
+    return _Framed(io.BytesIO(entry["face"]), width=fw * mm * scale, height=fh * mm * scale)
+
+
+class _Framed(Image):
+    """A face's picture with a thin grey frame (a white face on white paper)."""
+
+    def draw(self):
+        super().draw()
+        self.canv.setStrokeColor(colors.HexColor("#9aa0a6"))
+        self.canv.setLineWidth(0.5)
+        self.canv.rect(0, 0, self.drawWidth, self.drawHeight)
