@@ -20,13 +20,13 @@ import re
 import stat
 import subprocess
 import tarfile
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import safefs
 from .data.editions import edition, languages_of, read_translation
 from .data.load import load_game
-from .draw.cardid import short_id, shown
+from .draw.cardid import short_ids
 from .draw.drawkey import face_key
 from .draw.pictures import policy_for
 from .draw.render import render_svgs
@@ -54,7 +54,8 @@ class CardFacts:
 
 def facts_of(game) -> dict[str, CardFacts]:
     """Every component's `CardFacts`, in the game's order."""
-    return {card.id: CardFacts(card.name, deck.id, card.count, texts(card), short_id(shown(game, card)),
+    shorts = short_ids(game)
+    return {card.id: CardFacts(card.name, deck.id, card.count, texts(card), shorts[card.id],
                                card.back is not None and not deck.family.per_face)
             for deck in game.decks for card in deck.cards}
 
@@ -115,8 +116,9 @@ def record(rendered):
         yield (",\n" if n else "\n").encode() + json.dumps(rc.card.id).encode() + b": " + json.dumps(keys).encode()
     yield b'\n},\n"cards": {'   # what `pnp changes last..` says of each (errata.py)
     for n, (cid, facts) in enumerate(facts_of(rendered.game).items()):
-        yield (",\n" if n else "\n").encode() + json.dumps(cid).encode() + b": " + \
-            json.dumps(asdict(facts), ensure_ascii=False, sort_keys=True).encode()
+        yield (",\n" if n else "\n").encode() + json.dumps(cid).encode() + b": " + json.dumps(
+            {"name": facts.name, "deck": facts.deck, "count": facts.count, "texts": facts.texts, "short": facts.short,
+             "backed": facts.backed}, ensure_ascii=False).encode()
     yield b"\n}\n}\n"
 
 
@@ -197,6 +199,16 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
         for _, old in kept[KEEP_REFS:]:  # a bounded cache: the most recently unpacked commits only
             safefs.remove_in(fd, old)
     return dest
+
+
+def describe(root: Path, ref: str) -> str:
+    """`git describe --tags --always` of `ref`: the version a stamp of that version prints."""
+    try:
+        done = subprocess.run(git_command(root, "describe", "--tags", "--always", f"{ref}^{{commit}}"),
+                              capture_output=True, text=True, env=git_env(), stdin=subprocess.DEVNULL, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return ref
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else ref
 
 
 def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str, session: Session):

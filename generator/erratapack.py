@@ -16,11 +16,12 @@ import dataclasses
 import io
 import json
 
-from .changes import current
+from .changes import current, describe
 from .draw.faces import draw_faces
 from .draw.render import render_game
 from .draw.stamp import stamp_of
-from .errata import Errata, Version, as_data, describe
+from .errata import NOW, Errata, Version, as_data
+from .errata import describe as in_words
 from .errors import InputError
 from .exports.files import Artifact
 from .layout.changelog import changelog_pdf
@@ -42,7 +43,7 @@ def artifacts(e: Errata, old: Version, new: Version, root, options, session: Ses
     out = [Artifact(f"{stem}-changes.json", data, "changes", "", 0)]
     rendered = None
     if new.game is not None:
-        rendered = render_game(new.game, session, cache=cache, stamp=stamp_of(new.game, options.stamp),
+        rendered = render_game(new.game, session, cache=cache, stamp=stamp_of(new.game, _stamp(new, root, options)),
                                pictures=options.pictures(root))
     entries = _entries(e, rendered, old, session, cache)
     for paper in papers:
@@ -62,6 +63,17 @@ def artifacts(e: Errata, old: Version, new: Version, root, options, session: Ses
                                 extra={"mode": mode.mode, "back_offset_mm": list(mode.back_offset),
                                        "from": e.old, "to": e.new}))
     return out
+
+
+def _stamp(new: Version, root, options) -> str | None:
+    """The stamp asked for, its `{version}` the version B's (a git ref's `git describe`), as a
+    build of B would print it; None: the game's own (`stamp_of`)."""
+    template = options.stamp
+    if template is None and new.game is not None:
+        template = (new.game.meta.get("print") or {}).get("stamp")
+    if new.label == NOW or not template or "{version}" not in str(template):
+        return options.stamp
+    return str(template).replace("{version}", describe(root, new.label))
 
 
 def _entries(e: Errata, rendered, old: Version, session: Session, cache) -> list[dict]:
@@ -90,7 +102,7 @@ def _entries(e: Errata, rendered, old: Version, session: Session, cache) -> list
         key, deck = shown.get(c.id, (None, None))
         ident = c.short[1] or c.short[0]
         was = f" (was {c.short[0]})" if c.short[0] and c.short[1] and c.short[0] != c.short[1] else ""
-        heading = f"  {c.deck}{f' · id {ident}' if ident else ''}{was} · {describe(c)} · " \
+        heading = f"  {c.deck}{f' · id {ident}' if ident else ''}{was} · {in_words(c)} · " \
                   f"print {c.reprint}, pull {c.pull}"
         entries.append({"name": c.name, "heading": heading, "words": c.words, "face": images.get(key),
                         "face_mm": (deck.width, deck.height) if deck is not None else (0, 0)})

@@ -151,12 +151,13 @@ def test_the_stamp_prints_the_short_id_the_helper_gives(mini):
     stamp = stamp_of(game, "v9 · {id}")
     assert stamp.text == "v9"                                    # page footers: no card's id
     found = render_svgs(game, Session(), stamp=stamp)
+    shorts = cardid.short_ids(game)
     for rc in found.cards:
-        short = cardid.short_id(cardid.shown(game, rc.card))
+        short = shorts[rc.card.id]
         svg = found.svgs[rc.front]
         assert f"id={short}<" in svg and f">v9 · {short}</text>" in svg
         assert f">v9 · {short}</text>" in found.svgs[rc.back]
-    assert len({cardid.short_id(cardid.shown(game, rc.card)) for rc in found.cards}) == len(found.cards)
+    assert len(set(shorts.values())) == len(found.cards)
     assert run(root, "build", "--stamp", "{id} {nope}").exit_code == 2
 
 
@@ -212,3 +213,18 @@ def _faces_read(path):
 def _text(path) -> str:
     pdf = pdfium.PdfDocument(path.read_bytes())
     return "\n".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
+
+
+@pytest.mark.slow   # a build first
+def test_last_build_to_now_reads_the_build_record(mini):
+    root = tiny(mini)
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    deck = root / "cards" / "mini" / "deck.yaml"
+    deck.write_text(deck.read_text().replace("Draw two cards", "Draw four cards").replace(
+        '  - {id: d, name: Delta, text: "Discard a card."}\n', ""))
+    result = run(root, "changes", "last", "mini", "--no-files", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)[0]
+    assert {c["id"]: c["kinds"] for c in data["changes"]} == {"a": ["text"], "d": ["removed"]}
+    assert data["changes"][0]["words"]["text"][1:3] == [["-", "two"], ["+", "four"]]
+    assert run(root, "changes", "HEAD..last", "mini").exit_code == 2   # the last build is only ever the earlier

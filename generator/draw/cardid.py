@@ -1,7 +1,7 @@
 """Short card ids and QR codes: a printed card matched to its version.
 
 In: a card as templates see it (`card`: its fields, id and name, after the glossary's
-keywords are expanded: `shown`), or a text for a QR code. Out: `short_id`, six characters
+keywords are expanded: `short_ids`), or a text for a QR code. Out: `short_id`, six characters
 (Crockford's base32: no I, L, O or U) of the sha256 of the card's content (every field,
 its id and name; not its count, which prints nothing); the same content gives the same id
 on every machine, an edit of any field a new one (a picture edited under the same file
@@ -29,19 +29,22 @@ MAX_QR = 400   # characters a QR code may hold here: a few more than a card need
 
 def short_id(card: dict) -> str:
     """Six characters of the sha256 of a card's content (its template context but its count)."""
-    content = {k: v for k, v in card.items() if k != "count"}
+    content = dict(card)
+    content.pop("count", None)
     digest = hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False, default=str).encode()).digest()
-    return base64.b32encode(digest).decode()[:LENGTH].translate(CROCKFORD)
+    return base64.b32encode(digest[:5]).decode()[:LENGTH].translate(CROCKFORD)   # 5 bytes: 8 characters
 
 
-def shown(game, card) -> dict:
-    """A card's context as its templates see it (the glossary's keywords expanded), which
-    `short_id` digests, as render.py gives it to `card_id()` and to the stamp."""
+def short_ids(game) -> dict[str, str]:
+    """{card id: short id} of every card of a game, from its context as its templates see it
+    (the glossary's keywords expanded), as render.py gives it to `card_id()` and to the stamp."""
     from ..data.glossary import glossary_of
     from .markup import expand_keywords
 
     keywords = glossary_of(game).keywords
-    return expand_keywords(card.context(), keywords, game.language) if keywords else card.context()
+    return {card.id: short_id(expand_keywords(card.context(), keywords, game.language) if keywords
+                              else card.context())
+            for deck in game.decks for card in deck.cards}
 
 
 def card_id(card) -> str:
