@@ -228,3 +228,25 @@ def test_last_build_to_now_reads_the_build_record(mini):
     assert {c["id"]: c["kinds"] for c in data["changes"]} == {"a": ["text"], "d": ["removed"]}
     assert data["changes"][0]["words"]["text"][1:3] == [["-", "two"], ["+", "four"]]
     assert run(root, "changes", "HEAD..last", "mini").exit_code == 2   # the last build is only ever the earlier
+
+
+@pytest.mark.slow   # renders a shipped game twice
+def test_a_shipped_game_between_two_commits(project):
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "v1")
+    deck = project / "cards" / "olympians" / "playing-cards.yaml"
+    text = deck.read_text()
+    text = text.replace("No card outranks the king of the mountain.", "No card outranks the lord of the mountain.")
+    text = text.replace("title: Recruit}", "title: Recruit, count: 2}", 1)
+    deck.write_text(text.replace("    title: Queen of Olympus\n", "    title: Queen of the Gods\n"))
+    result = run(project, "changes", "HEAD", "olympians", "--no-files", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)[0]
+    # the dealing tablet prints the deck's counts: it prints differently with none of its own words changed
+    assert {c["id"]: c["kinds"] for c in data["changes"]} == {"arrows-1": ["count"], "zeus": ["text"],
+                                                              "hera": ["text"], "dealing-tablet": ["art"]}
+    by_id = {c["id"]: c for c in data["changes"]}
+    assert ["-", "king"] in by_id["zeus"]["words"]["text"] and ["+", "lord"] in by_id["zeus"]["words"]["text"]
+    assert by_id["hera"]["words"] == {"title": [["=", "Queen of"], ["-", "Olympus"], ["+", "the Gods"]]}
+    assert [p["id"] for p in data["pull_list"]] == ["zeus", "hera", "dealing-tablet"]
