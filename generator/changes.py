@@ -168,7 +168,7 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
         except subprocess.CalledProcessError as exc:
             detail = exc.stderr.decode(errors="replace").strip().splitlines()
             raise InputError(f"cannot read git ref '{ref}' in {root}: "
-                             f"{detail[-1] if detail else 'git failed'}") from None
+                             f"{detail[-1] if detail else 'no branch, tag or commit of that name'}") from None
 
     commit = git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     prefix = git("rev-parse", "--show-prefix").decode().strip()
