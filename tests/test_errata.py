@@ -137,6 +137,9 @@ def test_printed_lists_the_physical_cards_out_of_date(versions):
         assert name in pulls
     assert "Bravo" not in pulls and "Golf" not in pulls
     assert not (versions / "output" / "mini").exists()
+    described = git(versions, "describe", "--tags")   # v1-1-g<commit>: what a stamp of HEAD prints
+    result = run(versions, "changes", "--printed", described, "mini", "--no-files")
+    assert result.exit_code == 0 and f"mini: 0 printed cards of {described} out of date" in result.output
 
 
 def test_the_stamp_prints_the_short_id_the_helper_gives(mini):
@@ -250,3 +253,14 @@ def test_a_shipped_game_between_two_commits(project):
     assert ["-", "king"] in by_id["zeus"]["words"]["text"] and ["+", "lord"] in by_id["zeus"]["words"]["text"]
     assert by_id["hera"]["words"] == {"title": [["=", "Queen of"], ["-", "Olympus"], ["+", "the Gods"]]}
     assert [p["id"] for p in data["pull_list"]] == ["zeus", "hera", "dealing-tablet"]
+
+
+def test_the_reprint_packs_stamp_names_version_b(versions):
+    from generator.errata import NOW, Version
+    from generator.erratapack import _stamp
+    from generator.options import BuildOptions
+
+    asked = BuildOptions(stamp="{version} {id}")
+    assert _stamp(Version("v1"), versions, asked) == "v1 {id}"          # B a ref: its own describe
+    assert _stamp(Version(NOW), versions, asked) == "{version} {id}"    # now: the build's own
+    assert _stamp(Version("v1"), versions, BuildOptions(stamp="")) == ""
