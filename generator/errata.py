@@ -92,8 +92,12 @@ def version(root: Path, game_id: str, ref: str, out_dir: Path, session: Session)
     """A game at a ref: now (the working tree), the last build (its record) or a git ref."""
     if ref == changes.LAST:
         keys = changes.last_build(out_dir, game_id)
-        recorded = changes.last_cards(out_dir, game_id)
-        return Version(ref, None, keys, {cid: CardFacts(**facts) for cid, facts in recorded.items()})
+        try:
+            cards = {cid: CardFacts(**facts) for cid, facts in changes.last_cards(out_dir, game_id).items()}
+        except TypeError:
+            raise InputError(f"{game_id}: the last build's record was written by another version of pnp: "
+                             "build once more, or give a git ref") from None
+        return Version(ref, None, keys, cards)
     if ref == NOW:
         game = load_game(root, game_id, session)
     else:
@@ -117,10 +121,10 @@ def compare(old: Version, new: Version, game_id: str) -> Errata:
         before = old.keys[cid]
         kinds = []
         words = {}
-        (fronts, back), (fronts_was, back_was) = _sides(keys, facts), _sides(before, was)
-        if fronts != fronts_was:   # every face of a die
-            words = word_diffs(was.texts if was else {}, facts.texts)
-            kinds.append("text" if words else "art")
+        (fronts, back), (fronts_was, back_was) = _sides(keys, facts), _sides(before, was or facts)
+        if fronts != fronts_was:   # every face of a die; a record without the cards' texts: "text", no words
+            words = word_diffs(was.texts, facts.texts) if was else {}
+            kinds.append("text" if words or was is None else "art")
         elif back != back_was:
             kinds.append("back")
         count = (was.count if was else facts.count, facts.count)
