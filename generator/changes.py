@@ -4,9 +4,11 @@ In: a project folder, a game and a reference: a git ref (its cards/ and template
 unpacked under output/.cache/refs/<commit>/ and rendered there, nothing drawn) or
 `last` (the face keys the previous build recorded in output/.cache/builds/<game>.json).
 Out: per component id, the draw keys of its faces (fronts in order, then the back), and
-the ids whose keys differ. A draw key covers everything that decides a face's pixels
-(faces.py), so "changed" means "prints differently", whatever file was edited.
-Used by `pnp build --changed-since` and `pnp diff`.
+the ids whose keys differ; what a version says of each (`CardFacts`: name, deck, count,
+texts, short id), which a build records beside the keys for `pnp changes last..`. A
+draw key covers everything that decides a face's pixels (faces.py), so "changed" means
+"prints differently", whatever file was edited.
+Used by `pnp build --changed-since`, `pnp diff` and `pnp changes` (errata.py).
 """
 from __future__ import annotations
 
@@ -14,14 +16,17 @@ import hmac
 import io
 import json
 import os
+import re
 import stat
 import subprocess
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import safefs
 from .data.editions import edition, languages_of, read_translation
 from .data.load import load_game
+from .draw.cardid import short_ids
 from .draw.drawkey import face_key
 from .draw.pictures import policy_for
 from .draw.render import render_svgs
@@ -31,6 +36,46 @@ from .session import Session
 
 LAST = "last"
 KEEP_REFS = 4
+PICTURE = re.compile(r"\.(png|jpe?g|gif|webp|tiff?|svg)$", re.I)
+SKIP = frozenset({"id", "count", "front", "back"})   # not words a player reads (templates, copies)
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """What a version says of one component: its name, deck, copies, texts and short id."""
+
+    name: str
+    deck: str
+    count: int
+    texts: dict
+    short: str
+    backed: bool = True         # its deck prints a back: the last of its draw keys
+
+
+def facts_of(game) -> dict[str, CardFacts]:
+    """Every component's `CardFacts`, in the game's order."""
+    shorts = short_ids(game)
+    return {card.id: CardFacts(card.name, deck.id, card.count, texts(card), shorts[card.id],
+                               card.back is not None and not deck.family.per_face)
+            for deck in game.decks for card in deck.cards}
+
+
+def texts(card) -> dict[str, str]:
+    """The words of a card a player reads: its name and every field of text or numbers (a list
+    of them joined), not a picture's file name, a template or the count."""
+    found = {"name": card.name}
+    for key, value in card.fields.items():
+        if key in SKIP:
+            continue
+        if isinstance(value, list | tuple) and all(_scalar(v) for v in value):
+            value = ", ".join(map(str, value))
+        if _scalar(value) and not (isinstance(value, str) and PICTURE.search(value.strip())):
+            found[str(key)] = str(value)
+    return found
+
+
+def _scalar(value) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def face_list(rc) -> list[str]:
@@ -69,6 +114,11 @@ def record(rendered):
     for n, rc in enumerate(rendered.cards):
         keys = [rendered.draw_keys.get(k) for k in face_list(rc)]
         yield (",\n" if n else "\n").encode() + json.dumps(rc.card.id).encode() + b": " + json.dumps(keys).encode()
+    yield b'\n},\n"cards": {'   # what `pnp changes last..` says of each (errata.py)
+    for n, (cid, facts) in enumerate(facts_of(rendered.game).items()):
+        yield (",\n" if n else "\n").encode() + json.dumps(cid).encode() + b": " + json.dumps(
+            {"name": facts.name, "deck": facts.deck, "count": facts.count, "texts": facts.texts, "short": facts.short,
+             "backed": facts.backed}, ensure_ascii=False).encode()
     yield b"\n}\n}\n"
 
 
@@ -82,13 +132,25 @@ def write_record(out_dir: Path, stem: str, rendered) -> None:
 
 
 def last_build(out_dir: Path, game_id: str) -> dict:
+    return dict(_recorded(out_dir, game_id)["components"])
+
+
+def last_cards(out_dir: Path, game_id: str) -> dict:
+    """{component: CardFacts' fields} the last build recorded (a record of before it: none)."""
+    return dict(_recorded(out_dir, game_id).get("cards") or {})
+
+
+def _recorded(out_dir: Path, game_id: str) -> dict:
     path = record_path(out_dir, game_id)
     try:
         with safefs.folder(out_dir.parent, path.parent, make=False) as fd:
             body, _, tag = safefs.read_in(fd, path.name).rstrip(b"\n").rpartition(b"\n#")
         if not hmac.compare_digest(safefs.tag(f"builds/{game_id}", body + b"\n").hex().encode(), tag):
             raise ValueError("not recorded by pnp on this machine")
-        return dict(json.loads(body.decode("utf-8"))["components"])
+        found = json.loads(body.decode("utf-8"))
+        if not isinstance(found.get("components"), dict):
+            raise ValueError("no components recorded")
+        return found
     except (OSError, ValueError, KeyError, TypeError, InputError):
         raise InputError(f"{game_id}: no earlier build is recorded in {path.parent}; build once "
                          "first, or give a git ref (e.g. --changed-since HEAD)") from None
@@ -106,7 +168,7 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
         except subprocess.CalledProcessError as exc:
             detail = exc.stderr.decode(errors="replace").strip().splitlines()
             raise InputError(f"cannot read git ref '{ref}' in {root}: "
-                             f"{detail[-1] if detail else 'git failed'}") from None
+                             f"{detail[-1] if detail else 'no branch, tag or commit of that name'}") from None
 
     commit = git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     prefix = git("rev-parse", "--show-prefix").decode().strip()
@@ -137,6 +199,16 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
         for _, old in kept[KEEP_REFS:]:  # a bounded cache: the most recently unpacked commits only
             safefs.remove_in(fd, old)
     return dest
+
+
+def describe(root: Path, ref: str) -> str:
+    """`git describe --tags --always` of `ref`: the version a stamp of that version prints."""
+    try:
+        done = subprocess.run(git_command(root, "describe", "--tags", "--always", f"{ref}^{{commit}}"),
+                              capture_output=True, text=True, env=git_env(), stdin=subprocess.DEVNULL, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return ref
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else ref
 
 
 def before(root: Path, game_id: str, ref: str, out_dir: Path, lang: str, session: Session,

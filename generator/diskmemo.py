@@ -53,7 +53,7 @@ ALLOWED = {
     ("generator.rulebook", "RulebookPDF"), ("generator.rulebook.source", "Block"),
 }
 LIBRARIES = ("cairosvg", "cairocffi", "pangocffi", "pangocairocffi", "pyphen", "uharfbuzz", "reportlab", "rl_accel",
-             "pikepdf", "fonttools", "jinja2", "jsonschema", "pyyaml", "markdown-it-py", "pillow", "jmespath")
+             "pikepdf", "fonttools", "jinja2", "jsonschema", "pyyaml", "markdown-it-py", "pillow", "jmespath", "segno")
 
 
 @lru_cache(maxsize=1)

@@ -22,7 +22,8 @@ FLOORS = [
     {"layout"},
     {"rulebook"},
     {"exports"},
-    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats"},
+    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats", "errata",
+     "erratapack"},
     {"loop"},
     {"cli", "__main__"},
 ]

@@ -3,7 +3,7 @@
 In: the command line. Out: exit codes and messages. `options` holds the group and what
 every command shares; `commands` (build, validate, list, new, schema, pull), `i18n`
 (translations: export, import, status, accept), `loop` (watch, serve, diff, clean) and
-`prints` (export, calibrate, kit) and `hooks` (pre-commit's and CI's: hook games, validate,
+`prints` (export, calibrate, kit), `errata` (changes) and `hooks` (pre-commit's and CI's: hook games, validate,
 schema) register theirs on it. Nothing outside this package
 imports it.
 """
@@ -15,7 +15,7 @@ import click
 
 from ..errors import PnpError
 from ..stopwatch import stage_of
-from . import commands, hooks, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
+from . import commands, errata, hooks, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
 from .options import PROGRAM, cli
 
 

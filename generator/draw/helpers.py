@@ -30,6 +30,7 @@ from ..data import yamlsrc
 from ..data.editions import PLACEHOLDER, direction_of, lookup, translator
 from ..guard import Deadline, shorten
 from ..units import per_mm, template_length
+from . import cardid
 from .jinja_errors import plain_message
 from .sandboxbounds import MAX_RANGE, refuse_over
 from .templates import (
@@ -80,6 +81,7 @@ READS: dict[str, Read] = {
     "icons": Read("the icon files of the template folders (their digests)", lambda i: ""),
     "language": Read("the edition's language", lambda i: i.language),
     "strings": Read("the edition's strings (i18n/<language>.yaml strings:)", _strings_word),
+    "segno": Read("the version of segno, which draws QR codes", lambda i: cardid.qr_version()),
 }
 
 
@@ -287,6 +289,10 @@ HELPERS: tuple[Helper, ...] = (
          lambda i, env: i.language, reads=("language",)),
     _own("direction", "global", (FACE, RULEBOOK), "ltr or rtl: how the edition's language is written",
          lambda i, env: direction_of(i.language), reads=("language",)),
+    _own("card_id", "global", (FACE,), "the card's short id: six characters of its content's digest",
+         lambda i, env: _plain_helper("card_id", cardid.card_id)),
+    _own("qr", "global", (FACE,), "a QR code of a text as one vector path, at x, y, size wide",
+         lambda i, env: _plain_helper("qr", cardid.qr_svg), reads=("segno",)),
     *_jinja("global", "dict cycler joiner namespace"),
     *_jinja("filter", "abs attr batch capitalize center count d default dictsort e escape filesizeformat "
                       "first float forceescape format groupby indent int items join last length list lower "

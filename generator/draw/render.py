@@ -25,6 +25,7 @@ from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..session import Session
 from .bundlepdf import Facts, face_facts
 from .bundles import SVGTexts
+from .cardid import short_id
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
 from .faces import FontsUsed, draw_faces
@@ -201,7 +202,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
                 if guides:
                     svg = _with_guides(svg, deck)
                 if stamp is not None:
-                    svg = stamp.on(svg, deck)
+                    svg = stamp.on(svg, deck, short_id(card_context) if stamp.face else "")
                 home = f"{deck.id}/{card.id}/{side}{extra.get('face_number', '')}"
                 key = svgs.add(memo.derived(("packed", svg), lambda svg=svg: svgs.pack(svg)), home)
                 if key not in sizes:   # its facts now, while the layouts of its text boxes are at hand

@@ -9,6 +9,8 @@ deck where it cannot fit.
 
 - `{version}` is `git describe --tags --always` of the project, with `-dirty` when the
   game's cards or templates have uncommitted changes, or `unversioned` outside git.
+- `{id}` is each card's short id (`cardid.py`: six characters of its content's digest), so
+  a printed card is matched to its version (`pnp changes`); page footers leave it out.
 - `{date}` is the date of the build's input, never the clock: `SOURCE_DATE_EPOCH` when it is
   set (the reproducible-builds convention, for giving it explicitly), else the committer
   date of the project's last commit, else `undated`.
@@ -49,18 +51,30 @@ SIZE, MIN_SIZE = 1.6, 0.9   # mm: font size of the line, and the least it may sh
 FONT = "Lato"
 FIELD = re.compile(r"\{(\w*)\}")
 PAD = 0.3   # the white label reaches this many font sizes beyond the text on each side
+ID_LENGTH = 6   # cardid.LENGTH: a short card id's characters
 
 
 @dataclass(frozen=True)
 class Stamp:
-    text: str
+    text: str            # as page footers print it (without a card's id)
     place: str = "safe"
+    face: str = ""       # as faces print it, `{id}` standing for each card's short id; "": `text`
 
-    def on(self, svg: str, deck) -> str:
-        """The face's SVG with the stamp drawn last (on top of the art), in its own coordinates."""
-        element = stamp_element(self, deck)
+    def on(self, svg: str, deck, card_id: str = "") -> str:
+        """The face's SVG with the stamp drawn last (on top of the art), in its own coordinates;
+        `card_id`: the card's short id (cardid.py), for a stamp with `{id}`."""
+        element = stamp_element(self.for_card(card_id), deck)
         end = svg.rindex("</svg>")
         return svg[:end] + element + svg[end:]
+
+    def for_card(self, card_id: str) -> Stamp:
+        """The stamp a card's faces print: `{id}` filled with its short id."""
+        return Stamp(self.face.replace("{id}", card_id), self.place) if self.face else self
+
+    @property
+    def widest(self) -> Stamp:
+        """The stamp with the widest id it may print, to measure its room."""
+        return self.for_card("W" * ID_LENGTH)
 
 
 def stamp_of(game, asked: str | None = None) -> Stamp | None:
@@ -72,7 +86,8 @@ def stamp_of(game, asked: str | None = None) -> Stamp | None:
         return None
     where = ("the command line's --stamp" if asked is not None else f"{game.source.file}: print: stamp")
     text = expand(str(template), game.root, game.id, where)
-    stamp = Stamp(text, settings.get("stamp_place", "safe"))
+    footer = re.sub(r"\s*\{id\}\s*", " ", text).strip(" ·-|/,;:") if "{id}" in text else text
+    stamp = Stamp(footer, settings.get("stamp_place", "safe"), text if "{id}" in text else "")
     problems = fit_problems(stamp, game)
     if problems:
         raise InputError(f"the stamp {text!r} cannot be drawn", problems)
@@ -80,22 +95,23 @@ def stamp_of(game, asked: str | None = None) -> Stamp | None:
 
 
 def expand(template: str, root: Path, game_id: str, where: str = "the stamp") -> str:
-    """`template` with `{version}` and `{date}` filled in; any other field is an error."""
+    """`template` with `{version}` and `{date}` filled in, `{id}` (each card's short id) kept
+    for the faces to fill; any other field is an error."""
     if len(template) > MAX_TEMPLATE:
         raise InputError(f"{where}: a stamp is at most {MAX_TEMPLATE} characters ({len(template)} given)")
     if any(ord(c) < 32 for c in template):
         raise InputError(f"{where}: a stamp is one line of text (no control characters)")
-    unknown = sorted({m.group(1) for m in FIELD.finditer(template)} - {"version", "date"})
+    unknown = sorted({m.group(1) for m in FIELD.finditer(template)} - {"version", "date", "id"})
     if unknown or template.count("{") != len(FIELD.findall(template)) or \
             template.count("}") != len(FIELD.findall(template)):
-        raise InputError(f"{where}: {template!r}: a stamp may use {{version}} and {{date}} only"
+        raise InputError(f"{where}: {template!r}: a stamp may use {{version}}, {{date}} and {{id}} only"
                          + (f" (not {', '.join('{' + u + '}' for u in unknown)})" if unknown else ""))
     values = {}
     if "{version}" in template:
         values["version"] = version_of(root, game_id)
     if "{date}" in template:
         values["date"] = date_of(root)
-    return FIELD.sub(lambda m: values[m.group(1)], template)
+    return FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -258,6 +274,7 @@ def fit_problems(stamp: Stamp, game) -> list[Problem]:
     from .glyphs import missing_message
 
     face = shipped().face(FONT)
+    stamp = stamp.widest
     missing = face.missing(stamp.text)
     if missing:
         return [Problem(game.source.file, missing_message(missing[0], face), field="stamp")]
