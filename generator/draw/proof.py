@@ -7,8 +7,9 @@ without an edit:
 - a background (a shape covering `BACKGROUND` of the face or more: full-bleed fills) is dropped;
 - every other shape of the face's own drawing is a thin black outline (`LINE` mm), not filled;
   a small one (`SMALL` mm or less: a pip, a dot) is an icon;
-- icons (nested `<svg>` drawings) and text are black: a dark colour becomes black, a light
-  one white, a gradient or pattern black; strokes around text go;
+- text is black; so are icons (nested `<svg>` drawings), whose light colours become white
+  (a gradient or pattern is black); strokes around text go; an icon larger than
+  `LARGE` mm both ways (an emblem, a coin with a number on it) is outlined as shapes are;
 - a picture is an outlined box with its diagonals and its name (the file's stem);
 - a filter (a shadow, a blur) goes; clip paths and masks stay, as the geometry does.
 
@@ -29,6 +30,7 @@ from .svgtree import SHAPES, TEXTS, Matrix, local, multiply, number, paint, rgb,
 LINE = 0.2          # mm: an outline's width on the face
 RULE = 6.0          # mm between the ruled lines of a notes box
 SMALL = 3.0         # mm: a shape no larger than this both ways is an icon, drawn black
+LARGE = 8.0         # mm: an icon larger than this both ways is drawn as outlines, as shapes are
 BACKGROUND = 0.85   # a shape covering this share of the face or more is a background
 GREY = "#8c8c8c"    # the rules of notes boxes and a picture's diagonals
 MODES = ("omit", "outline", "keep", "notes")
@@ -71,6 +73,9 @@ def _proof(el, outer: Matrix, icon: bool, mode: str, face: tuple[float, float], 
     mode = "outline" if asked == "outline" else mode
     el.attrib.pop("filter", None)
     if name == "svg":
+        scale = svgtree.scale_of(m)
+        if min(number(el.get("width")), number(el.get("height"))) * scale > LARGE:
+            mode = "outline"
         m = multiply(m, svgtree.viewport(el))
         icon = True
     if name == "image":
@@ -106,19 +111,21 @@ def _shape(el, m: Matrix, icon: bool, face: tuple[float, float], changes: list) 
 
 
 def _recolour(el, text: bool) -> None:
-    """Black for dark paint and paint servers, white for light paint; text loses its stroke."""
-    changes = {prop: _ink(paint(el, prop)) for prop in ("fill", "stroke") if paint(el, prop) is not None}
-    if text and "stroke" in changes:
-        changes["stroke"] = None
+    """Black for dark paint and paint servers, white for light paint; text is black whatever
+    its colour, and loses its stroke."""
+    changes = {prop: _ink(paint(el, prop), black=text) for prop in ("fill", "stroke") if paint(el, prop) is not None}
+    if text:   # also when it would inherit a light colour from its group
+        changes["fill"] = "none" if (paint(el, "fill") or "").strip() == "none" else "#000"
+        changes["stroke"] = "none"
     if changes:
         set_paint(el, **changes)
 
 
-def _ink(value: str | None) -> str | None:
+def _ink(value: str | None, black: bool = False) -> str | None:
     if value is None or value.strip() in ("none", "currentColor", "inherit", "transparent"):
         return value
     colour = rgb(value)
-    if colour is None:   # a gradient or a pattern
+    if colour is None or black:   # a gradient or a pattern
         return "#000"
     return "#fff" if _luminance(colour) > 0.6 else "#000"
 

@@ -64,7 +64,8 @@ class RenderedGame:
 
 
 def render_game(game: Game, session: Session, guides: bool = False, cache=None, progress=None,
-                stamp=None, pictures: Asked | None = None, proof: bool = False) -> RenderedGame:
+                stamp=None, pictures: Asked | None = None, proof: bool = False,
+                found: FaceSVGs | None = None) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
@@ -74,11 +75,12 @@ def render_game(game: Game, session: Session, guides: bool = False, cache=None, 
     :param session: what the render may reuse from earlier builds, its limits and stopwatch.
     :param pictures: what the command line asks of pictures (--image-dpi, --draft, the store).
     :param proof: draw each face's low-ink proof (draw/proof.py) instead of the face.
+    :param found: the game's `render_svgs` already made (the colour check reads them too).
     :raises RenderError: listing every card that could not be drawn.
     """
     policy = policy_for(game.meta.get("print"), pictures)
     with session.stage("jinja"):
-        found = render_svgs(game, session, guides, stamp, proof)
+        found = found or render_svgs(game, session, guides, stamp, proof)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
