@@ -145,7 +145,10 @@ def contrast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) -> float | None:
-    """The contrast of a text box's colour with the face behind it (None: the box is off the face)."""
+    """The contrast of a text box's colour with the face behind it (None: the box is off the
+    face, or its colour is a gradient or faint)."""
+    if box.colour is None:
+        return None
     h, w = face.shape[:2]
     sx, sy = w / size_mm[0], h / size_mm[1]
     x0, y0, x1, y1 = box.box
@@ -167,7 +170,7 @@ def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, se
         ratio = text_contrast(box, face, size_mm)
         large = box.size >= LARGE_MM or (box.bold and box.size >= LARGE_BOLD_MM)
         needed = LARGE_CONTRAST if large else MIN_CONTRAST
-        if ratio is None or ratio >= needed:
+        if ratio is None or ratio >= needed:   # None: off the face, or a colour not measured
             continue
         shown = " ".join(box.text.split())
         shown = shown if len(shown) <= 40 else shown[:39] + "…"

@@ -29,7 +29,7 @@ _PAINTS = ("fill", "stroke", "style", "color", "opacity", "fill-opacity", "strok
 @dataclass(frozen=True)
 class TextBox:
     box: tuple[float, float, float, float]   # x0, y0, x1, y1 on the face, mm
-    colour: tuple[float, float, float]       # sRGB, 0 to 1
+    colour: tuple[float, float, float] | None   # sRGB, 0 to 1; None: a gradient, a pattern, or faint (a shadow)
     size: float                              # mm
     bold: bool
     text: str
@@ -46,8 +46,8 @@ def face_facts(svg: str) -> Facts:
     root = svgtree.parse(svg)
     texts: list[TextBox] = []
     cues: set[str] = set()
-    stack = [(child, IDENTITY, {"fill": "#000", "font-size": "4", "font-weight": "normal",
-                                "text-anchor": "start"}) for child in reversed(root)]
+    stack = [(child, IDENTITY, {"fill": "#000", "font-size": "4", "font-weight": "normal", "text-anchor": "start",
+                                "opacity": "1"}) for child in reversed(root)]
     while stack:
         el, outer, inherited = stack.pop()
         name = local(el)
@@ -58,7 +58,7 @@ def face_facts(svg: str) -> Facts:
         for prop in here:
             value = paint(el, prop)
             if value is not None and value != "inherit":
-                here[prop] = value
+                here[prop] = f"{number(value, 1.0) * number(inherited['opacity'], 1.0):g}" if prop == "opacity" else value
         if name == "svg":
             cues.add("icon:" + _shape_of(el))
             m = multiply(m, svgtree.viewport(el))
@@ -95,8 +95,12 @@ def _shape_of(icon) -> str:
     return hashlib.sha256(etree.tostring(copy, method="c14n")).hexdigest()[:16]
 
 
-def _colour(here: dict) -> tuple[float, float, float]:
-    return rgb(here["fill"]) or (0.0, 0.0, 0.0)
+def _colour(here: dict, own: str | None = None) -> tuple[float, float, float] | None:
+    """The text's colour; None for a paint server, or text under half opacity (a shadow, a
+    watermark: not read)."""
+    if number(here["opacity"], 1.0) < 0.5:
+        return None
+    return rgb(own or here["fill"])
 
 
 def _placed(m: Matrix, x0: float, y0: float, x1: float, y1: float) -> tuple[float, float, float, float]:
@@ -108,7 +112,7 @@ def _placed(m: Matrix, x0: float, y0: float, x1: float, y1: float) -> tuple[floa
 def _pnp_box(el, m: Matrix, here: dict) -> TextBox:
     x, y, width, size = (number(el.get(a)) for a in ("x", "y", "width", "size"))
     height = size * number(el.get("leading"), 1.2)
-    colour = rgb(el.get("fill")) or _colour(here)
+    colour = _colour(here, el.get("fill"))
     return TextBox(_placed(m, x, y, x + width, y + height), colour, size * svgtree.scale_of(m),
                    el.get("bold") == "true", el.text or "")
 
