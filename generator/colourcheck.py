@@ -21,6 +21,7 @@ each of `cvdbridge.SIMULATIONS` sees it:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from itertools import combinations
 from pathlib import Path
 
@@ -31,6 +32,9 @@ from .draw import cvdbridge
 from .draw.colourfacts import Facts, TextBox, face_facts
 from .errors import Problem
 from .session import Session
+
+if TYPE_CHECKING:
+    from .draw.render import RenderedCard
 
 DPI = 40                 # the faces measured: 1.6 px a mm
 SHEET_DPI = 110          # the faces on the printable sheet
@@ -56,7 +60,7 @@ def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -
 
     found = render_svgs(game, session)
     rendered = render_game(game, session, cache=cache, found=found)
-    owners: dict[str, object] = {}
+    owners: dict[str, RenderedCard] = {}
     for rc in rendered.cards:
         for key in (rc.front, rc.back, *rc.faces):
             if key is not None:
@@ -75,22 +79,28 @@ def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -
             problems += _contrast_problems(rc, key, facts[key], faces[key], found.sizes[key], seen)
         for field in game.meta.get("distinguish") or ():
             for deck in game.decks:
-                groups: dict[str, list] = {}
-                for rc in rendered.cards:
-                    value = rc.card.fields.get(field)
-                    if rc.deck is deck and rc.front is not None and value is not None:
-                        groups.setdefault(str(value), []).append(rc)
+                groups = _groups(rendered.cards, deck, field)
                 if len(groups) < 2:
                     continue
                 problems += _told_apart(deck, field, groups, facts, faces)
                 if sheet:
-                    rows += [(f"{deck.name}: {field} {value} ({cards[0].card.id})", _seen(image(cards[0].front, SHEET_DPI)))
-                             for value, cards in groups.items()]
+                    rows += [(f"{deck.name}: {field} {value} ({cards[0].card.id})",
+                              _seen(image(cards[0].front, SHEET_DPI))) for value, cards in groups.items()]
         if sheet and not rows:   # nothing to tell apart: the first faces of each deck
             for deck in game.decks:
                 fronts = list(dict.fromkeys(rc.front for rc in rendered.cards if rc.deck is deck and rc.front))
                 rows += [(f"{deck.name}: {owners[key].card.id}", _seen(image(key, SHEET_DPI))) for key in fronts[:3]]
     return ColourCheck(game, problems, rows)
+
+
+def _groups(cards, deck, field: str) -> dict[str, list]:
+    """The deck's cards (with a front) by their value of `field`, in the deck's order."""
+    groups: dict[str, list] = {}
+    for rc in cards:
+        value = rc.card.fields.get(field)
+        if rc.deck is deck and rc.front is not None and value is not None:
+            groups.setdefault(str(value), []).append(rc)
+    return groups
 
 
 def _seen(image) -> list:

@@ -58,7 +58,8 @@ def face_facts(svg: str) -> Facts:
         for prop in here:
             value = paint(el, prop)
             if value is not None and value != "inherit":
-                here[prop] = f"{number(value, 1.0) * number(inherited['opacity'], 1.0):g}" if prop == "opacity" else value
+                here[prop] = value
+        here["opacity"] = f"{number(paint(el, 'opacity'), 1.0) * number(inherited['opacity'], 1.0):g}"
         if name == "svg":
             cues.add("icon:" + _shape_of(el))
             m = multiply(m, svgtree.viewport(el))

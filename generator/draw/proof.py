@@ -41,7 +41,7 @@ _NOT_DRAWN = frozenset({"clipPath", "mask", "pattern", "linearGradient", "radial
 def proof_svg(svg: str, width: float, height: float) -> str:
     """The proof of a face `width` x `height` mm drawn by `svg`."""
     root = svgtree.parse(svg)
-    changes: list[tuple[object, object | None]] = []   # (element, what replaces it; None: removed)
+    changes: list[tuple[etree._Element, etree._Element | None]] = []   # (element, what replaces it; None: removed)
     for child in root:
         _proof(child, svgtree.IDENTITY, False, "auto", (width, height), changes)
     for element, new in changes:
@@ -168,14 +168,14 @@ def _box(el):
     return number(el.get("x")), number(el.get("y")), number(el.get("width")), number(el.get("height"))
 
 
-def _element(tag: str, **attrs) -> object:
+def _element(tag: str, **attrs) -> etree._Element:
     made = etree.Element(f"{{{svgtree.SVG}}}{tag}", nsmap={None: svgtree.SVG})
     for key, value in attrs.items():
         made.set(key.replace("_", "-"), value)
     return made
 
 
-def _notes(el, scale: float) -> object:
+def _notes(el, scale: float) -> etree._Element:
     """A notes box where the element was: its rectangle outlined, ruled every RULE mm."""
     x, y, w, h = _box(el)
     group = _element("g")
@@ -194,7 +194,7 @@ def _notes(el, scale: float) -> object:
     return group
 
 
-def _picture(el, scale: float) -> object:
+def _picture(el, scale: float) -> etree._Element:
     """A picture's place: its box outlined, its diagonals, its name in the middle."""
     x, y, w, h = _box(el)
     href = el.get("href") or el.get("{http://www.w3.org/1999/xlink}href") or ""

@@ -137,8 +137,9 @@ class FaceSVGs:
 
 def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, proof: bool = False) -> FaceSVGs:
     """Every face of every card as SVG text (Jinja only, nothing drawn; `proof`: their
-    low-ink proofs, proof.py); the templates that failed are in `problems`. A remembering session's memo gives back the SVG of a face
-    whose inputs are those of a face it rendered before."""
+    low-ink proofs, proof.py); the templates that failed are in `problems`. A remembering
+    session's memo gives back the SVG of a face whose inputs are those of a face it
+    rendered before."""
     memo = session.memo
     icons, problems = load_icons(game)
     shown_fonts = f"templates/{game.id}/fonts"

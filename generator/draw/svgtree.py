@@ -21,7 +21,6 @@ from .svgbridge import colour
 SVG = "http://www.w3.org/2000/svg"
 SHAPES = frozenset({"rect", "circle", "ellipse", "line", "polyline", "polygon", "path"})
 TEXTS = frozenset({"text", "tspan", "textPath"})
-PAINT = ("fill", "stroke")
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                           remove_comments=True, remove_pis=True)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")

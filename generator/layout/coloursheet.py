@@ -20,7 +20,8 @@ CAPTION = 5.0      # mm under each row
 GAP = 3.0          # mm between columns and rows
 
 
-def colour_sheet_pdf(rows: list[tuple[str, list]], columns: tuple[str, ...], paper: str, title: str) -> tuple[bytes, int]:
+def colour_sheet_pdf(rows: list[tuple[str, list]], columns: tuple[str, ...], paper: str,
+                     title: str) -> tuple[bytes, int]:
     """The sheet of `rows` ((caption, [image a column]), in order), `columns` naming them."""
     width_mm, height_mm = paper_size(paper)
     buf = io.BytesIO()
