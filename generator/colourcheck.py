@@ -55,11 +55,11 @@ class ColourCheck:
 
 def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -> ColourCheck:
     """The colour check of one edition of a game (`sheet`: with the rows of its sheet)."""
-    from .draw.render import render_game, render_svgs
+    from .draw.render import draw_found, render_svgs
     from .exports.raster import Rasteriser, pixels
 
     found = render_svgs(game, session)
-    rendered = render_game(game, session, cache=cache, found=found)
+    rendered = draw_found(game, found, session, cache)
     owners: dict[str, RenderedCard] = {}
     for rc in rendered.cards:
         for key in (rc.front, rc.back, *rc.faces):

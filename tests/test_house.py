@@ -22,7 +22,7 @@ FLOORS = [
     {"layout"},
     {"rulebook"},
     {"exports"},
-    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats"},
+    {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats", "colourcheck"},
     {"loop"},
     {"cli", "__main__"},
 ]

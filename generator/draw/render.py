@@ -64,8 +64,7 @@ class RenderedGame:
 
 
 def render_game(game: Game, session: Session, guides: bool = False, cache=None, progress=None,
-                stamp=None, pictures: Asked | None = None, proof: bool = False,
-                found: FaceSVGs | None = None) -> RenderedGame:
+                stamp=None, pictures: Asked | None = None, proof: bool = False) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
@@ -75,12 +74,17 @@ def render_game(game: Game, session: Session, guides: bool = False, cache=None, 
     :param session: what the render may reuse from earlier builds, its limits and stopwatch.
     :param pictures: what the command line asks of pictures (--image-dpi, --draft, the store).
     :param proof: draw each face's low-ink proof (draw/proof.py) instead of the face.
-    :param found: the game's `render_svgs` already made (the colour check reads them too).
     :raises RenderError: listing every card that could not be drawn.
     """
-    policy = policy_for(game.meta.get("print"), pictures)
     with session.stage("jinja"):
-        found = found or render_svgs(game, session, guides, stamp, proof)
+        found = render_svgs(game, session, guides, stamp, proof)
+    return draw_found(game, found, session, cache, progress, pictures, stamp, proof)
+
+
+def draw_found(game: Game, found: FaceSVGs, session: Session, cache=None, progress=None,
+               pictures: Asked | None = None, stamp=None, proof: bool = False) -> RenderedGame:
+    """`render_game` once `render_svgs` made the faces' SVG (the colour check reads them too)."""
+    policy = policy_for(game.meta.get("print"), pictures)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
