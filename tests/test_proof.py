@@ -14,7 +14,11 @@ import pypdfium2 as pdfium
 import pytest
 from lxml import etree
 
+from generator.data.load import load_game
 from generator.draw.proof import LINE, proof_svg
+from generator.draw.render import render_svgs
+from generator.errors import RenderError, collect
+from generator.session import Session
 from tests.conftest import run
 
 NS = {"s": "http://www.w3.org/2000/svg", "p": "urn:pnp:text"}
@@ -99,6 +103,7 @@ def _words(pdf: bytes) -> set[str]:
     return {w for page in pdfium.PdfDocument(pdf) for w in re.findall(r"\w+", page.get_textpage().get_text_range())}
 
 
+@pytest.mark.slow   # two builds of a tiny game
 def test_a_proof_build_keeps_every_word_and_trim_with_a_fraction_of_the_ink(mini):
     root = mini("- {id: a, name: Hydra, text: 'Strike **first**, then nothing'}\n"
                 "- {id: b, name: Medusa, text: Look away.}", front=DARK, back=DARK)
@@ -120,7 +125,14 @@ def test_a_proof_build_keeps_every_word_and_trim_with_a_fraction_of_the_ink(mini
 def test_a_tag_proof_does_not_know_is_named_with_its_card(mini):
     front = DARK.replace('rx="3"', 'rx="3" data-proof="shiny"')
     root = mini("- {id: a, name: Hydra, text: Bite.}", front=front)
-    assert run(root, "build", "--paper", "a4").exit_code == 0     # drawn as usual without --proof
-    result = run(root, "build", "--paper", "a4", "--proof")
-    assert result.exit_code == 2
-    assert "card a" in result.output and 'data-proof="shiny"' in result.output
+    with pytest.raises(RenderError) as refused:
+        render_svgs_or_raise(load_game(root, "mini", Session()))
+    assert [(p.card, p.file) for p in refused.value.problems] == [("a", "cards/mini/deck.yaml")]
+    assert 'front: front.svg.j2: proof: data-proof="shiny"' in refused.value.problems[0].message
+
+
+def render_svgs_or_raise(game):
+    """The game's proof faces as SVG (no drawing), its problems raised as a build raises them."""
+    found = render_svgs(game, Session(), proof=True)
+    collect("while drawing", found.problems, RenderError)
+    return found
