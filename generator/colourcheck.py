@@ -21,9 +21,9 @@ each of `cvdbridge.SIMULATIONS` sees it:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -131,9 +131,9 @@ def _told_apart(deck, field: str, groups: dict, facts: dict, faces: dict) -> lis
             problems.append(Problem(first.card.source.file, f"{where} look the same: no colour, icon or word tells "
                                     "them apart", line=first.card.source.line, card=first.card.id))
             continue
-        worst = min(((float(np.median(cvdbridge.delta_e(cvdbridge.ucs(cvdbridge.simulate(typical[a], s))[region],
+        worst = min((float(np.median(cvdbridge.delta_e(cvdbridge.ucs(cvdbridge.simulate(typical[a], s))[region],
                                                         cvdbridge.ucs(cvdbridge.simulate(typical[b], s))[region]))), s)
-                     for s in cvdbridge.SIMULATIONS))
+                     for s in cvdbridge.SIMULATIONS)
         if worst[0] < MIN_DELTA_E:
             problems.append(Problem(
                 first.card.source.file, f"{where} differ by colour only, and look alike in {worst[1]} "
