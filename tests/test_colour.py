@@ -79,3 +79,16 @@ def test_the_sheet_shows_each_simulation(mini):
     assert "cost 1 (r1)" in text and "cost 2 (g1)" in text   # a row a suit
     pixels = np.asarray(pdf[0].render(scale=1).to_pil().convert("RGB"), dtype=float)
     assert (np.abs(pixels[..., 0] - pixels[..., 1]) > 60).any()   # the red as printed, in colour
+
+
+def test_the_shipped_olympians_tells_its_suits_apart_and_reads_well(tmp_path, warm):
+    """Olympians declares `distinguish: [suit]`: each suit has its own icon and its name in
+    words, and every text box passes WCAG; drawn from the run's build (nothing drawn again)."""
+    from generator.draw.facecache import FaceCache
+    from tests.conftest import REPO
+
+    game = load_game(REPO, "olympians", Session())
+    assert game.meta["distinguish"] == ["suit"]
+    cache = FaceCache(warm(tmp_path / "output") / ".cache" / "faces", base=tmp_path)
+    checked = check_colour(game, Session(), cache, sheet=False)
+    assert checked.problems == []
