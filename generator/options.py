@@ -39,6 +39,7 @@ class BuildOptions:
     stamp: str | None = None                     # a version stamp; None: print: stamp; "": none
     image_dpi: float | None = None               # pictures' resolution; None: print: image_dpi
     draft: bool = False                          # pictures at draft resolution
+    proof: bool = False                          # the low-ink proof: <game>-proof-sheets-<paper>.pdf (draw/proof.py)
     languages: tuple[str, ...] | None = None     # the editions to make; None: every edition
     dpi: int | None = None                       # exports: the images' resolution; None: the target's
     bleed: bool = True                           # exports: PNG images keep the bleed

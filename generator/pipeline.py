@@ -189,7 +189,7 @@ def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> Bu
         if ed_changed is not None:
             changed = [*(changed or []), *(f"{cid} ({ed.edition})" if ed.edition else cid for cid in ed_changed)]
     log.info("%s: step 5/5 export", game_id)
-    partial = options.papers is not None or options.guides or len(made) < len(languages_of(game.meta))
+    partial = options.papers is not None or options.guides or options.proof or len(made) < len(languages_of(game.meta))
     def result(files: list[Path]) -> BuildResult:
         return BuildResult(game_id, files, time.perf_counter() - started, warnings, rendered_editions[0],
                            tuple(changed) if changed is not None else None, tuple(rendered_editions))
@@ -225,7 +225,8 @@ def render_edition(run: Run, game, drawing=None) -> RenderedGame:
     options = run.options
     try:
         return render_game(game, guides=options.guides, cache=run.cache, progress=drawing, session=run.session,
-                           stamp=stamp_of(game, options.stamp), pictures=options.pictures(run.root))
+                           stamp=stamp_of(game, options.stamp), pictures=options.pictures(run.root),
+                           proof=options.proof)
     except PnpError as exc:
         raise type(exc)(exc.message, in_edition(exc.problems, game)) from None
 
@@ -257,8 +258,9 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         changed = changes.changed_ids(reference, changes.component_keys(rendered.cards, rendered.draw_keys))
     log.info("%s: step 4/5 layout", name)
     spool = out_dir / ".cache"   # the sheets are written there as they are made, not held in memory
-    layout = Layout(papers, print_mode, session, options.guides, spool)
-    more = later is not None and (len(papers) > 1 or changed or not options.guides and _has_rulebook(game))
+    layout = Layout(papers, print_mode, session, options.guides, spool, options.proof)
+    sheets_only = options.guides or options.proof
+    more = later is not None and (len(papers) > 1 or changed or not sheets_only and _has_rulebook(game))
 
     def laid_out(part, advance=lambda: None) -> list[Artifact]:
         try:
@@ -275,7 +277,7 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         artifacts = laid_out("first" if more else None, advance)
     if later is not None:   # None: nothing more to make
         later.append((lambda: laid_out("rest")) if more else None)
-    if options.guides:
+    if sheets_only:
         return artifacts, list(rendered.warnings), changed, rendered
     words = []
     if _has_rulebook(game):   # else Platypus is not even imported
@@ -295,13 +297,15 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
 class Layout:
     """How a rendered game is laid out: on which papers, in which print mode, within which
     session; `guides`: proofs (sheets only); `spool`: the folder the sheets are written
-    into as they are made (None: in memory)."""
+    into as they are made (None: in memory); `proof`: the low-ink proof's sheets (--proof)
+    and cut files, no rulebook."""
 
     papers: tuple[str, ...]
     print_mode: PrintMode
     session: Session
     guides: bool = False
     spool: Path | None = None
+    proof: bool = False
 
 
 def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str | None = None) -> list[Artifact]:
@@ -314,14 +318,15 @@ def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str 
 
     settings = game.meta.get("print") or {}
     print_mode, session, guides = layout.print_mode, layout.session, layout.guides
+    no_book = guides or layout.proof   # proofs are sheets (and --proof's cut files) only
     artifacts: list[Artifact] = []
     for index, paper in enumerate(layout.papers):
         if part == "rest" and index == 0:   # its sheets are made: its rulebook
-            artifacts += [] if guides else _rulebooks(game, rendered, paper, session)
+            artifacts += [] if no_book else _rulebooks(game, rendered, paper, session)
             continue
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
                                session=session, spool=layout.spool)
-        kind = "proof" if guides else "sheets"
+        kind = "proof-sheets" if layout.proof else "proof" if guides else "sheets"
         extra = {"mode": print_mode.mode, "back_offset_mm": list(print_mode.back_offset)}
         marks = next((p.registration for p in sheets.plans if p.registration), ())
         if print_mode.cutter:  # the same marks on every page of fronts
@@ -344,7 +349,7 @@ def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str 
                 from .layout.cutfile import cut_dxf
                 artifacts += [Artifact(path=f"{game.stem}-cut-{paper}-sheet{n}.dxf", data=data, kind="cut",
                                        paper=paper, pages=1, extra=cut_extra) for n, data in cut_dxf(sheets.plans)]
-        if not guides and part != "first":  # proofs are sheets only; the rulebook keeps its clean figures
+        if not no_book and part != "first":  # proofs are sheets only; the rulebook keeps its clean figures
             artifacts.extend(_rulebooks(game, rendered, paper, session))
         session.release()  # the paper's page objects
         advance()

@@ -7,7 +7,8 @@ the sheets planned on each paper (a component larger than the paper; inside the 
 the game's `print: cutter`; warnings for text on the seams of a glued board), the game's
 `print: stamp` (its fields, its room on every deck), and the rulebook (a missing file,
 Jinja errors, figures naming unknown cards); `validate_games` adds the word checks
-(rules/words.py: spelling, terms, keywords, style) of every edition asked. `pnp validate` runs it by
+(rules/words.py: spelling, terms, keywords, style) of every edition asked, and with
+`--strict` the colour check of the game as written (colourcheck.py). `pnp validate` runs it by
 default; the rules themselves are checked by `rules/`.
 """
 from __future__ import annotations
@@ -90,18 +91,24 @@ def _with_drawing(game, report, options: BuildOptions, session: Session, cache):
     problems, warned = preflight_report(game, session=session, pictures=options.pictures(game.root), cache=cache)
     notes = [p for p in warned if p.severity == "note"]   # said once, beside the report
     warned = [replace(p, severity="warning") for p in warned if p.severity != "note"]
-    return _with(report, in_edition([*problems, *warned], game), "render"), notes
+    report = _with(report, in_edition([*problems, *warned], game), "render")
+    if options.strict and not problems and not game.edition:   # --strict: the colour check too (colourcheck.py)
+        from .colourcheck import check_colour
+
+        report = _with(report, check_colour(game, session, cache, sheet=False).problems, "colour", checked=True)
+    return report, notes
 
 
-def _with(report, problems, kind: str):
-    """The report plus `problems` as findings of `kind` (errors: input a build refuses)."""
+def _with(report, problems, kind: str, checked: bool = False):
+    """The report plus `problems` as findings of `kind` (errors: input a build refuses;
+    `checked`: a check's failures, not input that cannot be read)."""
     from .rules.engine import Finding
     from .rules.report import from_problem
 
     if not problems:
         return report
-    found = tuple(from_problem(report.game, p, kind) if p.severity == "error" else
-                  Finding(kind, report.game, "warning", ": ".join(x for x in (p.field, p.message) if x), p.file,
+    found = tuple(from_problem(report.game, p, kind) if p.severity == "error" and not checked else
+                  Finding(kind, report.game, p.severity, ": ".join(x for x in (p.field, p.message) if x), p.file,
                           p.line, (p.card,) if p.card else ()) for p in problems)
     return replace(report, rules=(*report.rules, kind), findings=(*report.findings, *found))
 

@@ -23,7 +23,7 @@ FLOORS = [
     {"rulebook"},
     {"exports"},
     {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats", "errata",
-     "erratapack"},
+     "erratapack", "colourcheck"},
     {"loop"},
     {"cli", "__main__"},
 ]

@@ -240,3 +240,10 @@ def test_pictures_in_patterns_and_masks_are_drawn_as_cairosvg_draws_them(tmp_pat
     assert pictures.end_face() == ((), ())   # sizes on the page unknown there: no warning either way
     diff = ImageChops.difference(cairosvg_own, pnp)
     assert max(high for _, high in diff.getextrema()) <= 8
+
+
+def test_colours_are_read_as_cairosvg_paints_them():
+    assert svgbridge.colour("#ff8000") == (1.0, 128 / 255, 0.0, 1)
+    assert svgbridge.colour("gold")[:3] == (1.0, 215 / 255, 0.0)
+    assert svgbridge.colour("rgb(0, 51, 255)")[:3] == (0.0, 0.2, 1.0)
+    assert svgbridge.colour("none")[3] == 0

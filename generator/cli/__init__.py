@@ -15,7 +15,7 @@ import click
 
 from ..errors import PnpError
 from ..stopwatch import stage_of
-from . import commands, errata, hooks, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
+from . import checks, commands, errata, hooks, i18n, loop, prints  # noqa: F401  (each registers its commands on the group)
 from .options import PROGRAM, cli
 
 

@@ -40,6 +40,9 @@ from .options import (
 @click.option("--strict", is_flag=True, help="Warnings stop the build too (rules, and pictures below print: "
                                             "min_image_dpi).")
 @click.option("--guides", is_flag=True, help="Draw trim and safe-area lines on every face (proof sheets).")
+@click.option("--proof", is_flag=True, help="A low-ink proof for playtesting: <game>-proof-sheets-<paper>.pdf "
+                                           "and the cut files (same geometry; no backgrounds, frames as outlines, "
+                                           "text and icons black, pictures as named boxes).")
 @click.option("--changed-since", "changed_since", metavar="REF",
               help="Also write <game>-changed-<paper>.pdf with only the components whose faces differ "
                    "from git REF (or from the last build: --changed-since last), with their backs.")

@@ -64,10 +64,11 @@ class RenderedGame:
     stamp: object = None   # the version stamp every face carries (stamp.Stamp), for page footers too
     draft: bool = False    # pictures drawn at draft resolution (--draft): not for print
     notes: tuple = ()      # Problems of severity "note": said once (a shipped face standing in for Arial)
+    proof: bool = False    # the low-ink proof of every face (--proof: draw/proof.py)
 
 
 def render_game(game: Game, session: Session, guides: bool = False, cache=None, progress=None,
-                stamp=None, pictures: Asked | None = None) -> RenderedGame:
+                stamp=None, pictures: Asked | None = None, proof: bool = False) -> RenderedGame:
     """Render every card of every deck.
 
     :param guides: draw the trim line and the safe area on each face (for template authors).
@@ -76,11 +77,18 @@ def render_game(game: Game, session: Session, guides: bool = False, cache=None, 
     :param progress: see `draw_faces`.
     :param session: what the render may reuse from earlier builds, its limits and stopwatch.
     :param pictures: what the command line asks of pictures (--image-dpi, --draft, the store).
+    :param proof: draw each face's low-ink proof (draw/proof.py) instead of the face.
     :raises RenderError: listing every card that could not be drawn.
     """
-    policy = policy_for(game.meta.get("print"), pictures)
     with session.stage("jinja"):
-        found = render_svgs(game, session, guides, stamp)
+        found = render_svgs(game, session, guides, stamp, proof)
+    return draw_found(game, found, session, cache, progress, pictures, stamp, proof)
+
+
+def draw_found(game: Game, found: FaceSVGs, session: Session, cache=None, progress=None,
+               pictures: Asked | None = None, stamp=None, proof: bool = False) -> RenderedGame:
+    """`render_game` once `render_svgs` made the faces' SVG (the colour check reads them too)."""
+    policy = policy_for(game.meta.get("print"), pictures)
     rendered, svgs, sizes, roots, problems = list(found.cards), found.svgs, found.sizes, found.roots, found.problems
     # faces that did render are still drawn, so one run also finds their missing characters
     with session.stage("drawing (CairoSVG)"):
@@ -104,7 +112,8 @@ def render_game(game: Game, session: Session, guides: bool = False, cache=None, 
                  for key in svgs for message in _external(svgs, key, session.memo)]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
                         draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp,
-                        notes=tuple(p for p in found.notes if p.severity == "note"))
+                        notes=tuple(p for p in found.notes if p.severity == "note"),
+                        proof=proof)
 
 
 def _picture_warnings(pictures: dict, owners: dict, policy: Policy) -> list[Problem]:
@@ -140,10 +149,11 @@ class FaceSVGs:
     notes: tuple = ()                # what is said once of its fonts (draw/fontnotes.py)
 
 
-def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) -> FaceSVGs:
-    """Every face of every card as SVG text (Jinja only, nothing drawn); the templates that
-    failed are in `problems`. A remembering session's memo gives back the SVG of a face
-    whose inputs are those of a face it rendered before."""
+def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, proof: bool = False) -> FaceSVGs:
+    """Every face of every card as SVG text (Jinja only, nothing drawn; `proof`: their
+    low-ink proofs, proof.py); the templates that failed are in `problems`. A remembering
+    session's memo gives back the SVG of a face whose inputs are those of a face it
+    rendered before."""
     memo = session.memo
     icons, problems = load_icons(game)
     shown_fonts = f"templates/{game.id}/fonts"
@@ -196,6 +206,8 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
                     except ValueError as exc:
                         problems.append(Problem(f"templates/{game.id}/{template}", f"{side}: {exc}", card=card.id))
                         svg = None
+                if svg is not None and proof:
+                    svg = _proofed(memo, svg, deck, problems, card, f"{side}: {template}")
                 if svg is None:
                     keys.append(None)
                     continue
@@ -218,6 +230,20 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts,
                     facts.merged(), tuple(notes))
+
+
+def _proofed(memo, svg: str, deck: Deck, problems: list, card: Card, where: str) -> str | None:
+    """The proof of a face (remembered by a remembering memo); None, with a problem naming
+    the card and its template, when a `data-proof` is not one proof.py knows."""
+    from lxml.etree import XMLSyntaxError
+
+    from .proof import proof_svg
+
+    try:
+        return memo.derived(("proof", svg), lambda: proof_svg(svg, deck.width, deck.height))
+    except (ValueError, XMLSyntaxError) as exc:
+        problems.append(Problem(card.source.file, f"{where}: proof: {exc}", line=card.source.line, card=card.id))
+        return None
 
 
 _EXTERNAL = [

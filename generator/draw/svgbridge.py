@@ -16,7 +16,7 @@ Out: parsed trees (`parse`) and faces drawn onto the next page of that surface
   `defs.gradient_or_pattern`. Nothing of CairoSVG is replaced: its `<text>` is drawn by
   CairoSVG's own code.
 - `cairosvg.parser.Tree(bytestring=..., url_fetcher=...)` and `cairosvg.url.fetch` for
-  `data:` URIs.
+  `data:` URIs; `cairosvg.colors.color` reads a colour as CairoSVG paints it (`colour`).
 - `TAGS['image']` is `cairosvg.image.image`: while `drawing(pictures=...)` runs, raster
   pictures are drawn by `_draw_image` instead (SVG pictures, and a surface that maps its
   images, still by CairoSVG's own), with CairoSVG's geometry: `cairosvg.helpers.size`
@@ -35,6 +35,7 @@ from contextlib import contextmanager
 
 import cairocffi as cairo
 import cairosvg
+import cairosvg.colors
 import cairosvg.helpers
 import cairosvg.image
 import cairosvg.parser
@@ -57,6 +58,12 @@ def parse(svg: bytes, url_fetcher):
 def fetch_data_url(url: str, resource_type):
     """The bytes of a `data:` URI, decoded as CairoSVG decodes them."""
     return cairosvg.url.fetch(url, resource_type)
+
+
+def colour(value: str) -> tuple[float, float, float, float]:
+    """A colour (a name, #rgb, #rrggbb, rgb(), rgba()) as red, green, blue and alpha from 0
+    to 1, read as CairoSVG reads it when it paints."""
+    return cairosvg.colors.color(value)
 
 
 class WrongSize(Exception):

@@ -140,8 +140,8 @@ class Cmyk:
             strip.putdata(grid)
             data = self._plain(strip).tobytes()
             budget = math.floor(max_ink / 100 * 255) - 2   # four channels may each round up
-            table = [tuple(v / 255 for v in limit_ink(_quad(data, i), budget))
-                     for i in range(0, len(data), 4)]
+            table: list = [tuple(v / 255 for v in limit_ink(_quad(data, i), budget))   # list: numpy in Pillow's types
+                           for i in range(0, len(data), 4)]
             self._luts[max_ink] = ImageFilter.Color3DLUT(n, table, channels=4, target_mode="CMYK")
         return self._luts[max_ink]
 

@@ -1,0 +1,206 @@
+"""`pnp check colour` (and `pnp validate --strict`): can every player tell the cards apart,
+and read them, on every printer?
+
+In: a loaded `Game` (its `distinguish:` fields in game.yaml), the session and the build's
+face cache. Out: a `ColourCheck`: its problems, each naming the card, and the rows of its
+printable sheet (`write_sheet`: `output/<game>/<game>-colour-<paper>.pdf`, laid out by
+layout/coloursheet.py, written by the export stage). Every face is drawn small
+(`DPI`, through the face cache: a check after a build draws nothing again) and seen as
+each of `cvdbridge.SIMULATIONS` sees it:
+
+- **told apart**: in each deck, the cards of two values of a `distinguish:` field (two
+  suits) must share a non-colour cue that the other lacks (an icon's shape, a word: the
+  cues every card of a value prints, draw/colourfacts.py) or else differ by `MIN_DELTA_E`
+  (CAM02-UCS) under every simulation, measured where the two values' typical faces (the
+  pixel-wise median of their cards) differ as printed;
+- **read**: the text of every text box against the face drawn behind it (the median of the
+  box's pixels that are not the text's colour), by WCAG 2.x's contrast ratio: below 3:1 is
+  an error (text no one reads in a dim room), below 4.5:1 a warning unless the text is large
+  (18 pt, or 14 pt bold), for which 3:1 is enough.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .data.model import Game
+from .draw import cvdbridge
+from .draw.colourfacts import Facts, TextBox, face_facts
+from .errors import Problem
+from .session import Session
+
+if TYPE_CHECKING:
+    from .draw.render import RenderedCard
+
+DPI = 40                 # the faces measured: 1.6 px a mm
+SHEET_DPI = 110          # the faces on the printable sheet
+MIN_DELTA_E = 15.0       # CAM02-UCS: two values told apart by colour alone differ by this under every simulation
+DIFFERS = 10.0           # CAM02-UCS: where two typical faces differ as printed
+MIN_CONTRAST, LARGE_CONTRAST = 4.5, 3.0
+FAILS = 3.0              # below this contrast, an error
+LARGE_MM, LARGE_BOLD_MM = 18 * 25.4 / 72, 14 * 25.4 / 72
+COLUMNS = ("as printed", *cvdbridge.SIMULATIONS)
+
+
+@dataclass(frozen=True)
+class ColourCheck:
+    game: Game
+    problems: list[Problem]
+    rows: list[tuple[str, list]]     # the sheet's rows: (caption, [image as printed, then each simulation])
+
+
+def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -> ColourCheck:
+    """The colour check of one edition of a game (`sheet`: with the rows of its sheet)."""
+    from .draw.render import draw_found, render_svgs
+    from .exports.raster import Rasteriser, pixels
+
+    found = render_svgs(game, session)
+    rendered = draw_found(game, found, session, cache)
+    owners: dict[str, RenderedCard] = {}
+    for rc in rendered.cards:
+        for key in (rc.front, rc.back, *rc.faces):
+            if key is not None:
+                owners.setdefault(key, rc)
+    facts = {key: session.memo.derived(("colour facts", key), lambda key=key: face_facts(found.svgs[key]))
+             for key in owners}
+    problems: list[Problem] = []
+    rows: list[tuple[str, list]] = []
+    with Rasteriser(rendered) as raster:
+        def image(key: str, dpi: float = DPI):
+            w, h = found.sizes[key]
+            return raster.face(key, pixels(w, dpi), pixels(h, dpi), (0.0, 0.0, w, h))
+        faces = {key: np.asarray(image(key), dtype=np.float64) / 255.0 for key in owners}
+        seen: set = set()
+        for key, rc in owners.items():
+            problems += _contrast_problems(rc, key, facts[key], faces[key], found.sizes[key], seen)
+        for field in game.meta.get("distinguish") or ():
+            for deck in game.decks:
+                groups = _groups(rendered.cards, deck, field)
+                if len(groups) < 2:
+                    continue
+                problems += _told_apart(deck, field, groups, facts, faces)
+                if sheet:
+                    rows += [(f"{deck.name}: {field} {value} ({cards[0].card.id})",
+                              _seen(image(cards[0].front, SHEET_DPI))) for value, cards in groups.items()]
+        if sheet and not rows:   # nothing to tell apart: the first faces of each deck
+            for deck in game.decks:
+                fronts = list(dict.fromkeys(rc.front for rc in rendered.cards if rc.deck is deck and rc.front))
+                rows += [(f"{deck.name}: {owners[key].card.id}", _seen(image(key, SHEET_DPI))) for key in fronts[:3]]
+    return ColourCheck(game, problems, rows)
+
+
+def _groups(cards, deck, field: str) -> dict[str, list]:
+    """The deck's cards (with a front) by their value of `field`, in the deck's order."""
+    groups: dict[str, list] = {}
+    for rc in cards:
+        value = rc.card.fields.get(field)
+        if rc.deck is deck and rc.front is not None and value is not None:
+            groups.setdefault(str(value), []).append(rc)
+    return groups
+
+
+def _seen(image) -> list:
+    """The face as printed, then as each simulation sees it."""
+    from PIL import Image
+
+    rgb = np.asarray(image, dtype=np.float64) / 255.0
+    return [image] + [Image.fromarray(np.round(cvdbridge.simulate(rgb, s) * 255).astype(np.uint8))
+                      for s in cvdbridge.SIMULATIONS]
+
+
+def _told_apart(deck, field: str, groups: dict, facts: dict, faces: dict) -> list[Problem]:
+    """A problem for each two values of `field` in `deck` told apart by colour alone, and
+    by too little of it under some simulation."""
+    cues = {v: frozenset.intersection(*(facts[rc.front].cues for rc in cards)) for v, cards in groups.items()}
+    typical = {v: np.median(np.stack([faces[rc.front] for rc in cards]), axis=0) for v, cards in groups.items()}
+    problems = []
+    for a, b in combinations(groups, 2):
+        if cues[a] != cues[b]:
+            continue   # an icon or a word tells them apart
+        first = groups[a][0]
+        where = f"deck {deck.id}: {field} {a!r} and {b!r}"
+        if typical[a].shape != typical[b].shape:
+            continue
+        printed = cvdbridge.delta_e(cvdbridge.ucs(typical[a]), cvdbridge.ucs(typical[b]))
+        region = printed > DIFFERS
+        if not region.any():
+            problems.append(Problem(first.card.source.file, f"{where} look the same: no colour, icon or word tells "
+                                    "them apart", line=first.card.source.line, card=first.card.id))
+            continue
+        worst = min((float(np.median(cvdbridge.delta_e(cvdbridge.ucs(cvdbridge.simulate(typical[a], s))[region],
+                                                        cvdbridge.ucs(cvdbridge.simulate(typical[b], s))[region]))), s)
+                     for s in cvdbridge.SIMULATIONS)
+        if worst[0] < MIN_DELTA_E:
+            problems.append(Problem(
+                first.card.source.file, f"{where} differ by colour only, and look alike in {worst[1]} "
+                f"(ΔE {worst[0]:.1f} < {MIN_DELTA_E:g}): give each {field} an icon or a word of its own",
+                line=first.card.source.line, card=first.card.id))
+    return problems
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG 2.x's relative luminance of sRGB colours (0 to 1)."""
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return lin @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def contrast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """WCAG 2.x's contrast ratio of colours (1 to 21)."""
+    la, lb = luminance(a), luminance(b)
+    return (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
+
+
+def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) -> float | None:
+    """The contrast of a text box's colour with the face behind it (None: the box is off the
+    face, or its colour is a gradient or faint)."""
+    if box.colour is None:
+        return None
+    h, w = face.shape[:2]
+    sx, sy = w / size_mm[0], h / size_mm[1]
+    x0, y0, x1, y1 = box.box
+    c0, c1 = max(int(x0 * sx), 0), min(int(np.ceil(x1 * sx)), w)
+    r0, r1 = max(int(y0 * sy), 0), min(int(np.ceil(y1 * sy)), h)
+    if c1 <= c0 or r1 <= r0:
+        return None
+    pixels = face[r0:r1, c0:c1].reshape(-1, 3)
+    colour = np.array(box.colour)
+    behind = pixels[contrast(pixels, colour) >= 1.4]   # not the text's own pixels
+    background = np.median(behind if len(behind) >= 0.1 * len(pixels) else pixels, axis=0)
+    return float(contrast(background, colour))
+
+
+def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, seen: set) -> list[Problem]:
+    problems = []
+    side = "front" if key == rc.front else "back" if key == rc.back else "a face"
+    for box in facts.texts:
+        ratio = text_contrast(box, face, size_mm)
+        large = box.size >= LARGE_MM or (box.bold and box.size >= LARGE_BOLD_MM)
+        needed = LARGE_CONTRAST if large else MIN_CONTRAST
+        if ratio is None or ratio >= needed:   # None: off the face, or a colour not measured
+            continue
+        shown = " ".join(box.text.split())
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        once = (rc.deck.id, side, tuple(round(v) for v in box.box), box.colour)   # a box many cards share: once
+        if once in seen:
+            continue
+        seen.add(once)
+        problems.append(Problem(
+            rc.card.source.file, f"{side}: text {shown!r} has contrast {ratio:.1f}:1 with what is behind it "
+            f"(WCAG asks {needed:g}:1{' for large text' if large else ''})", line=rc.card.source.line,
+            card=rc.card.id, severity="error" if ratio < FAILS else "warning"))
+    return problems
+
+
+def write_sheet(out_dir: Path, checked: ColourCheck, paper: str) -> list[Path]:
+    """The check's printable sheet, `<game>-colour-<paper>.pdf`, merged into the game's files."""
+    from .exports.files import Artifact, write_game
+    from .layout.coloursheet import colour_sheet_pdf
+
+    game = checked.game
+    data, pages = colour_sheet_pdf(checked.rows, COLUMNS, paper, game.sheet_title)
+    artifact = Artifact(f"{game.stem}-colour-{paper}.pdf", data, "colour", paper, pages)
+    return [p for p in write_game(out_dir, game.id, [artifact], merge=True) if p.suffix == ".pdf"]

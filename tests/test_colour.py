@@ -1,0 +1,94 @@
+"""`pnp check colour` (and `validate --strict`): suits told apart by colour alone are flagged
+under the simulation that confuses them, and cleared by an icon; grey text on grey fails
+WCAG's contrast; the printable sheet shows every simulation. The colour-science bridge is
+pinned to the numbers colorspacious gives. (The shipped games: docs/colour.md.)"""
+from __future__ import annotations
+
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+
+from generator.colourcheck import check_colour, contrast
+from generator.data.load import load_game
+from generator.draw import cvdbridge
+from generator.session import Session
+from tests.conftest import run
+
+SUITS = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
+  <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="{{ {1: '#d62728', 2: '#2ca02c'}[card.cost] }}"/>
+  <rect x="8" y="8" width="{{ deck.width - 16 }}" height="30" fill="#ffffff"/>
+  <text x="10" y="20" font-family="Lato" font-size="5" fill="#000">{{ card.text }}</text>
+  ICON
+</svg>
+"""
+ICONS = """{% if card.cost == 1 %}<svg x="20" y="50" width="20" height="20" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#fff"/></svg>
+  {% else %}<svg x="20" y="50" width="20" height="20" viewBox="0 0 10 10"><path d="M5 0 L10 10 L0 10 Z" fill="#fff"/></svg>{% endif %}"""
+CARDS = """- {id: r1, name: One, text: One, cost: 1}
+- {id: r2, name: Two, text: Two, cost: 1}
+- {id: g1, name: Three, text: Three, cost: 2}
+- {id: g2, name: Four, text: Four, cost: 2}"""
+
+
+def _game(mini, front: str, cards: str = CARDS):
+    root = mini(cards, front=front)
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\ndistinguish: [cost]\n")
+    return root, load_game(root, "mini", Session())
+
+
+def test_the_bridge_gives_colorspaciouss_numbers():
+    assert cvdbridge.version() in cvdbridge.TESTED
+    red, green = np.array([214, 39, 40]) / 255, np.array([44, 160, 44]) / 255
+    seen = {s: float(cvdbridge.delta_e(cvdbridge.ucs(cvdbridge.simulate(red, s)),
+                                       cvdbridge.ucs(cvdbridge.simulate(green, s)))) for s in cvdbridge.SIMULATIONS}
+    assert seen == pytest.approx({"protanopia": 26.19, "deuteranopia": 5.17, "tritanopia": 65.29,
+                                  "greyscale": 11.39}, abs=0.01)
+    assert float(cvdbridge.delta_e(cvdbridge.ucs(red), cvdbridge.ucs(green))) == pytest.approx(59.22, abs=0.01)
+
+
+def test_suits_told_apart_by_red_and_green_alone_are_flagged_and_icons_clear_them(mini):
+    _, game = _game(mini, SUITS.replace("ICON", ""))
+    found = check_colour(game, Session(), sheet=False).problems
+    assert [p.severity for p in found] == ["error"]
+    assert "cost '1' and '2' differ by colour only" in found[0].message and "deuteranopia" in found[0].message
+    assert found[0].card == "r1"
+    _, game = _game(mini, SUITS.replace("ICON", ICONS))
+    assert check_colour(game, Session(), sheet=False).problems == []
+
+
+def test_grey_text_on_grey_fails_and_the_strict_validate_says_so(mini):
+    assert float(contrast(np.array([0x84 / 255] * 3), np.array([0x55 / 255] * 3))) == pytest.approx(2.0, abs=0.02)
+    front = SUITS.replace("ICON", ICONS).replace('fill="#000">', 'fill="{{ card.ink }}">').replace(
+        'fill="#ffffff"', 'fill="#555555"')
+    front = front.replace("{{ card.ink }}", "{{ '#848484' if card.id == 'r2' else '#ffffff' }}")
+    root, game = _game(mini, front)
+    found = check_colour(game, Session(), sheet=False).problems
+    assert [(p.card, p.severity) for p in found] == [("r2", "error")]   # white on #555 is 7.5:1
+    assert "'Two' has contrast 2.0:1" in found[0].message
+    strict = run(root, "validate", "--strict", "mini")
+    assert strict.exit_code == 1 and "contrast 2.0:1" in strict.output
+
+
+@pytest.mark.slow   # the command, its sheet written and read back
+def test_the_sheet_shows_each_simulation(mini):
+    root, _ = _game(mini, SUITS.replace("ICON", ""))
+    result = run(root, "check", "colour", "mini", "--paper", "a4")
+    assert result.exit_code == 1 and "differ by colour only" in result.output
+    pdf = pdfium.PdfDocument(root / "output" / "mini" / "mini-colour-a4.pdf")
+    text = pdf[0].get_textpage().get_text_range()
+    assert all(name in text for name in ("as printed", *cvdbridge.SIMULATIONS))
+    assert "cost 1 (r1)" in text and "cost 2 (g1)" in text   # a row a suit
+    pixels = np.asarray(pdf[0].render(scale=1).to_pil().convert("RGB"), dtype=float)
+    assert (np.abs(pixels[..., 0] - pixels[..., 1]) > 60).any()   # the red as printed, in colour
+
+
+def test_the_shipped_olympians_tells_its_suits_apart_and_reads_well(tmp_path, warm):
+    """Olympians declares `distinguish: [suit]`: each suit has its own icon and its name in
+    words, and every text box passes WCAG; drawn from the run's build (nothing drawn again)."""
+    from generator.draw.facecache import FaceCache
+    from tests.conftest import REPO
+
+    game = load_game(REPO, "olympians", Session())
+    assert game.meta["distinguish"] == ["suit"]
+    cache = FaceCache(warm(tmp_path / "output") / ".cache" / "faces", base=tmp_path)
+    checked = check_colour(game, Session(), cache, sheet=False)
+    assert checked.problems == []
