@@ -35,7 +35,7 @@ def _up(linear, flip):
     return {"long": (-x, y), "short": (x, -y)}.get(flip, (x, y))
 
 
-@pytest.mark.parametrize("mode", ["duplex-long", "duplex-short"])
+@pytest.mark.parametrize("mode", ["duplex-long", pytest.param("duplex-short", marks=pytest.mark.slow)])
 def test_landscape_cards_turn_where_more_fit_and_backs_still_register(tmp_path, mode):
     root = make_game(tmp_path / "proj", [(f"c{i}", 1) for i in range(9)], deck_extra=LANDSCAPE)
     built = run(root, "build", "ex", "--paper", "a4", "--mode", mode)

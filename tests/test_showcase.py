@@ -7,6 +7,7 @@ import io
 import json
 from types import SimpleNamespace
 
+import pytest
 from PIL import Image
 
 from generator.exports import showcase as sc
@@ -89,6 +90,7 @@ def test_the_perspective_sends_each_corner_of_the_quad_to_the_card_corner():
         assert abs((a * x + b * y + c) / w - u) < 1e-9 and abs((d * x + e * y + f) / w - v) < 1e-9
 
 
+@pytest.mark.slow   # two exports of a small game, end to end (the pictures' geometry is tested above)
 def test_export_showcase_and_hand_write_one_png_of_the_asked_size(mini):
     root = mini("""
         - {id: a, name: Alpha, text: First.}
