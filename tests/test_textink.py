@@ -32,6 +32,7 @@ def _face(body: str, w: float = 69, h: float = 94) -> str:
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}mm" height="{h}mm" viewBox="0 0 {w} {h}">{body}</svg>'
 
 
+@pytest.mark.slow   # a validate of a small game, end to end
 def test_text_past_the_trim_is_a_warning_naming_the_card_and_the_template_line(mini):
     root = mini("""
         - {id: short, name: Short, text: a}
@@ -99,3 +100,12 @@ def test_what_is_not_drawn_or_not_handled_is_not_checked():
                  f'<text {far} font-family="No Such Font">x</text>', f'<text {far} rotate="30">turned</text>'):
         assert textink.overflows(_face(body), (3, 3, 63, 88), shipped()) == [], body
     assert textink.overflows(_face(f'<text {far}>shown words</text>'), (3, 3, 63, 88), shipped())
+
+
+def test_the_template_line_is_the_one_whose_written_attributes_the_face_shows():
+    source = ('<svg>\n  <text x="6" y="12" font-family="Lato">{{ a }}</text>\n'
+              '  <text x="{{ x }}" y="80" text-anchor="end" font-family="Lato Black">{{ b }}</text>\n</svg>')
+    face = '<text x="60" y="80" text-anchor="end" font-family="Lato Black">'
+    assert textink.template_line(source, face) == (3, 3)
+    assert textink.template_line(source, '<text x="6" y="12" font-family="Lato">')[1] == 2
+    assert textink.template_line("<svg/>", face) == (-1, None)
