@@ -96,7 +96,8 @@ class Preview:
             found = next((pages[draw_key] for pages in self.pages.values() if draw_key in pages), None)
         if found is None:
             return None
-        data = _rasterise(*found, ZOOMED_SCALE if zoomed else PNG_SCALE)
+        pdf, page = found
+        data = _rasterise(pdf, page, ZOOMED_SCALE if zoomed else PNG_SCALE)
         with self.lock:
             self.pngs[name] = data
         return data
