@@ -61,7 +61,8 @@ def run_exports(root: Path, games, target: str, options: BuildOptions, session: 
             rendered = render_edition(run, edition)
             name = _target(target, edition)
             folder = run.out_dir / game_id / "exports" / name
-            files, summary = made_by.make(rendered, folder, options.dpi, options.bleed, options.base_url)
+            files, summary = made_by.make(rendered, folder, options.dpi, options.bleed, options.base_url,
+                                          (options.cards, options.size))
             if rendered.draft:
                 summary = {**summary, "draft": "pictures at draft resolution (--draft): not for print"}
             summary = {**summary, **language_entry(edition)}

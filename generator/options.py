@@ -21,6 +21,7 @@ from .layout.modes import MODES
 from .units import paper_name
 
 MAX_OFFSET_MM = 20.0   # more than this is no printer's misregistration
+MIN_PICTURE_PX, MAX_PICTURE_PX = 64, 8000   # --size of a picture of cards (showcase, hand)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class BuildOptions:
     dpi: int | None = None                       # exports: the images' resolution; None: the target's
     bleed: bool = True                           # exports: PNG images keep the bleed
     base_url: str | None = None                  # exports (tts): where the images will be uploaded
+    cards: tuple[str, ...] | None = None         # exports (showcase, hand): the cards shown; None: the target's
+    size: tuple[int, int] | None = None          # exports (showcase, hand): the picture's pixels; None: the target's
 
     def __post_init__(self):
         if self.papers is not None:
@@ -67,6 +70,13 @@ class BuildOptions:
             object.__setattr__(self, "back_offset", (x, y))
         if self.languages is not None:
             object.__setattr__(self, "languages", tuple(self.languages) or None)
+        if self.cards is not None:
+            object.__setattr__(self, "cards", tuple(c for c in self.cards if c) or None)
+        if self.size is not None:
+            w, h = (int(v) for v in self.size)
+            if not (MIN_PICTURE_PX <= w <= MAX_PICTURE_PX and MIN_PICTURE_PX <= h <= MAX_PICTURE_PX):
+                raise ValueError(f"--size {w}x{h}: each side from {MIN_PICTURE_PX} to {MAX_PICTURE_PX} pixels")
+            object.__setattr__(self, "size", (w, h))
         if self.base_url is not None and not re.fullmatch(r"https?://[^\s\"'<>]+", self.base_url):
             raise ValueError(f"--base-url {self.base_url!r}: an http:// or https:// URL of the folder the images "
                              "will be uploaded to")

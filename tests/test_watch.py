@@ -150,6 +150,7 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         wait.until(lambda d: d.execute_script(
             'const i = document.querySelector(".component[data-id=a] img.front"); return i.complete && i.naturalWidth > 0'))
         assert driver.execute_script("return window.notReloaded") == marker  # live, not reloaded
+        _zooms(driver, wait)
         # the search box filters
         driver.find_element(By.ID, "search").send_keys("beta")
         shown = 'const c = document.querySelector(".component[data-id=%s]"); return !!c && c.offsetParent !== null'
@@ -162,6 +163,36 @@ def test_browser_shows_an_edit_without_a_reload(mini):
         wait.until(lambda d: "deck.yaml" in d.execute_script(errors_text))
         errors = driver.execute_script(errors_text)
         assert "cards/mini/deck.yaml:" in errors and "card b" in errors
+
+
+def _zooms(driver, wait):
+    """The zoom (issue 38): the slider and the + and - keys size every face, and the size
+    holds through a redraw; a click opens a face large, drawn at twice the resolution, and
+    Escape closes it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    height = f"return {FRONT_A}.getBoundingClientRect().height"
+    assert abs(driver.execute_script(height) - 180) < 1
+    driver.execute_script('const z = document.getElementById("zoom"); z.value = 360; '
+                          'z.dispatchEvent(new Event("input"))')
+    wait.until(lambda d: abs(d.execute_script(height) - 360) < 1)
+    assert driver.execute_script('return document.querySelector(".component[data-id=b] img.front")'
+                                 '.getBoundingClientRect().height') > 359   # every face, not one
+    driver.find_element(By.TAG_NAME, "body").send_keys("-")
+    wait.until(lambda d: abs(d.execute_script(height) - 320) < 1)
+    driver.execute_script("draw()")   # a redraw (a rebuild) keeps the zoom
+    assert abs(driver.execute_script(height) - 320) < 1
+    driver.execute_script(f"{FRONT_A}.click()")
+    big = 'const b = document.querySelector("#big img"); return [b.offsetParent !== null, b.complete, b.naturalWidth]'
+    wait.until(lambda d: d.execute_script(big)[0] and d.execute_script(big)[1] and d.execute_script(big)[2] > 0)
+    small = driver.execute_script(f"return {FRONT_A}.naturalWidth")
+    assert abs(driver.execute_script(big)[2] - 2 * small) <= 1   # the face drawn at 300 dpi, not stretched
+    assert driver.execute_script('return document.querySelector("#big img").getBoundingClientRect().height') > 320
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait.until(lambda d: not d.execute_script(big)[0])
+    driver.execute_script('const z = document.getElementById("zoom"); z.value = 180; '
+                          'z.dispatchEvent(new Event("input"))')
 
 
 @pytest.mark.slow   # the preview in chromium (make test installs it)

@@ -63,5 +63,6 @@ _.invert, _.centroid, _.point_in_polygon   # layout/plane: tests/test_dicenet.py
 _.base_strip                 # layout/standee: tests/test_standee.py
 
 _.png_target, _.tts_target, _.faces_target, _.profile_target   # exports: named in exports/targets.TARGETS
+_.showcase_target, _.hand_target   # exports: named in exports/targets.TARGETS
 _.prints                     # data/kinds.Kind: docs/reference.md's kinds table (tests/test_kinds.py)
 _.Rulebook._frame   # rulebook/book.py: what reportlab's frame gives a flowable it draws, given as it would

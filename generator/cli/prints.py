@@ -24,6 +24,33 @@ from .options import (
 
 TABLETOPS, SHOPS = tabletops(), shops()
 TARGET = click.Choice(TABLETOPS, case_sensitive=False)
+PICTURES = [name for name in TABLETOPS if TARGETS[name].pictures]
+
+
+class CardsType(click.ParamType):
+    """Card ids, comma-separated: a,b,c."""
+
+    name = "ids"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        return tuple(v.strip() for v in str(value).split(",") if v.strip())
+
+
+class SizeType(click.ParamType):
+    """A picture's size in pixels: 1600x900."""
+
+    name = "WxH"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        try:
+            w, h = (int(v) for v in str(value).lower().split("x"))
+        except ValueError:
+            self.fail(f"{value!r} is not WIDTHxHEIGHT in pixels (e.g. 1600x900)", param, ctx)
+        return w, h
 
 
 def _export_help(command):
@@ -44,6 +71,10 @@ def _export_help(command):
               help="Resolution of PNG images and TTS sheets (default 300; tabletopia: 10 px a mm, 254 dpi).")
 @click.option("--base-url", metavar="URL",
               help="tts: the https:// folder the images will be uploaded to; the saved object's URLs point there.")
+@click.option("--cards", type=CardsType(), metavar="ID[,ID...]",
+              help="showcase, hand: the cards shown, in order (default: the first card of each deck).")
+@click.option("--size", type=SizeType(), metavar="WxH",
+              help="showcase, hand: the picture's width and height in pixels (default 1600x900, 1200x1000).")
 @stamp_option
 @click.option("--bleed/--no-bleed", default=True, show_default=True,
               help="PNG images keep the bleed, or show the trim.")
@@ -75,6 +106,8 @@ def export_cmd(ctx, args, profile, target, options, limits):
                                f"`pnp export --profile {'|'.join(SHOPS)}`")
     if options.base_url is not None and target != "tts":
         raise click.UsageError("--base-url is for `pnp export tts`")
+    if (options.cards or options.size) and not TARGETS[target].pictures:
+        raise click.UsageError(f"--cards and --size are for `pnp export {'|'.join(PICTURES)}`")
     session = session_for(limits)
     with session.budget(f"pnp export {target}"):
         results = run_exports(_root(ctx), games, target, options, session)

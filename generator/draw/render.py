@@ -23,7 +23,7 @@ from ..data.model import Card, Deck, Game
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..session import Session
-from .bundlepdf import Facts, face_facts
+from .bundlepdf import Facts, face_facts, fontset
 from .bundles import SVGTexts
 from .cardid import short_id
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
@@ -38,6 +38,7 @@ from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for
 from .templates import CardTextError, TemplateLimit, TemplateOutside, render
 from .textfit import Icon, TextError, TextSetter, read_icon
+from .textink import ink_warnings
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
 PNP_SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own macros: used when a project has none
@@ -110,6 +111,8 @@ def draw_found(game: Game, found: FaceSVGs, session: Session, cache=None, progre
     warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
                          card=owners[key].card.id, severity="warning")
                  for key in svgs for message in _external(svgs, key, session.memo)]
+    with session.stage("text ink"):
+        warnings += _unique(ink_warnings(game, owners, svgs, fontset(found.game_fonts), session.memo))
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
                         draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp,
                         notes=tuple(p for p in found.notes if p.severity == "note"),

@@ -28,13 +28,15 @@ class Target:
     maker: str                 # "module:function" under generator.exports; see `make`
     shop: bool = False         # a print shop's files (`--profile NAME`); else a tabletop's (`pnp export NAME`)
     program: str | None = None   # a program it runs, and what for (refused by an untrusted build)
+    pictures: bool = False     # one picture of chosen cards: takes --cards and --size
 
     def make(self, rendered, folder: Path, dpi: int | None = None, bleed: bool = True,
-             base_url: str | None = None):
-        """The target's files and its manifest summary: (list[ExportFile], dict)."""
+             base_url: str | None = None, shown: tuple = (None, None)):
+        """The target's files and its manifest summary: (list[ExportFile], dict); `shown`:
+        the cards and the picture size (w, h px) of a picture of cards (showcase, hand)."""
         module, function = self.maker.split(":")
         made = getattr(importlib.import_module(f"generator.exports.{module}"), function)
-        return made(rendered, _Asked(self.name, folder, dpi, bleed, base_url))
+        return made(rendered, _Asked(self.name, folder, dpi, bleed, base_url, *shown))
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class _Asked:
     dpi: int | None            # --dpi; None: the target's own
     bleed: bool                # --bleed/--no-bleed
     base_url: str | None       # tts: --base-url
+    cards: tuple | None = None   # showcase, hand: --cards (ids); None: the target's choice
+    size: tuple | None = None    # showcase, hand: --size (w, h px); None: the target's own
 
 
 TARGETS: dict[str, Target] = {t.name: t for t in (
@@ -53,6 +57,10 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("tts", "Tabletop Simulator deck sheets and a saved object", "tts:tts_target"),
     Target("tabletopia", "one PNG per face, 10 px a mm, each deck's faces one size", "faces:faces_target"),
     Target("faces", "one image per face at --dpi, for any tabletop that takes one", "faces:faces_target"),
+    Target("showcase", "one PNG of --cards in a row, in perspective, reflected (Squib's showcase)",
+           "showcase:showcase_target", pictures=True),
+    Target("hand", "one PNG of --cards fanned as a hand holds them (Squib's hand)", "showcase:hand_target",
+           pictures=True),
     *(Target(name, profile.shop, "profiles:profile_target", shop=True, program=profile.program)
       for name, profile in PROFILES.items()),
 )}

@@ -128,7 +128,7 @@ def turn_face(face: FaceOnPage, w: float, h: float) -> FaceOnPage:
     matrix = (-a, -b, -c, -d, pt(w) - e, pt(h) - f)
     at = None if face.at is None else (w - face.at[0] - _face_w(face), h - face.at[1] - _face_h(face))
     return replace(face, at=at, matrix=matrix, clip=turn_outline(face.clip, w, h), cut=turn_outline(face.cut, w, h),
-                   extra={**face.extra, "turned": 180})
+                   extra={**face.extra, "turned": (face.extra.get("turned", 0) + 180) % 360})
 
 
 def move_face(face: FaceOnPage, dx: float, dy: float) -> FaceOnPage:

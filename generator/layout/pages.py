@@ -16,7 +16,7 @@ from types import MappingProxyType
 from ..data.yamlsrc import line_of
 from ..errors import InputError, Problem
 from ..shapes import Outline
-from ..units import paper_size
+from ..units import paper_size, pt
 from .boards import MIN_MARGIN as BOARD_MARGIN
 from .boards import plan_board
 from .cutters import CutterSheet
@@ -147,7 +147,7 @@ def _title(deck) -> str:
 
 def _grid_pages(group, paper) -> list[PagePlan]:
     deck = group[0].deck
-    grid = choose_grid(paper, deck.trim_w, deck.trim_h, deck.bleed, deck.gutter)
+    grid, turned = _best_grid(paper, deck)
     pages = []
     for start in range(0, len(group), grid.per_page):
         chunk = group[start:start + grid.per_page]
@@ -163,10 +163,39 @@ def _grid_pages(group, paper) -> list[PagePlan]:
                 x, y, w, h = grid.trim_box(slot, back)
                 cut = Outline(deck.shape, x, y, w, h, deck.corner if deck.shape == "rounded" else 0.0)
                 clip = Outline("rect", *grid.clip_box(slot, back, filled=len(chunk)))
-                faces.append(FaceOnPage(key, rc.card.id, side, (x - deck.bleed, y - deck.bleed), clip, cut))
+                at = (x - deck.bleed, y - deck.bleed)
+                if turned:
+                    faces.append(FaceOnPage(key, rc.card.id, side, at, clip, cut, {"turned": 270 if back else 90},
+                                            matrix=_quarter_turn(at, deck, back)))
+                else:
+                    faces.append(FaceOnPage(key, rc.card.id, side, at, clip, cut))
             pages.append(PagePlan(grid.page_w, grid.page_h, side, _title(deck), tuple(faces),
                                   marks=tuple(crop_marks(grid, len(chunk), back)), label=_grid_label(grid)))
     return pages
+
+
+def _best_grid(paper: str, deck) -> tuple[SheetGrid, bool]:
+    """The grid of the deck's components as drawn, or turned a quarter when more fit so
+    (landscape cards on a portrait paper: 8 a page where 9 fit); True when turned."""
+    grid = choose_grid(paper, deck.trim_w, deck.trim_h, deck.bleed, deck.gutter)
+    if deck.trim_w == deck.trim_h:
+        return grid, False
+    try:
+        turned = choose_grid(paper, deck.trim_h, deck.trim_w, deck.bleed, deck.gutter)
+    except DoesNotFit:
+        return grid, False
+    return (turned, True) if turned.per_page > grid.per_page else (grid, False)
+
+
+def _quarter_turn(at: tuple[float, float], deck, back: bool) -> tuple:
+    """The `cm` (pt) that draws a face turned a quarter into the slot whose bleed box starts
+    at `at`: a front counter-clockwise (its top to the left), a back clockwise, so that after
+    the long-edge flip that lays each back behind its front (grid.cell) the back's top lies
+    behind the front's top."""
+    x, y = at
+    if back:   # (u, v) -> (v, w - u): the face's top edge to the right
+        return (0, -1, 1, 0, pt(x), pt(y + deck.width))
+    return (0, 1, -1, 0, pt(x + deck.height), pt(y))   # (u, v) -> (h - v, u): its top edge to the left
 
 
 def _grid_label(g: SheetGrid) -> Label | None:

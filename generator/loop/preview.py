@@ -2,12 +2,13 @@
 
 In: build outcomes from `watch.py` (`Preview.update`: the early one, when the first
 paper's sheets are in place, and the full one each bump the version). Out: over HTTP, `/` (one page: a
-deck-by-deck grid of every component, fronts beside backs, a search box, a language switch
+deck-by-deck grid of every component, fronts beside backs, a search box, a zoom (a face opened
+large at ZOOMED_SCALE), a language switch
 for games of several languages, the last build's problems naming file, line and card),
 `/state.json` (what the page draws, every edition of each game, with a `version` that
 grows on every build), `/stats` (a page of each game's deck statistics, `rules/stats.py`, the
 cards as written: bars, cross-tables and the cost curve) with `/stats.json`, and
-`/face/<draw key>.png` (a face rasterised from
+`/face/<draw key>.png` (and `@2x.png`, at 300 dpi, for a face opened large; a face rasterised from
 its drawn PDF page with pypdfium2, so the browser shows exactly what prints). Each page
 polls its JSON and redraws when the version changes: live reload without a plugin.
 Only the standard library's http.server serves it, bound to 127.0.0.1.
@@ -33,6 +34,8 @@ from ..errors import InputError
 from ..rules.stats import game_stats
 
 PNG_SCALE = 150 / 72   # 150 dpi: sharp on screen, quick to draw
+ZOOMED_SCALE = 300 / 72   # a face opened large (/face/<draw key>@2x.png): twice as sharp
+ZOOMED = "@2x"
 IDLE_SECONDS = 15.0    # a connection that sends nothing for this long is closed
 REQUEST_SECONDS = 60.0  # the longest one request may take, from waiting for it to the last byte sent
 
@@ -84,16 +87,19 @@ class Preview:
         with self.lock:
             return {"version": self.version, "games": [self.stats[g] for g in sorted(self.stats)]}
 
-    def png(self, draw_key: str) -> bytes | None:
+    def png(self, draw_key: str, zoomed: bool = False) -> bytes | None:
+        """A face's PNG at PNG_SCALE, or (`zoomed`: the page's face opened large) at ZOOMED_SCALE."""
+        name = draw_key + ZOOMED if zoomed else draw_key
         with self.lock:
-            if draw_key in self.pngs:
-                return self.pngs[draw_key]
+            if name in self.pngs:
+                return self.pngs[name]
             found = next((pages[draw_key] for pages in self.pages.values() if draw_key in pages), None)
         if found is None:
             return None
-        data = _rasterise(*found)
+        pdf, page = found
+        data = _rasterise(pdf, page, ZOOMED_SCALE if zoomed else PNG_SCALE)
         with self.lock:
-            self.pngs[draw_key] = data
+            self.pngs[name] = data
         return data
 
 
@@ -127,10 +133,10 @@ def _snapshot(rendered) -> dict:
             "title": rendered.game.title, "decks": list(decks.values())}
 
 
-def _rasterise(pdf: bytes, page: int) -> bytes:
+def _rasterise(pdf: bytes, page: int, scale: float) -> bytes:
     from ..exports.raster import page_png  # holds the PDFium lock: one face at a time
 
-    return page_png(pdf, page, PNG_SCALE)
+    return page_png(pdf, page, scale)
 
 
 def allowed_hosts(port: int) -> set[str]:
@@ -192,7 +198,8 @@ def serve(preview: Preview, port: int = 8000, idle_seconds: float = IDLE_SECONDS
             elif path == "/stats.json":
                 self._send(200, "application/json", json.dumps(preview.stats_state()).encode())
             elif path.startswith("/face/") and path.endswith(".png"):
-                data = preview.png(Path(path).stem)
+                stem = Path(path).stem
+                data = preview.png(stem.removesuffix(ZOOMED), zoomed=stem.endswith(ZOOMED))
                 if data is None:
                     self._send(404, "text/plain", b"no such face (rebuilt since?)")
                 else:
@@ -228,16 +235,23 @@ header input{flex:0 1 24em;padding:.35em .6em;font-size:1em;border-radius:4px;bo
 #errors:empty{display:none}
 h2{margin:1em 1em .2em} h3{margin:.8em 1em .3em;font-weight:600}
 .deck{display:flex;flex-wrap:wrap;gap:.8em;padding:0 1em}
-.component{background:#fff;border-radius:6px;padding:.4em;box-shadow:0 1px 3px #0002;font-size:.8em;max-width:22em}
-.component img{height:180px;margin:2px;vertical-align:top}
+.component{background:#fff;border-radius:6px;padding:.4em;box-shadow:0 1px 3px #0002;font-size:.8em;max-width:max(22em,calc(var(--face) * 1.6))}
+:root{--face:180px}
+.component img{height:var(--face);margin:2px;vertical-align:top;cursor:zoom-in}
+header label{font-size:.9em;display:flex;gap:.4em;align-items:center}
+#big{position:fixed;inset:0;background:#000c;display:flex;align-items:center;justify-content:center;z-index:2;cursor:zoom-out}
+#big img{height:94vh;max-width:96vw;object-fit:contain}
+#big.hidden{display:none}
 .component .name{font-weight:600;margin:.2em}
 .hidden{display:none}
 </style></head>
 <body><header><strong>pnp preview</strong><input id="search" type="search" placeholder="Search cards" autofocus>
 <select id="lang" class="hidden" title="Language of the editions shown"></select>
+<label title="Zoom the faces (+ and - keys); click a face to see it large">zoom
+<input id="zoom" type="range" min="60" max="600" step="20" value="180"></label>
 <a href="/stats" style="color:#fff">stats</a>
 <span id="status">connecting...</span></header>
-<div id="errors"></div><main id="games"></main>
+<div id="errors"></div><main id="games"></main><div id="big" class="hidden"><img alt=""></div>
 <script>
 let version = -1, state = null, lang = "";
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]))}
@@ -285,6 +299,30 @@ async function poll(){
   } catch (e) { document.getElementById("status").textContent = "preview server stopped"; }
   setTimeout(poll, 400);
 }
+const zoom = document.getElementById("zoom"), big = document.getElementById("big");
+function setZoom(v){
+  v = Math.max(+zoom.min, Math.min(+zoom.max, Math.round(+v / 20) * 20 || 180));
+  zoom.value = v;
+  document.documentElement.style.setProperty("--face", v + "px");
+  try { localStorage.setItem("pnp-zoom", v); } catch (e) {}
+}
+function closeBig(){ big.classList.add("hidden"); }
+zoom.addEventListener("input", e => setZoom(e.target.value));
+document.getElementById("games").addEventListener("click", e => {
+  if (e.target.tagName !== "IMG") return;
+  const img = big.querySelector("img");
+  img.src = e.target.getAttribute("src").replace(/\\.png$/, "@2x.png");
+  img.alt = e.target.alt;
+  big.classList.remove("hidden");
+});
+big.addEventListener("click", closeBig);
+document.addEventListener("keydown", e => {
+  if (e.key === "Escape") closeBig();
+  else if (e.target.id === "search") return;
+  else if (e.key === "+" || e.key === "=") setZoom(+zoom.value + 40);
+  else if (e.key === "-") setZoom(+zoom.value - 40);
+});
+try { setZoom(localStorage.getItem("pnp-zoom") || 180); } catch (e) { setZoom(180); }
 document.getElementById("search").addEventListener("input", filter);
 document.getElementById("lang").addEventListener("change", e => { lang = e.target.value; draw(); });
 poll();
