@@ -45,6 +45,11 @@ class Hyphenation:
     rules: Rules = OTHER
     protected: frozenset = frozenset()
 
+    def key(self) -> str:
+        """What the faces' cache keys take of it: the rules and the protected words."""
+        r = self.rules
+        return f"hyphenation {self.lang} {r.min_word} {r.before} {r.after} {' '.join(sorted(self.protected))}\n"
+
     def points(self, word: str, sentence_start: bool = False) -> tuple[int, ...]:
         """Offsets in `word` (punctuation and all) where it may break with a hyphen."""
         lead, core, _ = _CORE.match(word).groups()

@@ -28,6 +28,7 @@ from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
 from .faces import FontsUsed, draw_faces
+from .hyphenate import for_game as hyphenation_of
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
 from .jinja_errors import plain_message, template_line
@@ -141,8 +142,9 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     problems.extend(Problem(f"{shown_fonts}/{path.name}", message) for path, message in unusable)
     # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
     game_fonts = None if unusable else (str(game.templates_dir), shown_fonts)
+    hyphenation = hyphenation_of(game)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons,
-                        game.meta.get("language", "en"))
+                        game.meta.get("language", "en"), hyphenation)
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
     deadline = session.limits.deadline("rendering the face")
@@ -158,7 +160,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     keywords = glossary_of(game).keywords   # :kw[Name]: in card text, printed with its reminder
     words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       lambda: SALT + words)
+                       lambda: SALT + words + hyphenation.key())
     for deck in game.decks:
         deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context)
