@@ -52,7 +52,7 @@ class Hyphenation:
 
     def points(self, word: str, sentence_start: bool = False) -> tuple[int, ...]:
         """Offsets in `word` (punctuation and all) where it may break with a hyphen."""
-        lead, core, _ = _CORE.match(word).groups()
+        lead, core = _split(word)
         if not core or core in self.protected or (
                 not sentence_start and core[:1].isupper() and _base(self.lang) not in NOUNS_CAPITALISED):
             return ()
@@ -62,6 +62,12 @@ class Hyphenation:
                 out += [at + p for p in _positions(part, self.lang, self.rules)]
             at += len(part)
         return tuple(out)
+
+
+def _split(word: str) -> tuple[str, str]:
+    """The punctuation before a word, and the word without what is around it."""
+    found = _CORE.match(word)
+    return (found.group(1), found.group(2)) if found else ("", word)
 
 
 def _base(lang: str) -> str:
@@ -94,7 +100,7 @@ def _positions(word: str, lang: str, rules: Rules) -> tuple[int, ...]:
 
 def protected_words(names) -> frozenset:
     """Every word of these names (card and deck names, terms), as printed."""
-    return frozenset(w for name in names for w in (_CORE.match(p).group(2) for p in str(name).split()) if w)
+    return frozenset(w for name in names for w in (_split(p)[1] for p in str(name).split()) if w)
 
 
 def for_game(game) -> Hyphenation:

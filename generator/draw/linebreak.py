@@ -10,9 +10,11 @@ full each line is.
 Total fit finds the breaks whose sum of demerits is least: a line's demerits grow with the
 cube of its slack (ragged right: the slack is measured against `stretch` of the line, as
 TeX's \\rightskip stretch), a hyphenated end adds `hyphen`, a second in a row `double`, a
-third is never chosen, and the last word is never hyphenated. So a word is hyphenated only
-where the line would otherwise be much shorter than its box (about 5 % of the line, 8 mm
-on A4: the values were chosen on the shipped rulebooks, docs/typography.md). Written here rather than taken
+break that leaves or carries only two letters `short` (typographers avoid them: "eben-so"),
+a third hyphenated line in a row is never chosen, and the last word is never hyphenated.
+So a word is hyphenated only where the line would otherwise be much shorter than its box
+(by some 6.5 % of the line, 11 mm on A4: the values were chosen on the shipped rulebooks,
+docs/typography.md). Written here rather than taken
 from PyPI: the two packages there (`justified` 0.1, 2016, fixed-width type only; `pyparagraph`
 0.0.7, 2022, drawing on PIL images) are neither kept nor able to take another engine's widths.
 """
@@ -29,15 +31,17 @@ OVERFULL = 1e12    # a word wider than its line: it stands alone, whatever it co
 class Word:
     width: float
     space: float = 0.0           # after it (none after the last)
-    cuts: tuple = ()             # ((head with its hyphen, tail), ...) widths, in order
+    cuts: tuple = ()             # ((head with its hyphen, tail, short), ...): widths in order, and
+    #                              whether the break leaves or carries fewer than three letters
 
 
 @dataclass(frozen=True)
 class Settings:
-    stretch: float = 0.06        # of the line: slack this large is badness 100
+    stretch: float = 0.07        # of the line: slack this large is badness 100
     line: float = 10.0           # demerits every line costs (fewer lines, all else equal)
-    hyphen: float = 4000.0       # demerits of a line ending in a hyphen: worth it only against
-    double: float = 4000.0       # slack of about 5 % of the line; more for a second in a row
+    hyphen: float = 8000.0       # demerits of a line ending in a hyphen: worth it only against
+    double: float = 8000.0       # slack of about 6.5 % of the line; more for a second in a row
+    short: float = 8000.0        # more for a break that leaves or carries two letters ("eben-so")
     in_a_row: int = 2            # hyphenated lines in a row, at most
 
 
@@ -99,6 +103,8 @@ def total_fit(words: list[Word], widths, settings: Settings = Settings()) -> lis
                         continue
                 else:
                     cost = 0.0 if n == last else _demerits(natural, width, q[1] != END, run, settings)
+                    if q[1] != END and n != last and words[q[0]].cuts[q[1]][2:3] == (True,):
+                        cost += settings.short
                 tried = True
                 hyphenated = q[1] != END and n != last
                 key = (n, run + 1 if hyphenated else 0)

@@ -291,7 +291,8 @@ class Engine:
         if found is not None:
             return found
         if spec.hyphens is None and spec.hyphenate:   # words are hyphenated only when they must be
-            attempts = (replace(spec, hyphenate=False, hyphens=(), hyphenation=None), spec, replace(spec, last_words=True))
+            whole = replace(spec, hyphenate=False, hyphens=(), hyphenation=None)
+            attempts = (whole, spec, replace(spec, last_words=True))
             for n, attempt in enumerate(attempts):
                 try:
                     return self._remember(self._fits, key, self._fit(attempt, h, min_size, max_lines))

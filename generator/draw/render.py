@@ -28,9 +28,9 @@ from .bundles import SVGTexts
 from .drawkey import SALT, _fonts_digest, _game_fonts_digest
 from .facecache import Bundles
 from .faces import FontsUsed, draw_faces
-from .hyphenate import for_game as hyphenation_of
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
+from .hyphenate import for_game as hyphenation_of
 from .jinja_errors import plain_message, template_line
 from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for

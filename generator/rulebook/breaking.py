@@ -48,6 +48,10 @@ def _width(text: str, owner: list, a: int, b: int) -> float:
     return out
 
 
+def _short(part: str) -> bool:
+    return sum(ch.isalpha() for ch in part) < 3
+
+
 def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[tuple[int, int, tuple, bool]]]:
     """The paragraph's words (draw/linebreak.Word) and where each lies in its plain text:
     (start, end, the offsets of its allowed hyphenations, whether a line must end after it)."""
@@ -69,7 +73,7 @@ def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[t
         cuts = () if last or hyphenation is None else hyphenation.points(text[a:b], starts)
         heads = tuple((_width(text, owner, a, a + c) + stringWidth("-", owner[a + c - 1].fontName,
                                                                       owner[a + c - 1].fontSize),
-                       _width(text, owner, a + c, b)) for c in cuts)
+                       _width(text, owner, a + c, b), _short(text[a:a + c]) or _short(text[a + c:b])) for c in cuts)
         space = 0.0 if last else stringWidth(" ", owner[b].fontName, owner[b].fontSize) if b < len(owner) else 0.0
         words.append(Word(_width(text, owner, a, b), space, heads))
         where.append((a, b, cuts, last))
