@@ -97,7 +97,7 @@ def main(argv: list[str]) -> None:
         for edition in editions:
             found = compare(edition)
             if found:
-                cells = ["{:5} {:5.2f} {:.3f} (mean {:.3f})".format(*found[k]) for k in ("first", "total")]
+                cells = ["{:5} {:5.2f} {:.4f} (mean {:.3f})".format(*found[k]) for k in ("first", "total")]
                 print(f"{game_id:22} {edition.language:4} {cells[0]:38} {cells[1]}")
     if len(argv) == 2:
         pdfs(Path(argv[0]), Path(argv[1]))
