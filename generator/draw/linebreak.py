@@ -13,7 +13,7 @@ TeX's \\rightskip stretch), a hyphenated end adds `hyphen`, a second in a row `d
 break that leaves or carries only two letters `short` (typographers avoid them: "eben-so"),
 a third hyphenated line in a row is never chosen, and the last word is never hyphenated.
 So a word is hyphenated only where the line would otherwise be much shorter than its box
-(by some 5 % of the line, 9 mm on A4: the values were chosen on the shipped rulebooks,
+(by some 6.5 % of the line, 11 mm on A4: the values were chosen on the shipped rulebooks,
 docs/typography.md). Written here rather than taken
 from PyPI: the two packages there (`justified` 0.1, 2016, fixed-width type only; `pyparagraph`
 0.0.7, 2022, drawing on PIL images) are neither kept nor able to take another engine's widths.
@@ -37,11 +37,11 @@ class Word:
 
 @dataclass(frozen=True)
 class Settings:
-    stretch: float = 0.06        # of the line: slack this large is badness 100
+    stretch: float = 0.07        # of the line: slack this large is badness 100
     line: float = 10.0           # demerits every line costs (fewer lines, all else equal)
-    hyphen: float = 6000.0       # demerits of a line ending in a hyphen: worth it only against
-    double: float = 6000.0       # slack of about 5 % of the line; more for a second in a row
-    short: float = 8000.0        # more for a break that leaves or carries two letters ("eben-so")
+    hyphen: float = 8000.0       # demerits of a line ending in a hyphen: worth it only against
+    double: float = 8000.0       # slack of about 6.5 % of the line; more for a second in a row
+    short: float = 16000.0       # more for a break that leaves or carries two letters ("eben-so")
     in_a_row: int = 2            # hyphenated lines in a row, at most
 
 
