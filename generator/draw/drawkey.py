@@ -31,7 +31,7 @@ from .pangobridge import versions
 
 SALT = (f"pnp {__version__} cairosvg {cairosvg.__version__} cairo {cairo.cairo_version_string()} "
         f"{' '.join(f'{k} {v}' for k, v in sorted(versions().items()))} pyphen {version('pyphen')} "
-        "bundles 1 exact pages 1 pango text 2\n")
+        "bundles 1 exact pages 1 pango text 1\n")
 _HREF = re.compile(r"""href\s*=\s*["']([^"']+)["']""")
 
 
