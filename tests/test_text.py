@@ -109,13 +109,15 @@ def test_a_long_german_word_is_hyphenated_in_a_narrow_box_at_a_fixed_size(setter
         setter.svg(word, x=5, y=5, w=22, h=30, size=4, lang="de", hyphenate=False)
 
 
-def test_hyphenating_comes_before_shrinking(setter):
-    text = "Unverzichtbare Spielregeln"
+def test_shrinking_within_its_range_comes_before_hyphenating(setter):
+    """Issue 39: card text shrinks within its allowed range before it hyphenates (Meteor's
+    "differ-ent", Meta Olympia's "spon-sors" fitted a little smaller without a break)."""
+    text = "Unverzichtbare Spielregeln gelten"
     spec = setter.spec(text, w=18, size=4, lang="de")
     fitted = setter.engine.fit(spec, 30, 2)
-    assert fitted.spec.size == 4 and fitted.spec.hyphens   # hyphenated at full size
-    plain = setter.engine.fit(setter.spec(text, w=18, size=4, lang="de", hyphenate=False), 30, 2)
-    assert plain.spec.size < 4                              # without hyphens it had to shrink
+    assert fitted.spec.size < 4 and not fitted.spec.hyphens   # smaller, every word whole
+    floor = setter.engine.fit(spec, 30, 4)                       # no room to shrink: it hyphenates
+    assert floor.spec.size == 4 and floor.spec.hyphens
 
 
 def test_arabic_is_drawn_right_to_left_in_joined_forms(setter):

@@ -1,8 +1,9 @@
 """Text laid out by Pango: one engine measures and draws, so "fits" means fits.
 
 In: a `Spec` (pnp markup, a box width, font, size, leading, alignment, language, OpenType
-features, letter-spacing, hyphenation) and the fonts a game may use. Out: `Engine.fit`, the
-largest size at which the text fits a box (hyphenating before shrinking) and the spec that
+features, letter-spacing, hyphenation by the typographer's rules: hyphenate.py) and the fonts
+a game may use. Out: `Engine.fit`, the largest size at which the text fits a box (shrinking
+within its range before hyphenating) and the spec that
 draws exactly that; the laid out block's height, its inline icons' boxes, the characters no
 font has and the glyph clusters it draws (for the primer page, bundlepdf.py); and
 `Engine.draw`, which shows the layout on a cairo context (the face CairoSVG is drawing).
@@ -25,11 +26,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
-import pyphen
 from cachetools import LRUCache
 
 from . import pangobridge as pb
 from .fonts import fontconfig_rules
+from .hyphenate import Hyphenation, rules_for
 from .markup import Run, TextDoesNotFit, parse
 
 NOMINAL = 10.0          # the font size every layout is made at
@@ -63,11 +64,13 @@ class Spec:
     hyphenate: bool = True       # insert soft hyphens from the language's dictionary
     hyphens: tuple | None = None  # or exactly these: offsets in the text without soft hyphens
     icons: tuple = ()            # ((name, width / height), ...) of the icons the text uses
+    hyphenation: Hyphenation | None = None   # the game's rules and protected words (None: the language's)
+    last_words: bool = False     # a paragraph's last word may be hyphenated too (when nothing else fits)
 
     def shaped(self) -> tuple:
         """What the layout itself depends on (not the size or width it is wrapped to)."""
         return (self.text, self.family, self.bold, self.leading, self.align, self.lang, self.features,
-                self.letter_spacing, self.hyphenate, self.hyphens, self.icons)
+                self.letter_spacing, self.hyphenate, self.hyphens, self.icons, self.hyphenation, self.last_words)
 
 
 @dataclass
@@ -97,16 +100,9 @@ def parsed(text: str):
 
 
 @lru_cache(maxsize=16)
-def hyphenator(lang: str):
-    """Pyphen's dictionary for a language (its nearest: de-AT uses de), or None."""
-    name = pyphen.language_fallback(lang.replace("-", "_"))
-    return pyphen.Pyphen(lang=name) if name else None
-
-
-@lru_cache(maxsize=8192)
-def _breaks(word: str, lang: str) -> tuple[int, ...]:
-    dictionary = hyphenator(lang)
-    return tuple(dictionary.positions(word)) if dictionary and len(word) > 4 else ()
+def language_hyphenation(lang: str) -> Hyphenation:
+    """A language's hyphenation with its default rules and no protected words."""
+    return Hyphenation(lang, rules_for(lang))
 
 
 class Engine:
@@ -191,14 +187,15 @@ class Engine:
         styled = dict(spec.features)
         wanted = set(spec.hyphens or ())
         by_dictionary = spec.hyphens is None and spec.hyphenate and not spec.letter_spacing
+        rules = spec.hyphenation or language_hyphenation(spec.lang)
         paragraphs = parsed(spec.text)
         out, icons, hyphens, offset = [], [], [], 0
         for p, words in enumerate(paragraphs):
             if p:
                 out.append("\n\n")
                 offset += 2
-            after_break = True
-            for word in words:
+            after_break, sentence = True, True
+            for n, word in enumerate(words):
                 if word[0].text == "\n":
                     out.append(LINE_SEPARATOR)
                     offset += 1
@@ -209,7 +206,9 @@ class Engine:
                     offset += 1
                 after_break = False
                 joined = "".join(r.text for r in word if not r.icon)
-                cuts = set(_breaks(joined, spec.lang)) if by_dictionary else None
+                last = n == len(words) - 1 or words[n + 1][0].text == "\n"   # a paragraph's last word stays whole
+                cuts = set(rules.points(joined, sentence)) if by_dictionary and (spec.last_words or not last) else None
+                sentence = joined[-1:] in (".", "!", "?", ":")
                 at = 0   # offset in `joined`
                 for run in word:
                     if run.icon:
@@ -279,10 +278,12 @@ class Engine:
     def fit(self, spec: Spec, h: float, min_size: float, max_lines: int | None = None) -> Fitted:
         """The largest size, in steps of 1 % of `spec.size` down to `min_size`, at which the
         text fits `spec.width` x `h` (bisected: fitting gets easier as the size goes down).
-        Text that fits at `spec.size` as it is keeps its words whole; otherwise every soft
-        hyphen the dictionary allows is available at every size, so a word is hyphenated
-        before the text is shrunk. The spec returned keeps only the soft hyphens
-        its lines break at (the text layer carries no others), and draws the same lines.
+        Text that fits at some size down to `min_size` with its words whole keeps them whole
+        (it shrinks within its range before it hyphenates); otherwise every soft hyphen the
+        typographer's rules allow (hyphenate.py, but in a paragraph's last word, unless
+        nothing fits without) is available at every size. The spec
+        returned keeps only the soft hyphens its lines break at (the text layer carries no
+        others), and draws the same lines.
 
         :raises TextDoesNotFit: when it does not fit even at `min_size`.
         """
@@ -291,10 +292,17 @@ class Engine:
         if found is not None:
             return found
         if spec.hyphens is None and spec.hyphenate:   # words are hyphenated only when they must be
-            whole = replace(spec, hyphenate=False, hyphens=())
-            fits = self._measure(self.laid(whole), whole, h, max_lines)
-            if fits is not None:
-                return self._remember(self._fits, key, fits)
+            whole = replace(spec, hyphenate=False, hyphens=(), hyphenation=None)
+            attempts = (whole, spec, replace(spec, last_words=True))
+            for n, attempt in enumerate(attempts):
+                try:
+                    return self._remember(self._fits, key, self._fit(attempt, h, min_size, max_lines))
+                except TextDoesNotFit:
+                    if n == len(attempts) - 1:
+                        raise
+        return self._remember(self._fits, key, self._fit(spec, h, min_size, max_lines))
+
+    def _fit(self, spec: Spec, h: float, min_size: float, max_lines: int | None) -> Fitted:
         laid = self.laid(spec)
         step = max(spec.size * 0.01, 0.01)
         n = max(0, int((spec.size - min_size - 1e-9) // step) + 1)
@@ -317,7 +325,7 @@ class Engine:
             raise TextDoesNotFit(f"text does not fit its {spec.width:g} x {h:g} mm box even at the minimum size "
                                  f"{min_size:g}")
         self._wrap(laid, best.spec)
-        return self._remember(self._fits, key, self._keep_used_hyphens(laid, best, h, max_lines))
+        return self._keep_used_hyphens(laid, best, h, max_lines)
 
     def _keep_used_hyphens(self, laid: Laid, best: Fitted, h: float, max_lines) -> Fitted:
         """The fitted spec with only the soft hyphens its lines break at, when that gives the
@@ -326,10 +334,10 @@ class Engine:
         starts = [start for start, _, _ in pb.lines(laid.layout)]
         used = tuple(laid.hyphen_at[s - 2] for s in starts if s - 2 in laid.hyphen_at)
         plain = [self._plain(laid, s) for s in starts]
-        lean = replace(best.spec, hyphenate=False, hyphens=used)
+        lean = replace(best.spec, hyphenate=False, hyphens=used, hyphenation=None, last_words=False)
         again = self.laid(lean)
         if [self._plain(again, s) for s, _, _ in pb.lines(again.layout)] != plain:
-            lean = replace(best.spec, hyphenate=False, hyphens=every)
+            lean = replace(best.spec, hyphenate=False, hyphens=every, hyphenation=None, last_words=False)
             again = self.laid(lean)
         return self._measure(again, lean, float("inf"), None) or best
 

@@ -33,6 +33,7 @@ from .faceunits import in_print_units
 from .fontnotes import family_line, font_notes
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
+from .hyphenate import for_game as hyphenation_of
 from .jinja_errors import plain_message, template_line
 from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for
@@ -165,8 +166,9 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
     system = game.meta.get("fonts") == "system"   # "system" third: the machine's fonts too
     game_fonts: tuple | None = None if unusable else (str(game.templates_dir), shown_fonts, *(("system",) * system))
+    hyphenation = hyphenation_of(game)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1], system) if game_fonts else shipped(), icons,
-                        game.meta.get("language", "en"))
+                        game.meta.get("language", "en"), hyphenation)
     notes = font_notes(game, setter.fonts)
     problems.extend(p for p in notes if p.severity == "error")
     deadline = session.limits.deadline("rendering the face")
@@ -183,7 +185,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     keywords = glossary_of(game).keywords   # :kw[Name]: in card text, printed with its reminder
     words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       lambda: SALT + words)
+                       lambda: SALT + words + hyphenation.key())
     for deck in game.decks:
         deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context)

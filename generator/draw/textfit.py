@@ -97,10 +97,11 @@ SETTING = FIELDS - FITTING   # what spec() takes besides the width
 class TextSetter:
     """Lays out card text in the shipped fonts (and a game's own), with a game's icons inline."""
 
-    def __init__(self, fonts: FontSet, icons: dict[str, Icon], lang: str = "en"):
+    def __init__(self, fonts: FontSet, icons: dict[str, Icon], lang: str = "en", hyphenation=None):
         self.fonts = fonts
         self.icons = icons
         self.lang = lang
+        self.hyphenation = hyphenation   # the game's (hyphenate.for_game): its rules, the words it protects
         self.engine = engine_for(fonts)
 
     def spec(self, text, *, w, **style) -> Spec:
@@ -135,7 +136,8 @@ class TextSetter:
         return Spec(str(text), float(w), float(style.size),
                     face.family if name.lower() == face.family.lower() else name,
                     bool(bold), float(style.leading), style.align, lang, features, float(style.letter_spacing),
-                    bool(style.hyphenate), None, icons)
+                    bool(style.hyphenate), None, icons,
+                    self.hyphenation if self.hyphenation is not None and lang == self.hyphenation.lang else None)
 
     def svg(self, text, *, x, y, w, h, **style):
         """Fit `text` into the box and return the SVG that draws it: the keywords of

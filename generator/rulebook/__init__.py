@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape
 from ..data.editions import direction_of
 from ..draw.fonts import shipped
 from ..draw.glyphs import missing_message, needs_pango
+from ..draw.hyphenate import for_game as hyphenation_of
 from ..errors import InputError, Problem
 from ..guard import read_text_inside
 from ..layout.forms import bundle_identity
@@ -113,7 +114,7 @@ def layout_rulebook(game, rendered, paper: str, session: Session) -> RulebookPDF
     # face it shows as the sheets have it (bundle bytes and page)
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
     whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms,
-                  _stamp(rendered), words))
+                  _stamp(rendered), words, hyphenation_of(game).key()))
     book = _Book(game, blocks, figure_faces, paper, cover, words)
     return memo.derived(("rulebook", whole), lambda: _placed(book, faces, rendered, session), few=True)
 

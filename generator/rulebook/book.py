@@ -31,6 +31,7 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..data.editions import direction_of
 from ..draw.glyphs import needs_pango
+from ..draw.hyphenate import for_game
 from ..rendermemo import Kept
 from ..session import Session
 from ..units import paper_size
@@ -132,7 +133,7 @@ class Rulebook(BaseDocTemplate):
                                drawn=self._drawn)
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
-        self.st = styles(game.meta.get("language", "en"))
+        self.st = styles(game.meta.get("language", "en"), for_game(game))
 
     def handle_documentBegin(self):
         # multiBuild lays the book out until the contents settle; keep the last pass's headings

@@ -1,7 +1,8 @@
 """The rulebook's look: paragraph and table styles in the shipped fonts.
 
-In: the game's language (BCP 47). Out: reportlab paragraph styles. Running text (body,
-lists, quotes) is hyphenated by the language's Pyphen dictionary; headings, titles,
+In: the game's language (BCP 47) and its hyphenation (draw/hyphenate.py). Out: reportlab
+paragraph styles. Running text (body, lists, quotes) is broken as whole paragraphs and
+hyphenated by the typographer's rules (breaking.py: the style's `whole`); headings, titles,
 captions, contents and table cells are shaped by HarfBuzz (reportlab's `shaping`, through
 uharfbuzz: kerning; no ligatures, see rlbridge.py). reportlab 5.1 cannot do both to one paragraph (it
 garbles a shaped word it hyphenates), so running text is hyphenated and the rest shaped.
@@ -9,12 +10,12 @@ Table cells never break inside a word (`splitLongWords` off; book.py gives every
 the room of its longest word)."""
 from __future__ import annotations
 
-import pyphen
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase.pdfmetrics import registerFontFamily
 
+from ..draw.hyphenate import Hyphenation, rules_for
 from ..layout.pdfpage import register
 
 INK = colors.HexColor("#2b2233")
@@ -38,18 +39,15 @@ def fonts() -> dict:
     return {"text": "Lato", "head": "EB Garamond", **lato, "garamond": garamond, "garamond_italic": garamond_italic}
 
 
-def hyphenation(lang: str) -> str:
-    """Pyphen's dictionary for a BCP 47 language tag (its nearest: de-AT uses de), or ''."""
-    return pyphen.language_fallback(str(lang).replace("-", "_")) or ""
-
-
-def styles(lang: str = "en") -> dict[str, ParagraphStyle]:
+def styles(lang: str = "en", hyphenation: Hyphenation | None = None) -> dict[str, ParagraphStyle]:
+    """The book's styles; running text is broken by breaking.py with `hyphenation` (else the
+    language's rules, no words protected)."""
     f = fonts()
     shaped = ParagraphStyle("shaped", fontName=f["normal"], fontSize=9.6, leading=13.4, textColor=INK,
                             shaping=1, hyphenationLang="")
     plain = ParagraphStyle("plain", parent=shaped, shaping=0)
-    body = ParagraphStyle("body", parent=plain, spaceAfter=5.5, hyphenationLang=hyphenation(lang),
-                          embeddedHyphenation=1, uriWasteReduce=0.3)
+    body = ParagraphStyle("body", parent=plain, spaceAfter=5.5, embeddedHyphenation=1, uriWasteReduce=0.3,
+                          whole=hyphenation or Hyphenation(str(lang), rules_for(str(lang))))
     return {
         "body": body,
         "quote": ParagraphStyle("quote", parent=body, leftIndent=14, textColor=ACCENT,

@@ -12,6 +12,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import ListFlowable, ListItem, Paragraph, Table, TableStyle
 
+from .breaking import WholeParagraph
 from .source import plain_text
 from .styles import ACCENT, HEAD_BG, RULE, STRIPE, fonts
 
@@ -22,8 +23,12 @@ INDENT = 14           # pt a list item stands in from its bullet's side
 
 
 def para(markup: str, style: ParagraphStyle, text=None):
-    """A paragraph set by reportlab, or by Pango in a book that `text` sets."""
-    return text.para(markup, style) if text is not None else Paragraph(markup, style)
+    """A paragraph set by reportlab (running text broken as a whole: breaking.py), or by Pango
+    in a book that `text` sets."""
+    if text is not None:
+        return text.para(markup, style)
+    whole = getattr(style, "whole", None)
+    return WholeParagraph(markup, style, hyphenation=whole) if whole is not None else Paragraph(markup, style)
 
 
 def listing(block, st, text=None) -> ListFlowable:

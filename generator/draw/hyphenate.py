@@ -1,0 +1,120 @@
+"""Where a word may break at a line's end, by the typographer's rules of its language.
+
+In: a word, whether it starts a sentence, and a `Hyphenation`: the language, its rules (the
+shortest word hyphenated, the fewest letters before and after the break: `DEFAULTS`, which a
+game's `print: hyphenation` overrides) and the words the game protects (its card and deck
+names, glossary terms and keywords, words.txt's names: `for_game`). Out:
+`Hyphenation.points(word)`, the offsets the word may break at: the dictionary's own patterns
+(Pyphen's, LibreOffice's hyphenation dictionaries; bare `en` reads TeX's American patterns,
+en_US, as TeX does), never in a word in capitals, in a protected word, or (where nouns are
+not capitalised) in a capitalised word inside a sentence: a name. An existing hyphen is a
+break of its own: each part of "non-dealer" is a word. Sources of the defaults:
+docs/typography.md.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pyphen
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The shortest word hyphenated and the fewest letters left before and carried after a break."""
+    min_word: int = 6
+    before: int = 2
+    after: int = 2
+
+
+# TeX's \lefthyphenmin / \righthyphenmin per language (plain TeX and the LibreOffice dictionaries
+# say 2/3 for English, TeX Live's German patterns 2/2; French 2/3, stricter than TeX Live's 2/2),
+# and 6 letters as the shortest word (docs/typography.md).
+DEFAULTS = {"en": Rules(6, 2, 3), "de": Rules(6, 2, 2), "fr": Rules(6, 2, 3)}
+OTHER = Rules(6, 2, 2)                      # a language without a default of its own
+DICTIONARIES = {"en": "en_US"}              # the patterns TeX itself reads for English
+NOUNS_CAPITALISED = frozenset({"de", "lb"})  # a capital inside a sentence is no sign of a name there
+_CORE = re.compile(r"^(\W*)(.*?)(\W*)$", re.S)
+
+
+@dataclass(frozen=True)
+class Hyphenation:
+    """A language's hyphenation as a game sets it (hashable: a text box's spec carries it)."""
+    lang: str
+    rules: Rules = OTHER
+    protected: frozenset = frozenset()
+
+    def key(self) -> str:
+        """What the faces' cache keys take of it: the rules and the protected words."""
+        r = self.rules
+        return f"hyphenation {self.lang} {r.min_word} {r.before} {r.after} {' '.join(sorted(self.protected))}\n"
+
+    def points(self, word: str, sentence_start: bool = False) -> tuple[int, ...]:
+        """Offsets in `word` (punctuation and all) where it may break with a hyphen."""
+        lead, core = _split(word)
+        if not core or core in self.protected or (
+                not sentence_start and core[:1].isupper() and _base(self.lang) not in NOUNS_CAPITALISED):
+            return ()
+        out, at = [], len(lead)
+        for part in re.split(r"([-\u2010\u2011])", core):
+            if part and part not in "-\u2010\u2011" and part not in self.protected:
+                out += [at + p for p in _positions(part, self.lang, self.rules)]
+            at += len(part)
+        return tuple(out)
+
+
+def _split(word: str) -> tuple[str, str]:
+    """The punctuation before a word, and the word without what is around it."""
+    found = _CORE.match(word)
+    return (found.group(1), found.group(2)) if found else ("", word)
+
+
+def _base(lang: str) -> str:
+    return lang.replace("_", "-").split("-")[0].lower()
+
+
+def rules_for(lang: str, settings=None) -> Rules:
+    """The rules for `lang`: its default, with what a game's `print: hyphenation` sets for it."""
+    base = DEFAULTS.get(_base(lang), OTHER)
+    given = (settings or {}).get(lang) or (settings or {}).get(_base(lang)) or {}
+    return Rules(**{**base.__dict__, **{str(k): int(v) for k, v in given.items()}})
+
+
+@lru_cache(maxsize=16)
+def dictionary(lang: str, before: int, after: int):
+    """Pyphen's dictionary for a language (its nearest: de-AT uses de), or None."""
+    tag = lang.replace("-", "_")
+    name = DICTIONARIES.get(tag) or pyphen.language_fallback(tag)
+    return pyphen.Pyphen(lang=name, left=before, right=after) if name else None
+
+
+@lru_cache(maxsize=16384)
+def _positions(word: str, lang: str, rules: Rules) -> tuple[int, ...]:
+    letters = sum(ch.isalpha() for ch in word)
+    if letters < rules.min_word or letters != len(word) or word.isupper():
+        return ()
+    found = dictionary(lang, rules.before, rules.after)
+    return tuple(found.positions(word)) if found else ()
+
+
+def protected_words(names) -> frozenset:
+    """Every word of these names (card and deck names, terms), as printed."""
+    return frozenset(w for name in names for w in (_split(p)[1] for p in str(name).split()) if w)
+
+
+def for_game(game) -> Hyphenation:
+    """The hyphenation of a game's (or edition's) language: its rules and the words it protects."""
+    from ..data.glossary import glossary_of
+
+    lang = game.language
+    glossary = glossary_of(game)
+    names = [game.title, *(d.name for d in game.decks), *(c.name for d in game.decks for c in d.cards)]
+    for term in glossary.terms:
+        names += [term.name, *term.forms, *term.translations.values()]
+    for name, keyword in glossary.keywords.items():
+        names += [name, keyword.printed(lang)[0]]
+    for words in glossary.allowed.values():   # words.txt: the names the spelling check is told of
+        names += [w for w in words if w[:1].isupper()]
+    settings = (game.meta.get("print") or {}).get("hyphenation")
+    return Hyphenation(lang, rules_for(lang, settings), protected_words(names))
