@@ -79,6 +79,8 @@ READS: dict[str, Read] = {
     "icons": Read("the icon files of the template folders (their digests)", lambda i: ""),
     "language": Read("the edition's language", lambda i: i.language),
     "strings": Read("the edition's strings (i18n/<language>.yaml strings:)", _strings_word),
+    "text floor": Read("print: min_text_pt (a box that would shrink below it is refused)",
+                       lambda i: repr(getattr(i.setter, "floor", 0.0))),
 }
 
 
@@ -249,7 +251,7 @@ HELPERS: tuple[Helper, ...] = (
     _own("fill", "global", (FACE,), "Jinja inside card text expanded, with game, data and card",
          lambda i, env: _plain_helper("fill", _fill(i, env))),
     _own("textbox", "global", (FACE,), "text wrapped and shrunk to a box, from the fonts' real metrics",
-         lambda i, env: _plain_helper("textbox", _textbox(i, env)), reads=("fonts", "icons", "language")),
+         lambda i, env: _plain_helper("textbox", _textbox(i, env)), reads=("fonts", "icons", "language", "text floor")),
     _own("icon", "global", (FACE,), "an icon of the template folders in a box",
          lambda i, env: _plain_helper("icon", _icon(i, env)), reads=("icons",)),
     _own("t", "global", (FACE, RULEBOOK), "the edition's string, its {placeholders} filled",

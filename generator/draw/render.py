@@ -34,7 +34,7 @@ from .jinja_errors import plain_message, template_line
 from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for
 from .templates import CardTextError, TemplateLimit, TemplateOutside, render
-from .textfit import Icon, TextError, TextSetter, read_icon
+from .textfit import MIN_TEXT_PT, Icon, TextError, TextSetter, read_icon, small_text
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
 PNP_SHARED = Path(__file__).parents[1] / "assets" / "shared"  # pnp's own macros: used when a project has none
@@ -94,6 +94,11 @@ def render_game(game: Game, session: Session, guides: bool = False, cache=None, 
     warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
                          card=owners[key].card.id, severity="warning")
                  for key in svgs for message in _external(svgs, key, session.memo)]
+    floor = min_text_pt_of(game)
+    warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
+                         card=owners[key].card.id, severity="warning")
+                 for key in svgs for message in session.memo.derived(
+                     ("small text", floor, key), lambda key=key: tuple(small_text(svgs[key], floor)))]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
                         draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp)
 
@@ -110,6 +115,11 @@ def _picture_warnings(pictures: dict, owners: dict, policy: Policy) -> list[Prob
             found.append(Problem(rc.card.source.file, f"{side}: {message}", line=rc.card.source.line,
                                  card=rc.card.id, severity="warning"))
     return found
+
+
+def min_text_pt_of(game: Game) -> float:
+    """The legibility floor: game.yaml's `print: min_text_pt`, else 6 pt."""
+    return float((game.meta.get("print") or {}).get("min_text_pt", MIN_TEXT_PT))
 
 
 def _card_order(owners: dict, key: str) -> tuple:
@@ -142,7 +152,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None) 
     # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
     game_fonts = None if unusable else (str(game.templates_dir), shown_fonts)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1]) if game_fonts else shipped(), icons,
-                        game.meta.get("language", "en"))
+                        game.meta.get("language", "en"), min_text_pt_of(game))
     problems.extend(Problem(f"templates/{game.id}/fonts", f"font family '{family}' ships with pnp already: use "
                             "pnp's, or give the game's its own family name") for family in setter.fonts.clashes())
     deadline = session.limits.deadline("rendering the face")
