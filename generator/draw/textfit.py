@@ -24,6 +24,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from markupsafe import Markup
 
+from .bidi import ordered
 from .fonts import GENERIC, FontSet
 from .markup import TextDoesNotFit, TextError, parse
 from .pangotext import ALIGN, Spec, engine, parsed
@@ -137,7 +138,7 @@ class TextSetter:
             known = ", ".join(sorted(self.icons)) or "none"
             raise TextError(f"unknown icon ':{unknown[0]}:' (icons: {known})")
         icons = tuple((n, self.icons[n].aspect) for n in dict.fromkeys(names))
-        return Spec(str(text), float(w), float(style.size),
+        return Spec(ordered(str(text), lang), float(w), float(style.size),
                     face.family if name.lower() == face.family.lower() else name,
                     bool(bold), float(style.leading), style.align, lang, features, float(style.letter_spacing),
                     bool(style.hyphenate), None, icons)
