@@ -4,6 +4,8 @@ different fonts on a line. Each is read back from the PDF that is drawn."""
 from __future__ import annotations
 
 import ctypes
+import itertools
+import math
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
@@ -120,3 +122,52 @@ def test_text_of_different_fonts_on_one_line_shares_its_baseline():
              setter.svg("-2", x=60, y=20, w=10, h=5, family="Lato Black", size=4, valign="baseline")]
     baselines = [y / MM for _, _, y, _ in _chars(_face("".join(cells)))]
     assert len(baselines) == 13 and all(abs(y - 20) < 0.005 for y in baselines), baselines
+
+
+def _tokens(deck_id: str, size: float, bleed: float, n: int, backs: bool):
+    from types import SimpleNamespace as NS
+    deck = NS(id=deck_id, name=deck_id.title(), label=None, shape="circle", trim_w=size, trim_h=size, bleed=bleed,
+              orientation="pointy")
+    return [NS(deck=deck, card=NS(id=f"{deck_id}-{i}"), front=f"{deck_id}{i}f", back=f"{deck_id}{i}b" if backs else None)
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("backs", [False, True])
+def test_small_tokens_share_the_sheet_of_tokens_before_them_backs_registered(backs):
+    """Meta Olympia's case: 18 tokens of 25 mm leave most of their last sheet empty; two 16 mm
+    markers go there instead of onto a sheet of their own, clear of every cut path by two
+    bleeds, inside the margins; a marker's back (when it has one) lands where its front does
+    once the sheet is flipped on its long edge."""
+    from generator.layout.grid import MIN_MARGIN
+    from generator.layout.packing import MIN_GAP
+    from generator.layout.pages import _token_pages
+    from generator.layout.sharing import share_sheets
+    planned = _token_pages(_tokens("tokens", 25, 1.5, 18, True), "a4") + \
+        _token_pages(_tokens("markers", 16, 1.5, 2, backs), "a4")
+    assert [p.side for p in planned] == ["front", "back", "front"] + ["back"] * backs
+    shared = share_sheets(planned)
+    assert [(p.side, p.title) for p in shared] == [("front", "Tokens + Markers"), ("back", "Tokens + Markers")]
+    front, back = shared
+    assert len(front.faces) == len(front.outlines) == 20
+    cuts = [f.cut for f in front.faces]
+    for a, b in itertools.combinations(cuts, 2):
+        apart = math.hypot(a.x + a.w / 2 - b.x - b.w / 2, a.y + a.h / 2 - b.y - b.h / 2) - (a.w + b.w) / 2
+        assert apart >= max(MIN_GAP, 3.0) - 1e-3   # circles: centres apart by both radii and the gap
+    for f in front.faces:
+        assert MIN_MARGIN - 1e-6 <= f.clip.x and f.clip.x + f.clip.w <= front.width - MIN_MARGIN + 1e-6
+        assert f.clip.y >= MIN_MARGIN and f.clip.y + f.clip.h <= front.height - MIN_MARGIN + 1e-6
+    assert front.label is not None and front.label.y < min(f.clip.y for f in front.faces) and front.label == back.label
+    fronts = {f.card: f.cut for f in front.faces}
+    assert len(back.faces) == 18 + 2 * backs
+    for f in back.faces:   # every back where its front lands after a long-edge flip
+        assert (round(front.width - f.cut.x - f.cut.w, 3), round(f.cut.y, 3)) == \
+            (round(fronts[f.card].x, 3), round(fronts[f.card].y, 3))
+
+
+def test_a_deck_that_does_not_fit_the_room_left_keeps_its_own_sheet():
+    from generator.layout.packing import pack
+    from generator.layout.pages import _token_pages
+    from generator.layout.sharing import share_sheets
+    full = _token_pages(_tokens("tokens", 25, 1.5, pack("a4", (210, 297), "circle", 25, 25, 1.5).per_page, True), "a4")
+    planned = full + _token_pages(_tokens("markers", 40, 1.5, 2, False), "a4")
+    assert len(full) == 2 and share_sheets(planned) == planned
