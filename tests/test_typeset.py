@@ -171,3 +171,15 @@ def test_a_deck_that_does_not_fit_the_room_left_keeps_its_own_sheet():
     full = _token_pages(_tokens("tokens", 25, 1.5, pack("a4", (210, 297), "circle", 25, 25, 1.5).per_page, True), "a4")
     planned = full + _token_pages(_tokens("markers", 40, 1.5, 2, False), "a4")
     assert len(full) == 2 and share_sheets(planned) == planned
+
+
+def test_the_version_stamp_is_no_small_text():
+    import inspect
+
+    from generator.draw.stamp import stamp_element
+    assert """<g data-pnp="stamp">""" in inspect.getsource(stamp_element)   # the mark small_text leaves out
+    face = ('<svg width="63mm" height="88mm" viewBox="0 0 63 88"><text font-size="3">Card</text>'
+            '<g data-pnp="stamp"><rect/><text x="1" y="2" font-size="1.600">v1.2</text></g></svg>')
+    assert small_text(face, 6) == []
+    assert small_text(face.replace('font-size="3"', 'font-size="2"'), 6) == [
+        "a font-size is set at 5.67 pt, below print: min_text_pt 6 pt (players may not read it)"]

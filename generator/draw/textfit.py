@@ -269,13 +269,15 @@ def read_icon(name: str, source: str) -> Icon:
 
 
 _ROOT_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)mm"[^>]*?\bviewBox="[-\d.]+[ ,]+[-\d.]+[ ,]+([\d.]+)')
+_STAMP = re.compile(r'<g data-pnp="stamp">.*?</g>', re.S)
 _SIZES = re.compile(r'<pnp:text\b[^>]*?\bsize="([\d.e-]+)"[^>]*>([^<]{0,60})|\bfont-size="([\d.]+)(?:px)?"')
 
 
 def small_text(svg: str, min_text_pt: float) -> list[str]:
     """Warnings for text a face's SVG sets below `min_text_pt` on purpose (a text box whose
-    `size` is below it, a `font-size`): the sizes are the face's units, made mm by its root's
-    width and viewBox."""
+    `size` is below it, a `font-size`; not the version stamp): the sizes are the face's
+    units, made mm by its root's width and viewBox."""
+    svg = _STAMP.sub("", svg)   # the version stamp (stamp.py) is the designer's mark, small on purpose
     root = _ROOT_SIZE.search(svg)
     scale = float(root.group(1)) / float(root.group(2)) if root and float(root.group(2)) else 1.0
     found = []
