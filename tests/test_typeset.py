@@ -20,7 +20,7 @@ from tests.conftest import run
 MM = 72 / 25.4
 NUMBERS = set("0123456789+-\u2212\u2013\u00d7")
 # a negative number, a range and a product in one Arabic sentence: "the result -2, then 31–60 and 3 × 10"
-ARABIC = "النتيجة -2 ثم 31\u201360 و 3 \u00d7 10"
+ARABIC = "النتيجة -2 ثم 31\u201360 و 3 \u00d7 10 و 2-6"
 
 
 def _chars(pdf: bytes, number: int = 0) -> list[tuple[str, float, float, float]]:
@@ -46,9 +46,9 @@ def _visual_numbers(pdf: bytes, number: int = 0) -> str:
 
 
 def _face(markup: str) -> bytes:
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="100mm" height="30mm" viewBox="0 0 100 30">'
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="100mm" height="40mm" viewBox="0 0 100 40">'
            f'{markup}</svg>')
-    pdf, keys, problems, _ = draw_bundle([("k", svg, (100, 30))])
+    pdf, keys, problems, _ = draw_bundle([("k", svg, (100, 40))])
     assert not problems
     return pdf
 
@@ -65,14 +65,14 @@ def test_an_arabic_range_and_negative_number_read_the_same_on_a_card_and_in_the_
     para.wrap(400, 100)
     book.place(1, (para.markup, para.ts, 400.0, 0, 1), (0, 0, 400, 20))
     pdf, placed = book.drawn()
-    assert card == _visual_numbers(pdf) == "10\u00d7360\u201331-2"
+    assert card == _visual_numbers(pdf) == "6-210\u00d7360\u201331-2"
 
 
 def test_left_to_right_text_is_left_alone():
     from generator.draw.bidi import LRI, RLM, ordered
     assert ordered("-2 and 31–60", "en") == "-2 and 31–60"
     assert ordered("<b>-2</b> نقاط", "ar") == f"<b>{LRI}-2\u2069</b> نقاط"   # a tag is never split
-    assert ordered("3-4-3, 2-6", "ar") == RLM + "3-4-3, 2-6"              # a range's dash is no sign
+    assert ordered("2-6 ب", "ar") == f"2{RLM}-6 ب"                       # a range's hyphen is no sign
 
 
 FLOOR_FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">

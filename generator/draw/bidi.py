@@ -17,7 +17,9 @@ The convention (docs/typesetting.md, with its sources):
   number symbols for European digits likewise put a LEFT-TO-RIGHT MARK before the sign;
 - ranges, multiplications and a number with its unit follow the paragraph, as UAX #9
   orders them: the first item is read first, from the right ("31–60" prints 60–31, read
-  31 to 60; "3 × 10" prints 10 × 3, under a header read hands × cards from the right).
+  31 to 60; "3 × 10" prints 10 × 3, under a header read hands × cards from the right). A
+  range written with a hyphen ("2-6") is one too: a RIGHT-TO-LEFT MARK before its hyphen
+  keeps UAX #9 (W4) from binding it into one left-to-right number.
 """
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ LRI = "\u2066"   # LEFT-TO-RIGHT ISOLATE
 PDI = "\u2069"   # POP DIRECTIONAL ISOLATE
 # a sign at the start of a word, its number (European digits, decimals, a percent sign)
 _SIGNED = re.compile(r"(?<![\w)\]\u2069])([+\-\u2212\u00b1][0-9]+(?:[.,][0-9]+)*%?)")
+# a hyphen-minus between two digits: a range ("2-6 players"), which UAX #9 (W4) would bind
+# into one left-to-right number; a RIGHT-TO-LEFT MARK before it makes it a range like "31–60"
+_HYPHEN_RANGE = re.compile(r"(?<=[0-9])-(?=[0-9])")
 _TAG = re.compile(r"<[^>]*>|&[#\w]+;")
 _PARAGRAPH = re.compile(r"(\n[^\S\n]*\n\s*)")
 
@@ -47,13 +52,17 @@ def ordered(text: str, lang: str) -> str:
     return "".join(pieces)
 
 
+def _numbers(text: str) -> str:
+    return _HYPHEN_RANGE.sub(RLM + "-", _SIGNED.sub(rf"{LRI}\1{PDI}", text))
+
+
 def _paragraph(text: str) -> str:
     out, at = [], 0
     for m in _TAG.finditer(text):
-        out.append(_SIGNED.sub(rf"{LRI}\1{PDI}", text[at:m.start()]))
+        out.append(_numbers(text[at:m.start()]))
         out.append(m.group(0))
         at = m.end()
-    out.append(_SIGNED.sub(rf"{LRI}\1{PDI}", text[at:]))
+    out.append(_numbers(text[at:]))
     body = "".join(out)
     if not body.strip() or _first_strong(_TAG.sub("", body)) == "R":
         return body
