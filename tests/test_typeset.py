@@ -14,10 +14,11 @@ from reportlab.lib.styles import ParagraphStyle
 
 from generator.draw.bundlepdf import draw_bundle
 from generator.draw.fonts import shipped
-from generator.draw.textfit import PT, TextError, TextSetter, small_text
+from generator.draw.textfit import TextError, TextSetter
 from tests.conftest import run
 
 MM = 72 / 25.4
+PT = 25.4 / 72   # mm
 NUMBERS = set("0123456789+-\u2212\u2013\u00d7")
 # a negative number, a range and a product in one Arabic sentence: "the result -2, then 31–60 and 3 × 10"
 ARABIC = "النتيجة -2 ثم 31\u201360 و 3 \u00d7 10 و 2-6"
@@ -101,6 +102,7 @@ def test_the_legibility_floor_refuses_text_that_would_shrink_to_5_pt(mini):
 
 
 def test_text_set_small_on_purpose_is_a_warning_and_min_text_pt_moves_the_floor(mini):
+    from generator.draw.textfit import small_text
     root = mini("- {id: small, name: Small, text: 'Fits'}", front=FLOOR_FRONT)
     result = run(root, "validate")
     assert result.exit_code == 0, result.output
@@ -177,6 +179,7 @@ def test_the_version_stamp_is_no_small_text():
     import inspect
 
     from generator.draw.stamp import stamp_element
+    from generator.draw.textfit import small_text
     assert """<g data-pnp="stamp">""" in inspect.getsource(stamp_element)   # the mark small_text leaves out
     face = ('<svg width="63mm" height="88mm" viewBox="0 0 63 88"><text font-size="3">Card</text>'
             '<g data-pnp="stamp"><rect/><text x="1" y="2" font-size="1.600">v1.2</text></g></svg>')
