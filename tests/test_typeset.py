@@ -186,3 +186,23 @@ def test_the_version_stamp_is_no_small_text():
     assert small_text(face, 6) == []
     assert small_text(face.replace('font-size="3"', 'font-size="2"'), 6) == [
         "a font-size is set at 5.67 pt, below print: min_text_pt 6 pt (players may not read it)"]
+
+
+def test_no_shipped_sheet_prints_text_under_6_pt(all_builds):
+    """The target of the legibility floor, read back from every sheet of every game and
+    edition, both papers: no glyph under 6 pt (the cards, and the sheets' own labels)."""
+    from tests.conftest import all_pdfs
+    small = {}
+    for game, name in all_pdfs():
+        if "-sheets-" not in name:
+            continue
+        doc = pdfium.PdfDocument(all_builds[game] / name)
+        for n in range(len(doc)):
+            tp = doc[n].get_textpage()
+            for i in range(tp.count_chars()):
+                m = raw.FS_MATRIX()
+                raw.FPDFText_GetMatrix(tp, i, m)
+                pt = raw.FPDFText_GetFontSize(tp, i) * abs(m.a * m.d - m.b * m.c) ** 0.5
+                if pt < 6 - 0.01 and tp.get_text_range(i, 1).strip():
+                    small.setdefault(f"{name} p{n + 1}", f"{tp.get_text_range(i, 1)!r} at {pt:.2f} pt")
+    assert not small, small
