@@ -86,7 +86,7 @@ def test_the_registry_is_sound():
         assert h.kind in ("global", "filter", "test") and h.places <= set(PLACES) and h.doc
         assert h.reads <= set(helpers.READS), h.name
     assert {"lipsum", "random", "pprint"}.isdisjoint(h.name for h in HELPERS)
-    assert helpers.reads(FACE) == {"fonts", "icons", "language", "segno", "strings"}   # all part of the face cache key
+    assert helpers.reads(FACE) == {"fonts", "icons", "language", "segno", "strings", "text floor"}   # the face cache key
     assert helpers.reads(CARD_TEXT) == set()
 
 
@@ -243,8 +243,8 @@ def test_an_input_a_helper_declares_joins_the_cache_key_without_touching_render(
 
 def test_cache_words_come_from_the_reads_of_the_helpers_of_a_place():
     inputs = Inputs(Deadline(5), strings={"a": "A"}, language="de", fonts="F")
-    # fonts, icons (''), language, segno (qr()), strings
-    assert helpers.cache_words(FACE, inputs) == "F" + "de" + cardid.qr_version() + '{"a": "A"}'
+    # fonts, icons (''), language, segno (qr()), strings, text floor (no setter: none)
+    assert helpers.cache_words(FACE, inputs) == "F" + "de" + cardid.qr_version() + '{"a": "A"}' + "0.0"
     assert helpers.cache_words(RULEBOOK, inputs) == "de" + '{"a": "A"}'
     assert helpers.cache_words(CARD_TEXT, inputs) == ""
     assert set(helpers.READS) == set().union(*(h.reads for h in HELPERS))   # none declared in vain

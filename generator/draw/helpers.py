@@ -82,6 +82,8 @@ READS: dict[str, Read] = {
     "language": Read("the edition's language", lambda i: i.language),
     "strings": Read("the edition's strings (i18n/<language>.yaml strings:)", _strings_word),
     "segno": Read("the version of segno, which draws QR codes", lambda i: cardid.qr_version()),
+    "text floor": Read("print: min_text_pt (a box that would shrink below it is refused)",
+                       lambda i: repr(getattr(i.setter, "floor", 0.0))),
 }
 
 
@@ -278,7 +280,7 @@ HELPERS: tuple[Helper, ...] = (
     _own("fill", "global", (FACE,), "Jinja inside card text expanded, with game, data and card",
          lambda i, env: _plain_helper("fill", _fill(i, env))),
     _own("textbox", "global", (FACE,), "text wrapped and shrunk to a box, from the fonts' real metrics",
-         lambda i, env: _plain_helper("textbox", _textbox(i, env)), reads=("fonts", "icons", "language")),
+         lambda i, env: _plain_helper("textbox", _textbox(i, env)), reads=("fonts", "icons", "language", "text floor")),
     _own("length", "global", (FACE,), "a length with a unit ('9pt', '1in', '5mm', '300px') in the template's units",
          lambda i, env: _plain_helper("length", length)),
     _own("icon", "global", (FACE,), "an icon of the template folders in a box",

@@ -350,6 +350,10 @@ class Engine:
         """The height of the laid out block."""
         return pb.height(self.laid(spec).layout) / pb.SCALE * spec.size / NOMINAL
 
+    def baseline(self, spec: Spec) -> float:
+        """How far below the block's top its first line's baseline lies."""
+        return pb.line_boxes(self.laid(spec).layout)[0][4] / pb.SCALE * spec.size / NOMINAL
+
     def icon_boxes(self, spec: Spec) -> list[tuple[str, float, float, float]]:
         """(name, x, y, height) of each inline icon, from the block's top-left corner."""
         laid = self.laid(spec)

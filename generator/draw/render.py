@@ -38,7 +38,7 @@ from .jinja_errors import plain_message, template_line
 from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for
 from .templates import CardTextError, TemplateLimit, TemplateOutside, render
-from .textfit import Icon, TextError, TextSetter, read_icon
+from .textfit import MIN_TEXT_PT, Icon, TextError, TextSetter, read_icon, small_text
 from .textink import ink_warnings
 
 SHARED = "_shared"  # templates/_shared/: macros and icons every game may use
@@ -114,6 +114,11 @@ def draw_found(game: Game, found: FaceSVGs, session: Session, cache=None, progre
                  for key in svgs for message in _external(svgs, key, session.memo)]
     with session.stage("text ink"):
         warnings += _unique(ink_warnings(game, owners, svgs, fontset(found.game_fonts), session.memo))
+    floor = min_text_pt_of(game)
+    warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
+                         card=owners[key].card.id, severity="warning")
+                 for key in svgs for message in session.memo.derived(
+                     ("small text", floor, key), lambda key=key: tuple(small_text(svgs[key], floor)))]
     return RenderedGame(game, tuple(rendered), faces.documents, faces.page_of, tuple(warnings),
                         draw_keys=faces.draw_keys, drawn=faces.drawn, draft=policy.draft, stamp=stamp,
                         notes=tuple(p for p in found.notes if p.severity == "note"),
@@ -132,6 +137,11 @@ def _picture_warnings(pictures: dict, owners: dict, policy: Policy) -> list[Prob
             found.append(Problem(rc.card.source.file, f"{side}: {message}", line=rc.card.source.line,
                                  card=rc.card.id, severity="warning"))
     return found
+
+
+def min_text_pt_of(game: Game) -> float:
+    """The legibility floor: game.yaml's `print: min_text_pt`, else 6 pt."""
+    return float((game.meta.get("print") or {}).get("min_text_pt", MIN_TEXT_PT))
 
 
 def _card_order(owners: dict, key: str) -> tuple:
@@ -168,7 +178,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     game_fonts: tuple | None = None if unusable else (str(game.templates_dir), shown_fonts, *(("system",) * system))
     hyphenation = hyphenation_of(game)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1], system) if game_fonts else shipped(), icons,
-                        game.meta.get("language", "en"), hyphenation)
+                        game.meta.get("language", "en"), hyphenation, min_text_pt_of(game))
     notes = font_notes(game, setter.fonts)
     problems.extend(p for p in notes if p.severity == "error")
     deadline = session.limits.deadline("rendering the face")

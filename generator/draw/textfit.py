@@ -9,7 +9,10 @@ is drawn.
 
 Markup: `**bold**`, `*italic*`, `:icon-name:` for an inline icon sitting on the baseline,
 and a newline for a line break (a blank line starts a new paragraph). Text that cannot fit
-at `min_size` raises `TextDoesNotFit`; nothing overflows silently.
+at `min_size` raises `TextDoesNotFit`; nothing overflows silently. Nor does text shrink
+below the legibility floor (game.yaml `print: min_text_pt`, 6 pt): a box whose text would
+is a `TextError` naming the size it needed (text a template sets smaller on purpose is
+only a warning: render.py finds it in the faces' SVG, `small_text`).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from markupsafe import Markup
 
+from .bidi import ordered
 from .fonts import GENERIC, FontSet
 from .markup import TextDoesNotFit, TextError, parse
 from .pangotext import ALIGN, Spec, engine, parsed
@@ -28,9 +32,11 @@ from .pangotext import ALIGN, Spec, engine, parsed
 __all__ = ["Icon", "TextDoesNotFit", "TextError", "TextSetter", "TextStyle", "parse", "read_icon"]
 
 NS = "urn:pnp:text"
-VALIGN = {"top": 0.0, "middle": 0.5, "bottom": 1.0}
+VALIGN = {"top": 0.0, "middle": 0.5, "bottom": 1.0, "baseline": 0.0}   # baseline: y is the first baseline
 _LANG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 STYLES = ("text", "bold", "italic")
+PT = 25.4 / 72          # mm per point: card units are mm
+MIN_TEXT_PT = 6.0       # print: min_text_pt's default, the legibility floor
 
 
 @dataclass(frozen=True)
@@ -97,11 +103,13 @@ SETTING = FIELDS - FITTING   # what spec() takes besides the width
 class TextSetter:
     """Lays out card text in the shipped fonts (and a game's own), with a game's icons inline."""
 
-    def __init__(self, fonts: FontSet, icons: dict[str, Icon], lang: str = "en", hyphenation=None):
+    def __init__(self, fonts: FontSet, icons: dict[str, Icon], lang: str = "en", hyphenation=None,
+                 min_text_pt: float = 0.0):
         self.fonts = fonts
         self.icons = icons
         self.lang = lang
         self.hyphenation = hyphenation   # the game's (hyphenate.for_game): its rules, the words it protects
+        self.floor = float(min_text_pt) * PT   # mm: no text shrinks below it (0: no floor)
         self.engine = engine_for(fonts)
 
     def spec(self, text, *, w, **style) -> Spec:
@@ -133,7 +141,7 @@ class TextSetter:
             known = ", ".join(sorted(self.icons)) or "none"
             raise TextError(f"unknown icon ':{unknown[0]}:' (icons: {known})")
         icons = tuple((n, self.icons[n].aspect) for n in dict.fromkeys(names))
-        return Spec(str(text), float(w), float(style.size),
+        return Spec(ordered(str(text), lang), float(w), float(style.size),
                     face.family if name.lower() == face.family.lower() else name,
                     bool(bold), float(style.leading), style.align, lang, features, float(style.letter_spacing),
                     bool(style.hyphenate), None, icons,
@@ -154,15 +162,32 @@ class TextSetter:
             ch = missing[0]
             raise TextError(f"character {ch!r} (U+{ord(ch):04X} {unicodedata.name(ch, '?')}) is in no font "
                             f"pnp ships nor the game's: put a font that has it in {self._where()}")
+        # no shrinking below the floor, nor below a size a template sets under it on purpose (a warning: render.py)
+        floor = min(self.floor, float(style.size))
         try:
-            fitted = self.engine.fit(spec, float(h), float(min_size), style.max_lines)
+            fitted = self.engine.fit(spec, float(h), max(float(min_size), floor), style.max_lines)
         except TextDoesNotFit as exc:
+            if floor > min_size:
+                raise TextError(self._below_floor(spec, h, min_size, style.max_lines, text)) from None
             raise TextDoesNotFit(f"{exc}: {_preview(text)!r}") from None
-        top = y + VALIGN[style.valign] * (h - fitted.height)
+        if style.valign == "baseline":   # text of other fonts and boxes on the line sits on the same baseline
+            top = y - self.engine.baseline(fitted.spec)
+        else:
+            top = y + VALIGN[style.valign] * (h - fitted.height)
         parts = [element(fitted.spec, x, top, style.color)]
         for name, ix, iy, ih in self.engine.icon_boxes(fitted.spec):
             parts.append(self.icons[name].svg(x + ix, top + iy, ih, fill=style.color))
         return Markup("".join(parts))
+
+    def _below_floor(self, spec: Spec, h, min_size, max_lines, text) -> str:
+        """Why a box's text is refused: it would shrink below the legibility floor."""
+        try:
+            size = self.engine.fit(spec, float(h), float(min_size), max_lines).spec.size
+            needs = f"it would shrink to {size / PT:.1f} pt"
+        except TextDoesNotFit:
+            needs = "it does not fit even at its min_size"
+        return (f"text under the legibility floor: {needs}, below print: min_text_pt "
+                f"{self.floor / PT:g} pt (shorten it, give the box room, or set min_text_pt): {_preview(text)!r}")
 
     def _where(self) -> str:
         return (self.fonts.game_dir.as_posix() if self.fonts.game_dir else "templates/<game>/fonts") + "/"
@@ -245,6 +270,30 @@ def read_icon(name: str, source: str) -> Icon:
     if len(numbers) != 4 or numbers[2] <= 0 or numbers[3] <= 0:
         raise ValueError(f"bad viewBox {vb.group(1)!r}")
     return Icon(name, numbers, body.group(1).strip())
+
+
+_ROOT_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)mm"[^>]*?\bviewBox="[-\d.]+[ ,]+[-\d.]+[ ,]+([\d.]+)')
+_STAMP = re.compile(r'<g data-pnp="stamp">.*?</g>', re.S)
+_SIZES = re.compile(r'<pnp:text\b[^>]*?\bsize="([\d.e-]+)"[^>]*>([^<]{0,60})|\bfont-size="([\d.]+)(?:px)?"')
+
+
+def small_text(svg: str, min_text_pt: float) -> list[str]:
+    """Warnings for text a face's SVG sets below `min_text_pt` on purpose (a text box whose
+    `size` is below it, a `font-size`; not the version stamp): the sizes are the face's
+    units, made mm by its root's width and viewBox."""
+    svg = _STAMP.sub("", svg)   # the version stamp (stamp.py) is the designer's mark, small on purpose
+    root = _ROOT_SIZE.search(svg)
+    scale = float(root.group(1)) / float(root.group(2)) if root and float(root.group(2)) else 1.0
+    found = []
+    for m in _SIZES.finditer(svg):
+        pt = float(m.group(1) or m.group(3)) * scale / PT
+        if pt < min_text_pt - 1e-6:
+            what = f"text {_preview(m.group(2), 30)!r}" if m.group(1) else "a font-size"
+            message = (f"{what} is set at {pt:.2f} pt, below print: min_text_pt {min_text_pt:g} pt "
+                       "(players may not read it)")
+            if message not in found:
+                found.append(message)
+    return found
 
 
 def _preview(text: str, n: int = 60) -> str:

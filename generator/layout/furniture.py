@@ -20,6 +20,7 @@ from .pdfpage import label_font, new_canvas
 from .plan import PagePlan
 
 LABEL_SIZE = 6.5  # pt
+LABEL_FLOOR = 6.0  # pt: the legibility floor of print: min_text_pt's default; text of the furniture never goes below it
 TICK = 4.0        # mm: length of an alignment tick
 
 
@@ -85,7 +86,8 @@ def _draw(pages: list[PagePlan], title: str, paper: str, crop_marks: bool, sheet
                    "DRAFT: not for print")
         else:
             _label(canvas, page, f"{title} · {page.title} · sheet {number} of {sheets} · {side} · {paper.upper()} · "
-                                 f"print at 100 % (actual size){stamped}")
+                                 f"print at 100 % (actual size){stamped}",
+                   short=f"{title} · {page.title} · {number}/{sheets} · {side} · {paper.upper()} · 100 %{stamped}")
         canvas.showPage()
     canvas.save()
     return buf.getvalue()
@@ -227,13 +229,13 @@ def _ticks(canvas, ticks) -> None:
 def _board_map(canvas, width: float, board_map: tuple[int, int, int, int]) -> None:
     """Which panel goes where: a small grid in the corner of a page `width` wide with this panel filled."""
     cols, rows, col, row = board_map
-    cell = min(5.0, 22.0 / max(cols, rows))
+    cell = min(5.0, max(3.2, 22.0 / max(cols, rows)))   # room for a number at LABEL_FLOOR
     x0 = width - 8.5 - cols * cell
     y0 = 4.5
     canvas.saveState()
     canvas.setLineWidth(0.4)
     canvas.setStrokeGray(0.3)
-    canvas.setFont(label_font(), min(5.5, cell * 0.9))
+    canvas.setFont(label_font(), LABEL_FLOOR)
     for r in range(rows):
         for c in range(cols):
             x, y = x0 + c * cell, y0 + (rows - 1 - r) * cell
@@ -241,22 +243,24 @@ def _board_map(canvas, width: float, board_map: tuple[int, int, int, int]) -> No
             canvas.setFillGray(0.25 if here else 1)
             canvas.rect(pt(x), pt(y), pt(cell), pt(cell), stroke=1, fill=1)
             canvas.setFillGray(1 if here else 0.3)
-            canvas.drawCentredString(pt(x + cell / 2), pt(y + cell / 2 - 0.7), str(r * cols + c + 1))
+            canvas.drawCentredString(pt(x + cell / 2), pt(y + cell / 2 - 0.75), str(r * cols + c + 1))
     canvas.restoreState()
 
 
-def _label(canvas, page: PagePlan, text: str, draft: str = "") -> None:
-    """The sheet's label; `draft`: a draft's shorter mark, used when the label has no room."""
+def _label(canvas, page: PagePlan, text: str, draft: str = "", short: str = "") -> None:
+    """The sheet's label, never under the legibility floor (`LABEL_FLOOR`); `draft`: a draft's
+    shorter mark, `short`: the label in fewer words, used when the label has no room."""
     label = page.label
     if label is None:
         return
     font, size = label_font(), LABEL_SIZE
-    while stringWidth(text, font, size) > pt(label.room) and size > 4.5:
+    while stringWidth(text, font, size) > pt(label.room) and size > LABEL_FLOOR:
         size -= 0.25
     if stringWidth(text, font, size) > pt(label.room):
-        if not draft or stringWidth(draft, font, size) > pt(label.room):
+        shorter = draft or short
+        if not shorter or stringWidth(shorter, font, size) > pt(label.room):
             return  # no room anywhere: the sheet goes without its label
-        text = draft
+        text = shorter
     canvas.saveState()
     if draft:
         canvas.setFillColorRGB(0.8, 0, 0)

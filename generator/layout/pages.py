@@ -25,6 +25,7 @@ from .kits import dice_pages, standee_pages
 from .modes import half_paper, move_outline, move_page
 from .packing import pack
 from .plan import FaceOnPage, Label, PagePlan
+from .sharing import share_sheets
 
 LABEL_ROOM = 5.0  # mm the page label needs below the crop marks
 MARK_START, MARK_LEN = 1.0, 5.0
@@ -62,7 +63,7 @@ def plan_pages(rendered, paper: str, gutter_fold: bool = False) -> list[PagePlan
             raise InputError("1 problem in the layout", [Problem(
                 deck.source.file, f"{exc}{hint}", line=line_of(deck.raw, ("size",)), field="size")]) from None
         paper = whole
-    return pages
+    return share_sheets(pages)   # small packed pieces onto an earlier sheet of tokens with room for them
 
 
 def plan_for_cutter(rendered, paper: str, sheet: CutterSheet) -> list[PagePlan]:

@@ -30,12 +30,12 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Flowable, Paragraph, Table, TableStyle
 
 from ..draw import pangobridge as pb
+from ..draw.bidi import ordered
 from ..draw.bundlepdf import CREATE_DATE
 from ..draw.fonts import shipped
 from ..draw.textfit import engine_for
 
 ALIGN = {TA_CENTER: 1, TA_RIGHT: 2}   # PangoAlignment; left (the start) and justify are 0
-RLM = "\u200f"                        # RIGHT-TO-LEFT MARK
 _TAG = re.compile(r"<(/?)([a-zA-Z]+)([^>]*?)/?>")
 _FACE = re.compile(r"""face\s*=\s*["']([^"']+)["']""")
 _NAMED_FONTS = {"DejaVuSans": "DejaVu Sans"}
@@ -120,8 +120,8 @@ class BookText:
         pango.pango_layout_set_font_description(layout, desc)
         pango.pango_font_description_free(desc)
         # in a book that runs right to left, so does every paragraph, even one that begins with a
-        # number or a Latin word (a right-to-left mark leads it)
-        pango.pango_layout_set_markup(layout, (RLM * self.rtl + pango_markup(markup)).encode(), -1)
+        # number or a Latin word; signed numbers as on the cards (draw/bidi.py)
+        pango.pango_layout_set_markup(layout, pango_markup(ordered(markup, self.lang)).encode(), -1)
         pango.pango_layout_set_wrap(layout, pango.PANGO_WRAP_WORD)
         pango.pango_layout_set_auto_dir(layout, True)
         pango.pango_layout_set_alignment(layout, ALIGN.get(ts.align, 0))
