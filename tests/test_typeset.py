@@ -87,11 +87,11 @@ def test_the_legibility_floor_refuses_text_that_would_shrink_to_5_pt(mini):
     """The box fits its text at about 5 pt: without a floor it would print so; at the default
     floor (6 pt) the build fails naming the card and the size it needed."""
     text = "Battle, Exploration, Trojan Horse (one spare hand)"
-    setter = TextSetter(shipped(), {}, "en", 0)
+    setter = TextSetter(shipped(), {}, "en", min_text_pt=0)
     unbounded = setter.svg(text, x=0, y=0, w=38.5, h=5, size=3.5, min_size=1.2, max_lines=1, hyphenate=False)
     assert 4.9 < float(unbounded.split(' size="')[1].split('"')[0]) / PT < 5.1
     with pytest.raises(TextError, match=r"legibility floor: it would shrink to 5\.0 pt, below print: min_text_pt 6"):
-        TextSetter(shipped(), {}, "en", 6).svg(text, x=0, y=0, w=38.5, h=5, size=3.5, min_size=1.2, max_lines=1,
+        TextSetter(shipped(), {}, "en", min_text_pt=6).svg(text, x=0, y=0, w=38.5, h=5, size=3.5, min_size=1.2, max_lines=1,
                                                hyphenate=False)
     root = mini(f"- {{id: tablet, name: Tablet, text: '{text}'}}", front=FLOOR_FRONT)
     result = run(root, "validate")

@@ -178,7 +178,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     game_fonts: tuple | None = None if unusable else (str(game.templates_dir), shown_fonts, *(("system",) * system))
     hyphenation = hyphenation_of(game)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1], system) if game_fonts else shipped(), icons,
-                        game.meta.get("language", "en"), hyphenation, min_text_pt_of(game))
+                        game.meta.get("language", "en"), hyphenation, min_text_pt=min_text_pt_of(game))
     notes = font_notes(game, setter.fonts)
     problems.extend(p for p in notes if p.severity == "error")
     deadline = session.limits.deadline("rendering the face")

@@ -103,7 +103,7 @@ SETTING = FIELDS - FITTING   # what spec() takes besides the width
 class TextSetter:
     """Lays out card text in the shipped fonts (and a game's own), with a game's icons inline."""
 
-    def __init__(self, fonts: FontSet, icons: dict[str, Icon], lang: str = "en", hyphenation=None,
+    def __init__(self, fonts: FontSet, icons: dict[str, Icon], lang: str = "en", hyphenation=None, *,
                  min_text_pt: float = 0.0):
         self.fonts = fonts
         self.icons = icons
