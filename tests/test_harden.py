@@ -209,6 +209,6 @@ def test_external_references_are_warnings_naming_the_card(mini):
 
 
 def test_references_inside_the_svg_are_not_warned_about():
-    from generator.draw.render import external_references
+    from generator.draw.external import external_references
 
     assert external_references('<svg><rect fill="url(#grad)"/><use href="#a"/><image href="data:x"/></svg>') == []

@@ -23,6 +23,7 @@ from ..data.model import Card, Deck, Game
 from ..errors import Problem, RenderError, collect
 from ..guard import OutsideProject, TimeLimit, read_text_inside
 from ..session import Session
+from . import external
 from .bundlepdf import Facts, face_facts, fontset
 from .bundles import SVGTexts
 from .cardid import short_id
@@ -111,7 +112,7 @@ def draw_found(game: Game, found: FaceSVGs, session: Session, cache=None, progre
                                                                                               owners, policy))
     warnings += [Problem(owners[key].card.source.file, message, line=owners[key].card.source.line,
                          card=owners[key].card.id, severity="warning")
-                 for key in svgs for message in _external(svgs, key, session.memo)]
+                 for key in svgs for message in external.remembered(svgs, key, session.memo)]
     with session.stage("text ink"):
         warnings += _unique(ink_warnings(game, owners, svgs, fontset(found.game_fonts), session.memo))
     floor = min_text_pt_of(game)
@@ -259,37 +260,6 @@ def _proofed(memo, svg: str, deck: Deck, problems: list, card: Card, where: str)
     except (ValueError, XMLSyntaxError) as exc:
         problems.append(Problem(card.source.file, f"{where}: proof: {exc}", line=card.source.line, card=card.id))
         return None
-
-
-_EXTERNAL = [
-    (re.compile(r"<!DOCTYPE[^>]*\b(SYSTEM|PUBLIC)\b", re.I), "an external DTD (<!DOCTYPE ... SYSTEM>)"),
-    (re.compile(r"<\?xml-stylesheet\b", re.I), "an <?xml-stylesheet?> link"),
-    (re.compile(r"@import\b", re.I), "a CSS @import"),
-    (re.compile(r"url\(\s*+['\"]?+(?!#|data:)([^)'\"]{0,60})", re.I), "url({0})"),
-    (re.compile(r"<(?!image\b)(\w+)[^>]*?\s(?:xlink:)?href\s*=\s*['\"](?![#'\"]|data:)([^'\"]{0,60})"),
-     "<{0} href=\"{1}\">"),
-]
-
-
-def _external(svgs, key: str, memo) -> tuple[str, ...]:
-    """`external_references` of a face (remembered by its key while `pnp watch` rebuilds)."""
-    return memo.derived(("external references", key), lambda: tuple(external_references(svgs[key])))
-
-
-def external_references(svg: str) -> list[str]:
-    """Warnings for references to other files or the network in a face's SVG: CairoSVG never
-    follows them (pnp reads nothing from the network), so what they point at is missing."""
-    low = svg.lower()
-    if not any(hint in low for hint in ("href", "url(", "@import", "<?xml-stylesheet", "<!doctype")):
-        return []  # the usual face: none of the patterns can match
-    found = []
-    for pattern, what in _EXTERNAL:
-        for m in pattern.finditer(svg):
-            shown = what.format(*(g for g in m.groups() if g is not None)) if "{" in what else what
-            message = f"{shown} is not followed (pnp fetches nothing outside the SVG); what it refers to is missing"
-            if message not in found:
-                found.append(message)
-    return found
 
 
 def make_env(game: Game, session: Session, inputs: Inputs):
