@@ -482,3 +482,47 @@ jailbridge.landlock_abi = lambda: 0   # a kernel without Landlock: untrusted=on 
                          "tmpfs": refused, "clone": refused, "seen": []}, (found, done.stderr[-2000:])
     finally:
         secret.unlink()
+
+
+def committed(root: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "the reference"], cwd=root, check=True)
+
+
+@needs_walls
+def test_git_unpacks_a_diffs_reference_within_the_memory_budget(mini, tmp_path):
+    """git archive of the ref and its unpacking run before the jail now, but still under
+    --memory-limit (as they did inside the command before): a ref whose blobs inflate to
+    gigabytes is bounded."""
+    root = mini("- {id: c, name: C, text: T}")
+    committed(root)
+    seen = tmp_path / "rlimit.txt"
+    prelude = f"""
+import resource
+from generator import changes
+checkout = changes.checkout
+
+def spying(*args, **kwargs):
+    with open({str(seen)!r}, "w") as f:
+        f.write(str(resource.getrlimit(resource.RLIMIT_AS)[0]))
+    return checkout(*args, **kwargs)
+changes.checkout = spying
+"""
+    done = pnp(root, "diff", "HEAD", "--untrusted", "--memory-limit", "3G", prelude=prelude)
+    assert int(seen.read_text()) == 3 * 2**30, done.stderr[-2000:]
+
+
+@needs_walls
+def test_a_reference_holding_a_link_outside_is_refused_in_words(mini):
+    """tarfile's data filter refuses a link of the ref's tree leading outside: a clear error
+    (exit 2, no traceback), and no half-unpacked folder left in output/.cache/refs."""
+    root = mini("- {id: c, name: C, text: T}")
+    (root / "cards" / "mini" / "secret.yaml").symlink_to("/etc/passwd")
+    committed(root)
+    (root / "cards" / "mini" / "secret.yaml").unlink()
+    done = pnp(root, "diff", "HEAD", "--untrusted")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "cards/mini/secret.yaml" in done.stderr
+    assert list((root / "output" / ".cache" / "refs").iterdir()) == []
