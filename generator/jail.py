@@ -111,7 +111,7 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
     if threads > 1:   # (before any limit is lowered: a refusal leaves the process as it was)
         raise Unconfined(f"pnp cannot confine itself: {threads} threads are running (the jail holds one thread "
                          "and the processes it forks); this is a bug in pnp")
-    _limit(resource.RLIMIT_AS, limits.memory_bytes, hard=mode != "off")
+    bound_memory(limits, hard=mode != "off")
     if mode == "off":
         return Confinement()
     output = _real_output(output_dir)
@@ -140,6 +140,12 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
         lines.append(f"pnp: --untrusted: drawing on one core: /dev/shm could not be made private ({shm_refused}), "
                      "and the drawing workers would need it")
     return Confinement("\n".join(lines) or None, processes=not shm_refused)
+
+
+def bound_memory(limits: Limits, hard: bool = False) -> None:
+    """The address space of this process (and the programs it runs from now on: git before
+    the jail) bounded by `--memory-limit`; `hard`: for good (the jail's)."""
+    _limit(resource.RLIMIT_AS, limits.memory_bytes, hard=hard)
 
 
 def _private_shared_memory() -> str | None:
