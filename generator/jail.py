@@ -46,10 +46,10 @@ REFUSED = (
     "socket", "connect", "bind", "listen", "accept", "accept4",   # the network (socketpair, pipes stay)
     "ptrace", "process_vm_readv", "process_vm_writev",      # another process's memory
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",   # the view of the system
-    "open_tree", "open_tree_attr", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",   # ... by the new
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",   # ... by the new
     "mount_setattr",                                        # mount calls (root of its own user namespace)
     "shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semtimedop", "semctl",   # System V IPC: other
-    "msgget", "msgsnd", "msgrcv", "msgctl", "ipc",          # programs' shared memory, no file Landlock sees
+    "msgget", "msgsnd", "msgrcv", "msgctl",                 # programs' shared memory, no file Landlock sees
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",   # POSIX queues
     "bpf", "perf_event_open", "userfaultfd",                # kernel attack surface
     "keyctl", "add_key", "request_key",                     # the kernel's keyrings
