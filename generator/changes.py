@@ -188,8 +188,12 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
         os.mkdir(tmp, 0o700, dir_fd=fd)   # a new folder of pnp's own: what it unpacks there stays there
         if paths:
             tree = f"{commit}:{prefix}" if prefix else commit
-            with tarfile.open(fileobj=io.BytesIO(git("archive", "--format=tar", tree, *paths))) as tar:
-                tar.extractall(refs / tmp, filter="data")
+            try:
+                with tarfile.open(fileobj=io.BytesIO(git("archive", "--format=tar", tree, *paths))) as tar:
+                    tar.extractall(refs / tmp, filter="data")
+            except tarfile.TarError as exc:   # the data filter: a link leading outside, a device...
+                safefs.remove_in(fd, tmp)
+                raise InputError(f"git ref '{ref}' cannot be unpacked: {exc}") from None
         with safefs.folder(fd, tmp, make=False) as into:
             safefs.write_in(into, ".complete", mark + b"\n")
         safefs.remove_in(fd, commit)

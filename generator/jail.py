@@ -46,6 +46,11 @@ REFUSED = (
     "socket", "connect", "bind", "listen", "accept", "accept4",   # the network (socketpair, pipes stay)
     "ptrace", "process_vm_readv", "process_vm_writev",      # another process's memory
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",   # the view of the system
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",   # ... by the new
+    "mount_setattr",                                        # mount calls (root of its own user namespace)
+    "shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semtimedop", "semctl",   # System V IPC: other
+    "msgget", "msgsnd", "msgrcv", "msgctl",                 # programs' shared memory, no file Landlock sees
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",   # POSIX queues
     "bpf", "perf_event_open", "userfaultfd",                # kernel attack surface
     "keyctl", "add_key", "request_key",                     # the kernel's keyrings
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
@@ -106,7 +111,7 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
     if threads > 1:   # (before any limit is lowered: a refusal leaves the process as it was)
         raise Unconfined(f"pnp cannot confine itself: {threads} threads are running (the jail holds one thread "
                          "and the processes it forks); this is a bug in pnp")
-    _limit(resource.RLIMIT_AS, limits.memory_bytes, hard=mode != "off")
+    bound_memory(limits, hard=mode != "off")
     if mode == "off":
         return Confinement()
     output = _real_output(output_dir)
@@ -135,6 +140,12 @@ def confine(project_root: Path, output_dir: Path, limits: Limits, mode: str = "o
         lines.append(f"pnp: --untrusted: drawing on one core: /dev/shm could not be made private ({shm_refused}), "
                      "and the drawing workers would need it")
     return Confinement("\n".join(lines) or None, processes=not shm_refused)
+
+
+def bound_memory(limits: Limits, hard: bool = False) -> None:
+    """The address space of this process (and the programs it runs from now on: git before
+    the jail) bounded by `--memory-limit`; `hard`: for good (the jail's)."""
+    _limit(resource.RLIMIT_AS, limits.memory_bytes, hard=hard)
 
 
 def _private_shared_memory() -> str | None:

@@ -4,6 +4,8 @@ one-way), some with the Jinja sandbox switched off ON PURPOSE by a prelude, to p
 second wall holds on its own."""
 from __future__ import annotations
 
+import ctypes
+import json
 import os
 import shutil
 import socket
@@ -108,6 +110,8 @@ def test_the_drawing_workers_are_confined_too(mini, tmp_path):
     marks = tmp_path / "marks"
     marks.mkdir()
     prelude = f"""
+import ctypes
+import json
 import os
 import generator.session
 from generator.draw import drawpool
@@ -146,6 +150,8 @@ def test_dev_shm_is_a_private_empty_folder_for_the_jailed_build(mini, tmp_path):
     secret = Path("/dev/shm") / f"pnp-test-secret-{os.getpid()}"
     secret.write_text("another program's memory")
     prelude = f"""
+import ctypes
+import json
 import os
 import generator.session
 from generator.draw import drawpool
@@ -368,3 +374,155 @@ def test_an_untrusted_build_writes_to_an_output_folder_outside_the_project(mini,
     done = pnp(root, "build", "--paper", "a4", "--untrusted", "--output", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     assert (out / "mini" / "manifest.json").is_file()
+
+
+def after_the_jail(attack: str, report: Path, before: str = "") -> str:
+    """A prelude running `attack` (Python, filling the dict `found`) in the pnp process right
+    after it confined itself, as code that escaped the template sandbox would; the findings go
+    to `report` as JSON and the process ends there (nothing of the project needs reading)."""
+    body = "\n".join("    " + line for line in attack.strip().splitlines())
+    return f"""
+import ctypes, json, os
+from generator import jail, jailbridge
+{before}
+confine = jail.confine
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+libc.shmat.restype = ctypes.c_void_p
+
+def call(*args):
+    ctypes.set_errno(0)
+    result = libc.syscall(*args)
+    return result if result >= 0 else os.strerror(ctypes.get_errno())
+
+def confined(*args, **kwargs):
+    done = confine(*args, **kwargs)
+    found = {{}}
+{body}
+    with open({str(report)!r}, "w") as f:
+        json.dump(found, f)
+    os._exit(0)
+jail.confine = confined
+"""
+
+
+SHM_KEY = 0x706E70   # "pnp": a System V segment another program of this user keeps
+
+
+@needs_walls
+def test_other_programs_system_v_shared_memory_is_out_of_reach(mini, tmp_path):
+    """System V shared memory is no file: Landlock does not see it, so seccomp refuses its
+    calls. Without that the jailed build read and wrote another program's segment, and left
+    segments of any size behind (memory filled until the next reboot)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    theirs = libc.shmget(SHM_KEY, 4096, 0o1000 | 0o600)
+    if theirs < 0:
+        pytest.skip("System V shared memory unavailable")
+    where = libc.shmat(theirs, None, 0)
+    ctypes.memmove(where, b"another program's memory\0", 25)
+    libc.shmdt(ctypes.c_void_p(where))
+    root = mini("- {id: c, name: C, text: T}")
+    report = root / "output" / "found.json"   # (the one folder the jail lets it write)
+    attack = f"""
+sid = libc.shmget({SHM_KEY}, 0, 0)
+at = libc.shmat(sid, None, 0) if sid >= 0 else None
+found["read"] = ctypes.string_at(at).decode() if at not in (None, 2**64 - 1) else os.strerror(ctypes.get_errno())
+left = libc.shmget(0, 1 << 20, 0o1000 | 0o600)
+found["left"] = left
+if left >= 0:
+    libc.shmctl(left, 0, None)   # IPC_RMID: the test leaves nothing behind either
+"""
+    try:
+        pnp(root, "validate", "--untrusted", prelude=after_the_jail(attack, report))
+        found = json.loads(report.read_text())
+        assert found == {"read": "Operation not permitted", "left": -1}, found
+        pnp(root, "validate", "--trusted", prelude=after_the_jail(attack, report))   # the test proves what it claims
+        assert json.loads(report.read_text())["read"] == "another program's memory"
+    finally:
+        libc.shmctl(theirs, 0, None)
+
+
+@needs_walls
+def test_the_user_namespace_gives_no_mount_right_even_without_landlock(mini, tmp_path):
+    """The private /dev/shm makes the build root of a user namespace of its own, which may
+    mount there; seccomp must refuse the new mount calls as it refuses mount(2), or on a
+    kernel without Landlock (untrusted=on goes on) the private tmpfs outgrows its 4 MiB
+    (fspick + fsconfig) and is moved away, showing the system's /dev/shm (move_mount)."""
+    if not Path("/dev/shm").is_dir():
+        pytest.skip("no /dev/shm")
+    root = mini("- {id: c, name: C, text: T}")
+    report = root / "output" / "found.json"   # (the one folder the jail lets it write)
+    secret = Path("/dev/shm") / f"pnp-test-system-{os.getpid()}"
+    secret.write_text("another program's memory")
+    attack = f"""
+os.mkdir({str(root / 'output' / 'away')!r})
+fs = call(433, -100, b"/dev/shm", 1)   # fspick
+if isinstance(fs, int):
+    found["grow"] = [call(431, fs, 1, b"size", b"1g", 0), call(431, fs, 7, None, None, 0)]
+else:
+    found["grow"] = fs
+found["size"] = os.statvfs("/dev/shm").f_blocks * os.statvfs("/dev/shm").f_frsize
+found["move"] = call(429, -100, b"/dev/shm", -100, {str(root / 'output' / 'away').encode()!r}, 0)
+found["setattr"] = call(442, -100, b"/dev/shm", 0, (ctypes.c_uint64 * 4)(0, 4, 0, 0), 32)   # noexec cleared
+found["tmpfs"] = call(430, b"tmpfs", 1)   # fsopen
+found["clone"] = call(428, -100, b"/", 1 | 0x8000)   # open_tree(OPEN_TREE_CLONE | AT_RECURSIVE)
+try:
+    found["seen"] = sorted(os.listdir("/dev/shm"))
+except OSError as exc:
+    found["seen"] = exc.strerror
+"""
+    try:
+        done = pnp(root, "validate", "--untrusted", prelude=after_the_jail(attack, report, before="""
+jailbridge.landlock_abi = lambda: 0   # a kernel without Landlock: untrusted=on goes on with the other walls
+"""))
+        found = json.loads(report.read_text())
+        refused = "Operation not permitted"
+        assert found == {"grow": refused, "size": 4 * 2**20, "move": refused, "setattr": refused,
+                         "tmpfs": refused, "clone": refused, "seen": []}, (found, done.stderr[-2000:])
+    finally:
+        secret.unlink()
+
+
+def committed(root: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "the reference"], cwd=root, check=True)
+
+
+@needs_walls
+def test_git_unpacks_a_diffs_reference_within_the_memory_budget(mini, tmp_path):
+    """git archive of the ref and its unpacking run before the jail now, but still under
+    --memory-limit (as they did inside the command before): a ref whose blobs inflate to
+    gigabytes is bounded."""
+    root = mini("- {id: c, name: C, text: T}")
+    committed(root)
+    seen = tmp_path / "rlimit.txt"
+    prelude = f"""
+import resource
+from generator import changes
+checkout = changes.checkout
+
+def spying(*args, **kwargs):
+    with open({str(seen)!r}, "w") as f:
+        f.write(str(resource.getrlimit(resource.RLIMIT_AS)[0]))
+    return checkout(*args, **kwargs)
+changes.checkout = spying
+"""
+    done = pnp(root, "diff", "HEAD", "--untrusted", "--memory-limit", "3G", prelude=prelude)
+    assert int(seen.read_text()) == 3 * 2**30, done.stderr[-2000:]
+
+
+@needs_walls
+def test_a_reference_holding_a_link_outside_is_refused_in_words(mini):
+    """tarfile's data filter refuses a link of the ref's tree leading outside: a clear error
+    (exit 2, no traceback), and no half-unpacked folder left in output/.cache/refs."""
+    root = mini("- {id: c, name: C, text: T}")
+    (root / "cards" / "mini" / "secret.yaml").symlink_to("/etc/passwd")
+    committed(root)
+    (root / "cards" / "mini" / "secret.yaml").unlink()
+    done = pnp(root, "diff", "HEAD", "--untrusted")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "cards/mini/secret.yaml" in done.stderr
+    assert list((root / "output" / ".cache" / "refs").iterdir()) == []

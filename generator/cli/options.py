@@ -181,6 +181,7 @@ def _confine(ctx, limits, kwargs):
     if ref is not None:   # pnp diff REF: git unpacks the ref now; the jailed command reads what it unpacked
         from ..changes import LAST, checkout
 
+        jail.bound_memory(limits)   # git and the unpacking within the memory budget, as inside the command
         ctx.meta[REF_TREE] = (ref, None if ref == LAST else checkout(root, ref, out_dir))
     confined = jail.confine(root, out_dir, limits, limits.untrusted)
     if confined.line:
