@@ -36,6 +36,7 @@ from .session import Session
 
 LAST = "last"
 KEEP_REFS = 4
+GIT_SECONDS = 300   # the most one git command reading a ref may take (it runs before the jail's budgets)
 PICTURE = re.compile(r"\.(png|jpe?g|gif|webp|tiff?|svg)$", re.I)
 SKIP = frozenset({"id", "count", "front", "back"})   # not words a player reads (templates, copies)
 
@@ -156,15 +157,26 @@ def _recorded(out_dir: Path, game_id: str) -> dict:
                          "first, or give a git ref (e.g. --changed-since HEAD)") from None
 
 
+def _no_links(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter, and no link of any kind: cards and templates need none, and
+    the data filter itself had holes through links (CVE-2025-4517, fixed only in newer
+    Pythons); this runs before the jail."""
+    if member.issym() or member.islnk():
+        raise tarfile.FilterError(f"{member.name} is a link: a git ref's cards and templates are read without links")
+    return tarfile.data_filter(member, dest)
+
+
 def checkout(root: Path, ref: str, out_dir: Path) -> Path:
     """The project's cards/ and templates/ as they are at git `ref`, unpacked (once per
     commit) under output/.cache/refs/<commit>/. Raises InputError for a bad ref."""
     def git(*args) -> bytes:
         try:
             return subprocess.run(git_command(root, *args), check=True, capture_output=True, env=git_env(),
-                                  stdin=subprocess.DEVNULL).stdout
+                                  stdin=subprocess.DEVNULL, timeout=GIT_SECONDS).stdout
         except FileNotFoundError:
             raise InputError("git is not installed: a git ref cannot be read") from None
+        except subprocess.TimeoutExpired:
+            raise InputError(f"git took more than {GIT_SECONDS} s to read ref '{ref}' in {root}") from None
         except subprocess.CalledProcessError as exc:
             detail = exc.stderr.decode(errors="replace").strip().splitlines()
             raise InputError(f"cannot read git ref '{ref}' in {root}: "
@@ -190,7 +202,7 @@ def checkout(root: Path, ref: str, out_dir: Path) -> Path:
             tree = f"{commit}:{prefix}" if prefix else commit
             try:
                 with tarfile.open(fileobj=io.BytesIO(git("archive", "--format=tar", tree, *paths))) as tar:
-                    tar.extractall(refs / tmp, filter="data")
+                    tar.extractall(refs / tmp, filter=_no_links)
             except tarfile.TarError as exc:   # the data filter: a link leading outside, a device...
                 safefs.remove_in(fd, tmp)
                 raise InputError(f"git ref '{ref}' cannot be unpacked: {exc}") from None

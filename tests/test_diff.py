@@ -97,3 +97,27 @@ def test_diff_lists_changes_writes_pictures_and_gates_ci(mini):
     right = picture.crop((picture.width // 2, 0, picture.width, picture.height)).tobytes()
     assert left != right
     assert run(root, "diff", "HEAD", "--fail-on-change").exit_code == 1
+
+
+def test_a_git_refs_tree_is_unpacked_without_any_link(tmp_path):
+    """Unpacked before the jail: links are refused even where tarfile's data filter lets them
+    through (a link inside the tree), since that filter had holes through links."""
+    import io
+    import tarfile
+
+    from generator import changes
+
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        body = b"- {id: a}\n"
+        card = tarfile.TarInfo("cards/g/deck.yaml")
+        card.size = len(body)
+        tar.addfile(card, io.BytesIO(body))
+        link = tarfile.TarInfo("cards/g/other.yaml")
+        link.type, link.linkname = tarfile.SYMTYPE, "deck.yaml"
+        tar.addfile(link)
+    data.seek(0)
+    with tarfile.open(fileobj=data) as tar:
+        assert tarfile.data_filter(tar.getmember("cards/g/other.yaml"), str(tmp_path)) is not None   # data lets it in
+        with pytest.raises(tarfile.FilterError, match="is a link"):
+            tar.extractall(tmp_path, filter=changes._no_links)
