@@ -69,6 +69,18 @@ def test_grey_text_on_grey_fails_and_the_strict_validate_says_so(mini):
 
 
 @pytest.mark.slow   # the command, its sheet written and read back
+def test_text_under_half_fill_opacity_is_a_watermark_not_measured():
+    """A faint slot number (fill-opacity 0.35, as MetiKoro's platforms print them) is not
+    read as full-strength text; full-strength text beside it still is."""
+    from generator.draw.colourfacts import face_facts
+
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
+           '<text x="2" y="8" font-size="4" fill="#e69f00" fill-opacity="0.35">1</text>'
+           '<g fill-opacity="0.4"><text x="2" y="12" font-size="4" fill="#e69f00">2</text></g>'
+           '<text x="2" y="16" font-size="4" fill="#e69f00">3</text></svg>')
+    assert [(b.text, b.colour is None) for b in face_facts(svg).texts] == [("1", True), ("2", True), ("3", False)]
+
+
 def test_the_sheet_shows_each_simulation(mini):
     root, _ = _game(mini, SUITS.replace("ICON", ""))
     result = run(root, "check", "colour", "mini", "--paper", "a4")
