@@ -168,8 +168,13 @@ def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) 
         return None
     pixels = face[r0:r1, c0:c1].reshape(-1, 3)
     colour = np.array(box.colour)
-    behind = pixels[contrast(pixels, colour) >= 1.4]   # not the text's own pixels
-    background = np.median(behind if len(behind) >= 0.1 * len(pixels) else pixels, axis=0)
+    ratios = contrast(pixels, colour)
+    behind, far = pixels[ratios >= 1.4], ratios[ratios >= 1.4]   # not the text's own pixels
+    if len(behind) < 0.1 * len(pixels):
+        return float(contrast(np.median(pixels, axis=0), colour))
+    # the text's anti-aliased edges (and a shape of the text's colour beside it) blend towards
+    # its colour: the face behind is the farther half of what is not the text
+    background = np.median(behind[far >= np.median(far)], axis=0)
     return float(contrast(background, colour))
 
 

@@ -81,6 +81,22 @@ def test_text_under_half_fill_opacity_is_a_watermark_not_measured():
     assert [(b.text, b.colour is None) for b in face_facts(svg).texts] == [("1", True), ("2", True), ("3", False)]
 
 
+def test_the_texts_anti_aliased_edges_are_not_the_face_behind_it():
+    """White text on basalt grey (11:1) at the check's 1.6 px a mm is mostly anti-aliased
+    edges, blends of white and grey: the face behind is the grey, not the blends (Meta
+    Olympia's die labels measured 3.9:1 before); grey text too faint still fails."""
+    from generator.colourcheck import text_contrast
+    from generator.draw.colourfacts import TextBox
+
+    basalt = np.array([0x3b, 0x3b, 0x46]) / 255
+    mixes = [1.0] * 20 + list(np.linspace(0.35, 0.8, 45)) + [0.0] * 35   # text, its edges, the face
+    face = np.array([[m * np.ones(3) + (1 - m) * basalt for m in mixes]])
+    box = TextBox((0, 0, 100, 1), (1.0, 1.0, 1.0), 3.5, True, "COUNTER")
+    assert text_contrast(box, face, (100, 1)) == pytest.approx(float(contrast(np.ones(3), basalt)), rel=0.01)
+    grey = TextBox((0, 0, 100, 1), (0.42, 0.42, 0.46), 3.5, True, "COUNTER")
+    assert text_contrast(grey, face, (100, 1)) < 3
+
+
 def test_the_sheet_shows_each_simulation(mini):
     root, _ = _game(mini, SUITS.replace("ICON", ""))
     result = run(root, "check", "colour", "mini", "--paper", "a4")
