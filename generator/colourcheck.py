@@ -162,8 +162,9 @@ def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) 
     h, w = face.shape[:2]
     sx, sy = w / size_mm[0], h / size_mm[1]
     x0, y0, x1, y1 = box.box
-    c0, c1 = max(int(x0 * sx), 0), min(int(np.ceil(x1 * sx)), w)
-    r0, r1 = max(int(y0 * sy), 0), min(int(np.ceil(y1 * sy)), h)
+    # a pixel more on each side: small text at DPI covers its own box with its edges
+    c0, c1 = max(int(x0 * sx) - 1, 0), min(int(np.ceil(x1 * sx)) + 1, w)
+    r0, r1 = max(int(y0 * sy) - 1, 0), min(int(np.ceil(y1 * sy)) + 1, h)
     if c1 <= c0 or r1 <= r0:
         return None
     pixels = face[r0:r1, c0:c1].reshape(-1, 3)
