@@ -190,7 +190,8 @@ def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, se
             continue
         shown = " ".join(box.text.split())
         shown = shown if len(shown) <= 40 else shown[:39] + "…"
-        once = (rc.deck.id, side, tuple(round(v) for v in box.box), box.colour)   # a box many cards share: once
+        # a box many cards share: once (and an error is not hidden behind a warning)
+        once = (rc.deck.id, side, tuple(round(v) for v in box.box), box.colour, ratio < FAILS)
         if once in seen:
             continue
         seen.add(once)
