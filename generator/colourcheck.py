@@ -162,14 +162,20 @@ def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) 
     h, w = face.shape[:2]
     sx, sy = w / size_mm[0], h / size_mm[1]
     x0, y0, x1, y1 = box.box
-    c0, c1 = max(int(x0 * sx), 0), min(int(np.ceil(x1 * sx)), w)
-    r0, r1 = max(int(y0 * sy), 0), min(int(np.ceil(y1 * sy)), h)
+    # a pixel more on each side: small text at DPI covers its own box with its edges
+    c0, c1 = max(int(x0 * sx) - 1, 0), min(int(np.ceil(x1 * sx)) + 1, w)
+    r0, r1 = max(int(y0 * sy) - 1, 0), min(int(np.ceil(y1 * sy)) + 1, h)
     if c1 <= c0 or r1 <= r0:
         return None
     pixels = face[r0:r1, c0:c1].reshape(-1, 3)
     colour = np.array(box.colour)
-    behind = pixels[contrast(pixels, colour) >= 1.4]   # not the text's own pixels
-    background = np.median(behind if len(behind) >= 0.1 * len(pixels) else pixels, axis=0)
+    ratios = contrast(pixels, colour)
+    behind, far = pixels[ratios >= 1.4], ratios[ratios >= 1.4]   # not the text's own pixels
+    if len(behind) < 0.1 * len(pixels):
+        return float(contrast(np.median(pixels, axis=0), colour))
+    # the text's anti-aliased edges (and a shape of the text's colour beside it) blend towards
+    # its colour: the face behind is the farther half of what is not the text
+    background = np.median(behind[far >= np.median(far)], axis=0)
     return float(contrast(background, colour))
 
 
@@ -184,7 +190,8 @@ def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, se
             continue
         shown = " ".join(box.text.split())
         shown = shown if len(shown) <= 40 else shown[:39] + "…"
-        once = (rc.deck.id, side, tuple(round(v) for v in box.box), box.colour)   # a box many cards share: once
+        # a box many cards share: once (and an error is not hidden behind a warning)
+        once = (rc.deck.id, side, tuple(round(v) for v in box.box), box.colour, ratio < FAILS)
         if once in seen:
             continue
         seen.add(once)

@@ -47,7 +47,7 @@ def face_facts(svg: str) -> Facts:
     texts: list[TextBox] = []
     cues: set[str] = set()
     stack = [(child, IDENTITY, {"fill": "#000", "font-size": "4", "font-weight": "normal", "text-anchor": "start",
-                                "opacity": "1"}) for child in reversed(root)]
+                                "opacity": "1", "fill-opacity": "1"}) for child in reversed(root)]
     while stack:
         el, outer, inherited = stack.pop()
         name = local(el)
@@ -98,8 +98,8 @@ def _shape_of(icon) -> str:
 
 def _colour(here: dict, own: str | None = None) -> tuple[float, float, float] | None:
     """The text's colour; None for a paint server, or text under half opacity (a shadow, a
-    watermark: not read)."""
-    if number(here["opacity"], 1.0) < 0.5:
+    watermark: not read), whether the opacity is the element's or its fill's."""
+    if number(here["opacity"], 1.0) * number(here["fill-opacity"], 1.0) < 0.5:
         return None
     return rgb(own or here["fill"])
 
