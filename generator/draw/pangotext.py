@@ -29,6 +29,7 @@ from xml.sax.saxutils import escape
 from cachetools import LRUCache
 
 from . import pangobridge as pb
+from . import textlines
 from .fonts import fontconfig_rules
 from .hyphenate import Hyphenation, rules_for
 from .markup import Run, TextDoesNotFit, parse
@@ -44,6 +45,7 @@ FALLBACK = ("Lato", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagar
             "Noto Sans CJK JP", "DejaVu Sans")
 PAIRS = tuple(a + b for a in string.ascii_lowercase for b in string.ascii_lowercase)   # where ligatures form
 ALIGN = {"left": 0, "center": 1, "right": 2, "justify": 0}   # PangoAlignment
+TOTAL_FIT = True        # texts of textlines.MIN_LINES lines or more broken by total fit (issue 39)
 MEMO = 20_000           # fits an engine remembers (a deck repeats many boxes)
 LAYOUTS = 1_000         # layouts (and their clusters) it keeps: each holds its glyphs
 
@@ -66,11 +68,13 @@ class Spec:
     icons: tuple = ()            # ((name, width / height), ...) of the icons the text uses
     hyphenation: Hyphenation | None = None   # the game's rules and protected words (None: the language's)
     last_words: bool = False     # a paragraph's last word may be hyphenated too (when nothing else fits)
+    breaks: tuple = ()           # offsets (in the text without soft hyphens) of spaces set as line breaks
 
     def shaped(self) -> tuple:
         """What the layout itself depends on (not the size or width it is wrapped to)."""
         return (self.text, self.family, self.bold, self.leading, self.align, self.lang, self.features,
-                self.letter_spacing, self.hyphenate, self.hyphens, self.icons, self.hyphenation, self.last_words)
+                self.letter_spacing, self.hyphenate, self.hyphens, self.icons, self.hyphenation, self.last_words,
+                self.breaks)
 
 
 @dataclass
@@ -185,7 +189,7 @@ class Engine:
         """Pango markup for the spec's text; the icons in order; the offsets of the soft
         hyphens it holds (in the text without them); the number of paragraphs."""
         styled = dict(spec.features)
-        wanted = set(spec.hyphens or ())
+        wanted, forced = set(spec.hyphens or ()), set(spec.breaks)
         by_dictionary = spec.hyphens is None and spec.hyphenate and not spec.letter_spacing
         rules = spec.hyphenation or language_hyphenation(spec.lang)
         paragraphs = parsed(spec.text)
@@ -202,7 +206,7 @@ class Engine:
                     after_break = True
                     continue
                 if not after_break:
-                    out.append(" ")
+                    out.append(LINE_SEPARATOR if offset in forced else " ")
                     offset += 1
                 after_break = False
                 joined = "".join(r.text for r in word if not r.icon)
@@ -296,11 +300,37 @@ class Engine:
             attempts = (whole, spec, replace(spec, last_words=True))
             for n, attempt in enumerate(attempts):
                 try:
-                    return self._remember(self._fits, key, self._fit(attempt, h, min_size, max_lines))
+                    return self._remember(self._fits, key, self._even(attempt, self._fit(attempt, h, min_size, max_lines),
+                                                                      h, max_lines))
                 except TextDoesNotFit:
                     if n == len(attempts) - 1:
                         raise
         return self._remember(self._fits, key, self._fit(spec, h, min_size, max_lines))
+
+    def _even(self, spec: Spec, fitted: Fitted, h: float, max_lines) -> Fitted:
+        """The fitted text's lines chosen as a whole (total fit, textlines.py) at the size
+        found, among the breaks `spec` allows, when that sets 3 lines or more and Pango then
+        sets exactly those lines in the box; otherwise `fitted`, Pango's line by line."""
+        if not TOTAL_FIT or fitted.lines < textlines.MIN_LINES or spec.letter_spacing:
+            return fitted
+        sized = replace(spec, size=fitted.spec.size)
+        laid = self.laid(sized)
+        found = textlines.plan(laid, self._hyphen(spec), spec.lang)
+        if found is None:
+            return fitted
+        spaces, kept, starts = found
+        even = replace(fitted.spec, hyphenate=False, hyphens=kept, hyphenation=None, last_words=False, breaks=spaces)
+        again = self.laid(even)
+        result = self._measure(again, even, h, max_lines)
+        got = {self._plain(again, s) for s, _, _ in pb.lines(again.layout)}
+        if result is None or result.lines != len(starts) or not got.issuperset(starts):
+            return fitted   # Pango would set other lines (widths rounded): keep its own
+        return result
+
+    def _hyphen(self, spec: Spec) -> int:
+        """The width of a hyphen in the spec's font, at size NOMINAL, in Pango units."""
+        dash = self.laid(Spec("-", 1000.0, NOMINAL, family=spec.family, bold=spec.bold, hyphenate=False))
+        return pb.lines(dash.layout)[0][2]
 
     def _fit(self, spec: Spec, h: float, min_size: float, max_lines: int | None) -> Fitted:
         laid = self.laid(spec)
