@@ -8,7 +8,7 @@ import pytest
 from lineends import hyphenated
 from test_text import chars, drawn, face
 
-from generator.draw import pangotext
+from generator.draw import textlines
 from generator.draw.fonts import shipped
 from generator.draw.textfit import TextSetter
 
@@ -26,7 +26,7 @@ def setter():
 def printed(setter, monkeypatch, total: bool, text: str, w: float, lang: str) -> bytes:
     """The text fitted at 2.4 mm (no room to shrink) into a w mm box and drawn, broken by
     total fit or, as before, by Pango line by line."""
-    monkeypatch.setattr(pangotext, "TOTAL_FIT", total)
+    monkeypatch.setattr(textlines, "TOTAL_FIT", total)
     setter.engine._fits.clear()   # the fits remembered were made with the other setting
     body = setter.svg(text, x=2, y=2, w=w, h=70, size=2.4, min_size=2.4, lang=lang)
     pdf, _ = drawn(face(body, w=w + 4, h=74))
@@ -62,7 +62,7 @@ def test_never_three_hyphenated_lines_in_a_row_and_fewer_hyphens(setter, monkeyp
 def test_right_to_left_keeps_pangos_breaking(setter, monkeypatch, text, lang):
     specs = []
     for total in (False, True):
-        monkeypatch.setattr(pangotext, "TOTAL_FIT", total)
+        monkeypatch.setattr(textlines, "TOTAL_FIT", total)
         setter.engine._fits.clear()
         fitted = setter.engine.fit(setter.spec(text, w=22, size=3, lang=lang), 70, 3)
         assert fitted.lines >= 3

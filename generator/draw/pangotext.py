@@ -3,9 +3,9 @@
 In: a `Spec` (pnp markup, a box width, font, size, leading, alignment, language, OpenType
 features, letter-spacing, hyphenation by the typographer's rules: hyphenate.py) and the fonts
 a game may use. Out: `Engine.fit`, the largest size at which the text fits a box (shrinking
-within its range before hyphenating) and the spec that
-draws exactly that; the laid out block's height, its inline icons' boxes, the characters no
-font has and the glyph clusters it draws (for the primer page, bundlepdf.py); and
+within its range before hyphenating) and the spec that draws exactly that (a text of three
+lines or more broken as a whole: textlines.py); the laid out block's height, its inline
+icons' boxes, the characters no font has and the glyph clusters it draws (for the primer page, bundlepdf.py); and
 `Engine.draw`, which shows the layout on a cairo context (the face CairoSVG is drawing).
 
 HarfBuzz, through Pango, shapes every run: kerning and standard ligatures on by default,
@@ -45,7 +45,6 @@ FALLBACK = ("Lato", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagar
             "Noto Sans CJK JP", "DejaVu Sans")
 PAIRS = tuple(a + b for a in string.ascii_lowercase for b in string.ascii_lowercase)   # where ligatures form
 ALIGN = {"left": 0, "center": 1, "right": 2, "justify": 0}   # PangoAlignment
-TOTAL_FIT = True        # texts of textlines.MIN_LINES lines or more broken by total fit (issue 39)
 MEMO = 20_000           # fits an engine remembers (a deck repeats many boxes)
 LAYOUTS = 1_000         # layouts (and their clusters) it keeps: each holds its glyphs
 
@@ -300,37 +299,12 @@ class Engine:
             attempts = (whole, spec, replace(spec, last_words=True))
             for n, attempt in enumerate(attempts):
                 try:
-                    return self._remember(self._fits, key, self._even(attempt, self._fit(attempt, h, min_size, max_lines),
-                                                                      h, max_lines))
+                    fitted = self._fit(attempt, h, min_size, max_lines)
+                    return self._remember(self._fits, key, textlines.even(self, attempt, fitted, h, max_lines))
                 except TextDoesNotFit:
                     if n == len(attempts) - 1:
                         raise
         return self._remember(self._fits, key, self._fit(spec, h, min_size, max_lines))
-
-    def _even(self, spec: Spec, fitted: Fitted, h: float, max_lines) -> Fitted:
-        """The fitted text's lines chosen as a whole (total fit, textlines.py) at the size
-        found, among the breaks `spec` allows, when that sets 3 lines or more and Pango then
-        sets exactly those lines in the box; otherwise `fitted`, Pango's line by line."""
-        if not TOTAL_FIT or fitted.lines < textlines.MIN_LINES or spec.letter_spacing:
-            return fitted
-        sized = replace(spec, size=fitted.spec.size)
-        laid = self.laid(sized)
-        found = textlines.plan(laid, self._hyphen(spec), spec.lang)
-        if found is None:
-            return fitted
-        spaces, kept, starts = found
-        even = replace(fitted.spec, hyphenate=False, hyphens=kept, hyphenation=None, last_words=False, breaks=spaces)
-        again = self.laid(even)
-        result = self._measure(again, even, h, max_lines)
-        got = {self._plain(again, s) for s, _, _ in pb.lines(again.layout)}
-        if result is None or result.lines != len(starts) or not got.issuperset(starts):
-            return fitted   # Pango would set other lines (widths rounded): keep its own
-        return result
-
-    def _hyphen(self, spec: Spec) -> int:
-        """The width of a hyphen in the spec's font, at size NOMINAL, in Pango units."""
-        dash = self.laid(Spec("-", 1000.0, NOMINAL, family=spec.family, bold=spec.bold, hyphenate=False))
-        return pb.lines(dash.layout)[0][2]
 
     def _fit(self, spec: Spec, h: float, min_size: float, max_lines: int | None) -> Fitted:
         laid = self.laid(spec)

@@ -14,10 +14,12 @@ Pango's line-by-line breaking: `plan` gives None for them, and for texts under M
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import replace
 
 from . import pangobridge as pb
 from .linebreak import END, Word, total_fit
 
+TOTAL_FIT = True     # False: every card text broken line by line by Pango, as before issue 39
 MIN_LINES = 3        # shorter texts: first fit and total fit seldom differ, and fitting is hot
 SPACE = b" "
 SOFT = "\u00ad".encode()
@@ -105,3 +107,30 @@ def plan(laid, hyphen: float, lang: str):
     if lines < MIN_LINES:
         return None
     return tuple(spaces), tuple(sorted(kept)), tuple(starts)
+
+
+def even(engine, spec, fitted, h: float, max_lines):
+    """`fitted` (an Engine's `Fitted` for `spec`) with its lines chosen as a whole at the size
+    found, among the breaks `spec` allows, when that sets MIN_LINES lines or more and Pango
+    then sets exactly those lines in the box; otherwise `fitted`, Pango's line by line."""
+    if not TOTAL_FIT or fitted.lines < MIN_LINES or spec.letter_spacing:
+        return fitted
+    laid = engine.laid(replace(spec, size=fitted.spec.size))
+    found = plan(laid, _hyphen(engine, spec), spec.lang)
+    if found is None:
+        return fitted
+    spaces, kept, starts = found
+    even = replace(fitted.spec, hyphenate=False, hyphens=kept, hyphenation=None, last_words=False, breaks=spaces)
+    again = engine.laid(even)
+    result = engine._measure(again, even, h, max_lines)
+    got = {engine._plain(again, s) for s, _, _ in pb.lines(again.layout)}
+    if result is None or result.lines != len(starts) or not got.issuperset(starts):
+        return fitted   # Pango would set other lines (a width rounded, a word too long): keep its own
+    return result
+
+
+def _hyphen(engine, spec) -> int:
+    """The width of a hyphen in the spec's font at the engine's nominal size, in Pango units."""
+    dash = engine.laid(replace(spec, text="-", width=1000.0, size=10.0, hyphenate=False, hyphens=(), icons=(),
+                               breaks=(), align="left", letter_spacing=0.0))
+    return pb.lines(dash.layout)[0][2]
