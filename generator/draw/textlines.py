@@ -120,6 +120,9 @@ def even(engine, spec, fitted, h: float, max_lines):
     if found is None:
         return fitted
     spaces, kept, starts = found
+    own = {engine._plain(laid, s) for s, _, _ in pb.lines(laid.layout)}
+    if own.issuperset(starts) and len(own) - (laid.paragraphs - 1) == len(starts):
+        return fitted   # Pango's own lines: kept as they were
     even = replace(fitted.spec, hyphenate=False, hyphens=kept, hyphenation=None, last_words=False, breaks=spaces)
     again = engine.laid(even)
     result = engine._measure(again, even, h, max_lines)
