@@ -5,7 +5,7 @@ features, letter-spacing, hyphenation by the typographer's rules: hyphenate.py) 
 a game may use. Out: `Engine.fit`, the largest size at which the text fits a box (shrinking
 within its range before hyphenating) and the spec that draws exactly that (a text of three
 lines or more broken as a whole: textlines.py); the laid out block's height, its inline
-icons' boxes, the characters no font has and the glyph clusters it draws (for the primer page, bundlepdf.py); and
+icons' boxes, the characters no font has and the glyph clusters it draws (bundlepdf.py); and
 `Engine.draw`, which shows the layout on a cairo context (the face CairoSVG is drawing).
 
 HarfBuzz, through Pango, shapes every run: kerning and standard ligatures on by default,
