@@ -391,3 +391,13 @@ def show_clusters(ctx: cairocffi.Context, font, found: list[tuple[bytes, tuple]]
     finally:
         pango.pango_glyph_string_free(glyph_string)
         pango.pango_item_free(item)
+
+
+def xs(layout, indices: list[int]) -> dict[int, int]:
+    """The x of the character at each byte index (its leading edge), in Pango units."""
+    rect = ffi.new("PangoRectangle *")
+    out = {}
+    for index in indices:
+        pango.pango_layout_index_to_pos(layout, index, rect)
+        out[index] = rect.x
+    return out

@@ -3,9 +3,9 @@
 In: a `Spec` (pnp markup, a box width, font, size, leading, alignment, language, OpenType
 features, letter-spacing, hyphenation by the typographer's rules: hyphenate.py) and the fonts
 a game may use. Out: `Engine.fit`, the largest size at which the text fits a box (shrinking
-within its range before hyphenating) and the spec that
-draws exactly that; the laid out block's height, its inline icons' boxes, the characters no
-font has and the glyph clusters it draws (for the primer page, bundlepdf.py); and
+within its range before hyphenating) and the spec that draws exactly that (a text of three
+lines or more broken as a whole: textlines.py); the laid out block's height, its inline
+icons' boxes, the characters no font has and the glyph clusters it draws (bundlepdf.py); and
 `Engine.draw`, which shows the layout on a cairo context (the face CairoSVG is drawing).
 
 HarfBuzz, through Pango, shapes every run: kerning and standard ligatures on by default,
@@ -29,6 +29,7 @@ from xml.sax.saxutils import escape
 from cachetools import LRUCache
 
 from . import pangobridge as pb
+from . import textlines
 from .fonts import fontconfig_rules
 from .hyphenate import Hyphenation, rules_for
 from .markup import Run, TextDoesNotFit, parse
@@ -66,11 +67,13 @@ class Spec:
     icons: tuple = ()            # ((name, width / height), ...) of the icons the text uses
     hyphenation: Hyphenation | None = None   # the game's rules and protected words (None: the language's)
     last_words: bool = False     # a paragraph's last word may be hyphenated too (when nothing else fits)
+    breaks: tuple = ()           # offsets (in the text without soft hyphens) of spaces set as line breaks
 
     def shaped(self) -> tuple:
         """What the layout itself depends on (not the size or width it is wrapped to)."""
         return (self.text, self.family, self.bold, self.leading, self.align, self.lang, self.features,
-                self.letter_spacing, self.hyphenate, self.hyphens, self.icons, self.hyphenation, self.last_words)
+                self.letter_spacing, self.hyphenate, self.hyphens, self.icons, self.hyphenation, self.last_words,
+                self.breaks)
 
 
 @dataclass
@@ -185,7 +188,7 @@ class Engine:
         """Pango markup for the spec's text; the icons in order; the offsets of the soft
         hyphens it holds (in the text without them); the number of paragraphs."""
         styled = dict(spec.features)
-        wanted = set(spec.hyphens or ())
+        wanted, forced = set(spec.hyphens or ()), set(spec.breaks)
         by_dictionary = spec.hyphens is None and spec.hyphenate and not spec.letter_spacing
         rules = spec.hyphenation or language_hyphenation(spec.lang)
         paragraphs = parsed(spec.text)
@@ -202,7 +205,7 @@ class Engine:
                     after_break = True
                     continue
                 if not after_break:
-                    out.append(" ")
+                    out.append(LINE_SEPARATOR if offset in forced else " ")
                     offset += 1
                 after_break = False
                 joined = "".join(r.text for r in word if not r.icon)
@@ -296,7 +299,8 @@ class Engine:
             attempts = (whole, spec, replace(spec, last_words=True))
             for n, attempt in enumerate(attempts):
                 try:
-                    return self._remember(self._fits, key, self._fit(attempt, h, min_size, max_lines))
+                    fitted = self._fit(attempt, h, min_size, max_lines)
+                    return self._remember(self._fits, key, textlines.even(self, attempt, fitted, h, max_lines))
                 except TextDoesNotFit:
                     if n == len(attempts) - 1:
                         raise

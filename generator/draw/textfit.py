@@ -218,7 +218,7 @@ def element(spec: Spec, x: float, y: float, color: str) -> str:
              "align": spec.align, "lang": spec.lang,
              **{("features" if k == "text" else f"features-{k}"): v for k, v in spec.features},
              "letter-spacing": repr(spec.letter_spacing) if spec.letter_spacing else "",
-             "hyphens": " ".join(map(str, spec.hyphens or ())),
+             "hyphens": " ".join(map(str, spec.hyphens or ())), "breaks": " ".join(map(str, spec.breaks)),
              "icons": " ".join(f"{n}:{a!r}" for n, a in spec.icons), "fill": color}
     body = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items() if v != "")
     return f'<pnp:text xmlns:pnp="{NS}" {body}>{escape(spec.text)}</pnp:text>'
@@ -232,7 +232,8 @@ def spec_of(node, text: str) -> Spec:
     return Spec(text, float(node["width"]), float(node["size"]), node.get("family", "Lato"),
                 node.get("bold") == "true", float(node.get("leading", 1.2)), node.get("align", "left"),
                 node.get("lang", "en"), tuple(sorted(features)), float(node.get("letter-spacing", 0)), False,
-                tuple(int(v) for v in node.get("hyphens", "").split()), icons)
+                tuple(int(v) for v in node.get("hyphens", "").split()), icons,
+                breaks=tuple(int(v) for v in node.get("breaks", "").split()))
 
 
 @dataclass(frozen=True)
