@@ -22,7 +22,7 @@ so fitting re-wraps one layout instead of shaping the text again at every size.
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
@@ -33,6 +33,7 @@ from . import textlines
 from .fonts import fontconfig_rules
 from .hyphenate import Hyphenation, rules_for
 from .markup import Run, TextDoesNotFit, parse
+from .textspec import Fitted, Laid, Spec
 
 NOMINAL = 10.0          # the font size every layout is made at
 ICON_HEIGHT = 1.0       # em
@@ -47,53 +48,6 @@ PAIRS = tuple(a + b for a in string.ascii_lowercase for b in string.ascii_lowerc
 ALIGN = {"left": 0, "center": 1, "right": 2, "justify": 0}   # PangoAlignment
 MEMO = 20_000           # fits an engine remembers (a deck repeats many boxes)
 LAYOUTS = 1_000         # layouts (and their clusters) it keeps: each holds its glyphs
-
-
-@dataclass(frozen=True)
-class Spec:
-    """Everything that decides a text box's lines (the box's height only decides its size)."""
-    text: str                    # pnp markup
-    width: float                 # of the box, in the face's units (mm)
-    size: float                  # font size, in the same units
-    family: str = "Lato"         # a family name fontconfig knows (generic names already resolved)
-    bold: bool = False
-    leading: float = 1.2         # line height, in font sizes
-    align: str = "left"          # left (the start, in a right-to-left paragraph), center, right, justify
-    lang: str = "en"             # BCP 47: hyphenation, line breaking and shaping follow it
-    features: tuple = ()         # ((style, "onum, smcp"), ...): style is "text", "bold" or "italic"
-    letter_spacing: float = 0.0  # em
-    hyphenate: bool = True       # insert soft hyphens from the language's dictionary
-    hyphens: tuple | None = None  # or exactly these: offsets in the text without soft hyphens
-    icons: tuple = ()            # ((name, width / height), ...) of the icons the text uses
-    hyphenation: Hyphenation | None = None   # the game's rules and protected words (None: the language's)
-    last_words: bool = False     # a paragraph's last word may be hyphenated too (when nothing else fits)
-    breaks: tuple = ()           # offsets (in the text without soft hyphens) of spaces set as line breaks
-
-    def shaped(self) -> tuple:
-        """What the layout itself depends on (not the size or width it is wrapped to)."""
-        return (self.text, self.family, self.bold, self.leading, self.align, self.lang, self.features,
-                self.letter_spacing, self.hyphenate, self.hyphens, self.icons, self.hyphenation, self.last_words,
-                self.breaks)
-
-
-@dataclass
-class Laid:
-    """A PangoLayout at size NOMINAL and what was learnt building it."""
-    layout: object
-    text: bytes                 # the layout's text (UTF-8)
-    char_at: list               # byte index -> character index (for the log attributes)
-    icons: list                 # (name, byte index) of each inline icon
-    hyphen_at: dict             # byte index of each soft hyphen -> its offset in the text without them
-    paragraphs: int
-    width: int = -1             # the Pango width it is wrapped to now
-    breaks: list | None = None  # per character, whether a line may break before it (read once)
-
-
-@dataclass(frozen=True)
-class Fitted:
-    spec: Spec                  # the size found and the soft hyphens the lines break at
-    height: float               # of the laid out block
-    lines: int
 
 
 @lru_cache(maxsize=4096)
