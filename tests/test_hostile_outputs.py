@@ -53,9 +53,9 @@ class Counted(Preview):
     def state(self):
         self.asked["state"] += 1
         return super().state()
-    def png(self, key):
+    def png(self, key, zoomed=False):
         self.asked["png"] += 1
-        return super().png(key)
+        return super().png(key, zoomed)
 
 pdf = open(sys.argv[1], "rb").read()
 preview = Counted()

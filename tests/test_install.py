@@ -73,4 +73,4 @@ def test_a_wheel_in_a_fresh_venv_starts_and_builds_a_game_in_an_empty_folder(tmp
     shutil.rmtree(empty / "templates" / "_shared")
     out = sh("pnp", "validate", "demo", cwd=empty, env=env)
     assert "demo: 3 rules, 0 errors, 0 warnings — OK" in out
-    assert sorted(p.name for p in empty.iterdir()) == ["cards", "output", "schemas", "templates"]
+    assert sorted(p.name for p in empty.iterdir()) == [".gitignore", "cards", "output", "schemas", "templates"]

@@ -60,7 +60,7 @@ MUTATIONS = {
     "orbs-to-win": {"edits": [("tables.yaml", "orbs_to_win: 3", "orbs_to_win: 2")], "also": {"orb-spots"}},
     # ---- players and setup
     "player-range": ("game.yaml", 'players: "2-4"', 'players: "2-5"'),
-    "player-colours": ("tables.yaml", '  - {id: purple, name: Purple, colour: "#CC79A7", light: "#f4dfea", mark: diamond, corner: 3}\n', ""),
+    "player-colours": ("tables.yaml", '  - {id: purple, name: Purple, colour: "#CC79A7", light: "#f4dfea", ink: "#8e3f6b", mark: diamond, corner: 3}\n', ""),
     "player-colours-distinct": ("tables.yaml", 'colour: "#CC79A7"', 'colour: "#009E73"'),
     "player-corners-distinct": ("tables.yaml", "mark: diamond, corner: 3}", "mark: diamond, corner: 2}"),
     "corners-per-player-count": ("tables.yaml", "{players: 3, corners: [0, 1, 2]}", "{players: 3, corners: [0, 2]}"),
