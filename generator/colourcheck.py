@@ -201,7 +201,8 @@ def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, se
     problems = []
     side = "front" if key == rc.front else "back" if key == rc.back else "a face"
     for box in facts.texts:
-        ratio = text_contrast(*fine(box)) if box.colour is not None and box.size < SMALL_MM else text_contrast(box, face, size_mm)
+        small = box.colour is not None and box.size < SMALL_MM
+        ratio = text_contrast(*fine(box)) if small else text_contrast(box, face, size_mm)
         large = box.size >= LARGE_MM or (box.bold and box.size >= LARGE_BOLD_MM)
         needed = LARGE_CONTRAST if large else MIN_CONTRAST
         if ratio is None or ratio >= needed:   # None: off the face, or a colour not measured
