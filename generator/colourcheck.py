@@ -5,7 +5,8 @@ In: a loaded `Game` (its `distinguish:` fields in game.yaml), the session and th
 face cache. Out: a `ColourCheck`: its problems, each naming the card, and the rows of its
 printable sheet (`write_sheet`: `output/<game>/<game>-colour-<paper>.pdf`, laid out by
 layout/coloursheet.py, written by the export stage). Every face is drawn small
-(`DPI`, through the face cache: a check after a build draws nothing again) and seen as
+(`DPI`, through the face cache: a check after a build draws nothing again; small text,
+around its box, again at `FINE_DPI`) and seen as
 each of `cvdbridge.SIMULATIONS` sees it:
 
 - **told apart**: in each deck, the cards of two values of a `distinguish:` field (two
@@ -20,7 +21,7 @@ each of `cvdbridge.SIMULATIONS` sees it:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from .draw.render import RenderedCard
 
 DPI = 40                 # the faces measured: 1.6 px a mm
+FINE_DPI = 300           # small text is measured again here, around its box (at DPI a 3 mm digit is a blur)
+SMALL_MM = 12 * 25.4 / 72   # text below this size (12 pt) is small
 SHEET_DPI = 110          # the faces on the printable sheet
 MIN_DELTA_E = 15.0       # CAM02-UCS: two values told apart by colour alone differ by this under every simulation
 DIFFERS = 10.0           # CAM02-UCS: where two typical faces differ as printed
@@ -75,8 +78,21 @@ def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -
             return raster.face(key, pixels(w, dpi), pixels(h, dpi), (0.0, 0.0, w, h))
         faces = {key: np.asarray(image(key), dtype=np.float64) / 255.0 for key in owners}
         seen: set = set()
+        def fine(key: str, box: TextBox) -> tuple[TextBox, np.ndarray, tuple[float, float]]:
+            """The face around a small text box, drawn at FINE_DPI, and the box on it."""
+            w, h = found.sizes[key]
+            pad = 25.4 / DPI   # the pixel more on each side that `text_contrast` reads at DPI
+            x0, y0 = max(box.box[0] - pad, 0.0), max(box.box[1] - pad, 0.0)
+            x1, y1 = min(box.box[2] + pad, w), min(box.box[3] + pad, h)
+            if x1 <= x0 or y1 <= y0:
+                return box, faces[key], (w, h)
+            part = raster.face(key, max(pixels(x1 - x0, FINE_DPI), 1), max(pixels(y1 - y0, FINE_DPI), 1),
+                               (x0, y0, x1 - x0, y1 - y0))
+            moved = replace(box, box=(box.box[0] - x0, box.box[1] - y0, box.box[2] - x0, box.box[3] - y0))
+            return moved, np.asarray(part, dtype=np.float64) / 255.0, (x1 - x0, y1 - y0)
         for key, rc in owners.items():
-            problems += _contrast_problems(rc, key, facts[key], faces[key], found.sizes[key], seen)
+            problems += _contrast_problems(rc, key, facts[key], faces[key], found.sizes[key], seen,
+                                           lambda box, key=key: fine(key, box))
         for field in game.meta.get("distinguish") or ():
             for deck in game.decks:
                 groups = _groups(rendered.cards, deck, field)
@@ -179,11 +195,14 @@ def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) 
     return float(contrast(background, colour))
 
 
-def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, seen: set) -> list[Problem]:
+def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, seen: set, fine) -> list[Problem]:
+    """The face's text boxes below WCAG's contrast; `fine(box)` draws a small box's part of
+    the face again at FINE_DPI (the box on it, it, its size in mm)."""
     problems = []
     side = "front" if key == rc.front else "back" if key == rc.back else "a face"
     for box in facts.texts:
-        ratio = text_contrast(box, face, size_mm)
+        small = box.colour is not None and box.size < SMALL_MM
+        ratio = text_contrast(*fine(box)) if small else text_contrast(box, face, size_mm)
         large = box.size >= LARGE_MM or (box.bold and box.size >= LARGE_BOLD_MM)
         needed = LARGE_CONTRAST if large else MIN_CONTRAST
         if ratio is None or ratio >= needed:   # None: off the face, or a colour not measured
