@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Problem
-from ..guard import MAX_FILE_BYTES, data_bounds, shorten
-from .yamlsrc import LineDict, LineList
+from ..guard import data_bounds, shorten
+from .yamlsrc import LineDict, LineList, read_source
 
 
 class _Duplicate(ValueError):
@@ -77,15 +77,7 @@ class _Decoder(json.JSONDecoder):
 
 def read_json(path: Path, shown_as: str) -> Any:
     """Parse one JSON file; a syntax error becomes an InputError naming file and line."""
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError("1 problem reading input", [Problem(
-                shown_as, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB, the most pnp reads")])
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        reason = getattr(exc, "strerror", None) or shorten(str(exc))
-        raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {reason}")]) from None
-    return parse_json(text, shown_as)
+    return parse_json(read_source(path, shown_as, encoding="utf-8-sig"), shown_as)
 
 
 def parse_json(text: str, shown_as: str) -> Any:

@@ -100,15 +100,20 @@ _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
 
 def read_yaml(path: Path, shown_as: str) -> Any:
     """Parse one YAML file; a syntax error becomes an InputError naming file and line."""
+    return parse_yaml(read_source(path, shown_as), shown_as)
+
+
+def read_source(path: Path, shown_as: str, encoding: str = "utf-8") -> str:
+    """The text of one data file (YAML, JSON) of at most MAX_FILE_BYTES; an InputError naming
+    the file when it is larger or cannot be read."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise InputError("1 problem reading input", [Problem(
                 shown_as, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB, the most pnp reads")])
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding=encoding)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or shorten(str(exc))
         raise InputError("1 problem reading input", [Problem(shown_as, f"cannot read: {reason}")]) from None
-    return parse_yaml(text, shown_as)
 
 
 def parse_yaml(text: str, shown_as: str) -> Any:

@@ -72,7 +72,16 @@ def scale_of(m: Matrix) -> float:
 
 
 def transform(value: str | None) -> Matrix:
-    """The matrix of a `transform` attribute."""
+    """The matrix of a `transform` attribute (a step it does not know is left out)."""
+    return _transform(value, strict=False) or IDENTITY
+
+
+def exact_transform(value: str | None) -> Matrix | None:
+    """The matrix of a `transform` attribute, or None where a step cannot be told."""
+    return _transform(value, strict=True)
+
+
+def _transform(value: str | None, strict: bool) -> Matrix | None:
     m = IDENTITY
     for name, args in _STEP.findall(value or ""):
         v = [float(x) for x in _NUMBER.findall(args)]
@@ -91,6 +100,8 @@ def transform(value: str | None) -> Matrix:
         elif name in ("skewX", "skewY") and v:
             t = math.tan(math.radians(v[0]))
             step = (1, 0, t, 1, 0, 0) if name == "skewX" else (1, t, 0, 1, 0, 0)
+        elif strict:
+            return None
         m = multiply(m, step)
     return m
 

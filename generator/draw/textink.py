@@ -17,12 +17,12 @@ hexagonal card's outline (its bounding rectangle is the trim checked).
 """
 from __future__ import annotations
 
-import math
 import re
 import xml.etree.ElementTree as ET  # nosec B405: the face's own SVG, made by pnp's sandboxed Jinja
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import svgtree
 from .fonts import FontSet
 from .glyphink import advance_em, ink_em
 
@@ -35,7 +35,6 @@ TEXT_TAGS = (SVG_NS + "text", "text")
 SLACK = 0.05    # mm of ink past an edge let through (antialiasing, a glyph's overshoot)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(px|pt|pc|mm|cm|in|em|ex|%)?\s*$")
-_TRANSFORM = re.compile(r"(matrix|translate|scale|rotate|skewX|skewY)\s*\(([^)]*)\)")
 PX_PER = {None: 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
 
 
@@ -268,28 +267,9 @@ def _list(value, style) -> list[float]:
 
 
 def _transform(value: str) -> tuple | None:
-    """The affine matrix (a, b, c, d, e, f) of an SVG transform list."""
-    m = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-    for name, args in _TRANSFORM.findall(value):
-        a = [float(v) for v in _NUMBER.findall(args)]
-        if name == "matrix" and len(a) == 6:
-            step = tuple(a)
-        elif name == "translate" and a:
-            step = (1, 0, 0, 1, a[0], a[1] if len(a) > 1 else 0)
-        elif name == "scale" and a:
-            step = (a[0], 0, 0, a[1] if len(a) > 1 else a[0], 0, 0)
-        elif name == "rotate" and a:
-            r = math.radians(a[0])
-            cx, cy = (a[1], a[2]) if len(a) == 3 else (0, 0)
-            cos, sin = math.cos(r), math.sin(r)
-            step = (cos, sin, -sin, cos, cx - cos * cx + sin * cy, cy - sin * cx - cos * cy)
-        elif name in ("skewX", "skewY") and a:
-            t = math.tan(math.radians(a[0]))
-            step = (1, 0, t, 1, 0, 0) if name == "skewX" else (1, t, 0, 1, 0, 0)
-        else:
-            return None
-        m = _times(m, step)
-    return m
+    """The affine matrix (a, b, c, d, e, f) of an SVG transform list; None for a step it
+    cannot tell (svgtree.exact_transform)."""
+    return svgtree.exact_transform(value)
 
 
 def _times(m, n):
