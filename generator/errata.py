@@ -50,17 +50,18 @@ class Change:
     def reprint(self) -> int:
         """Copies to print: all of them when the faces changed or the card is new, else the ones added."""
         before, after = self.count
-        if {"text", "art", "back", "added"} & set(self.kinds):
-            return after
-        return max(after - before, 0)
+        return self._copies("added", after, before)
 
     @property
     def pull(self) -> int:
         """Printed copies to take out of the box: all when the faces changed or it is gone."""
         before, after = self.count
-        if {"text", "art", "back", "removed"} & set(self.kinds):
-            return before
-        return max(before - after, 0)
+        return self._copies("removed", before, after)
+
+    def _copies(self, whole: str, these: int, those: int) -> int:
+        """All of `these` when the faces changed (or the card is `whole`: added, removed),
+        else how many more there are of them than of `those`."""
+        return these if {"text", "art", "back", whole} & set(self.kinds) else max(these - those, 0)
 
 
 @dataclass(frozen=True)

@@ -98,3 +98,21 @@ def test_real_rulebooks_read_back_as_their_words(all_builds):
         assert not any(0xE000 <= ord(c) <= 0xF8FF for c in texts[game]), game
     assert "Round chips" in texts["king-of-the-pitch"] and "Crown chips" in texts["king-of-the-pitch"]
     assert "Quest for Glory" in texts["olympians"] and "heroes" in texts["olympians"]   # EB Garamond's calt
+
+
+def test_a_paragraphs_fragments_and_lines_as_breaking_reads_them():
+    """What rulebook/breaking.py reads of reportlab's paragraphs, through the bridge: an
+    upgrade that renames a fragment's fields, `clone` or `blPara.lines` fails here."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph
+
+    para = Paragraph("one <b>two</b><br/>three four five six seven", ParagraphStyle("p", fontName="Helvetica",
+                                                                                    fontSize=10))
+    texts = [rlbridge.fragment_text(f) for f in para.frags]
+    assert "".join(texts).startswith("one two") and any(rlbridge.is_line_break(f) for f in para.frags)
+    assert rlbridge.fragment_font(para.frags[0]) == ("Helvetica", 10)
+    copy = rlbridge.fragment_with(para.frags[0], "new")
+    assert rlbridge.fragment_text(copy) == "new" and rlbridge.fragment_font(copy) == ("Helvetica", 10)
+    assert rlbridge.is_line_break(rlbridge.fragment_with(para.frags[0], "", line_break=True))
+    para.wrap(60, 1000)
+    assert rlbridge.wrapped_lines(para) >= 3

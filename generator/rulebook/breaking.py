@@ -16,6 +16,7 @@ from reportlab.platypus import Paragraph
 
 from ..draw.hyphenate import Hyphenation
 from ..draw.linebreak import END, Word, fills, first_fit, total_fit
+from .rlbridge import fragment_font, fragment_text, fragment_with, is_line_break, wrapped_lines
 
 SPACES = " \n\t"
 SENTENCE_ENDS = ".!?:"
@@ -23,7 +24,7 @@ SENTENCE_ENDS = ".!?:"
 
 def _text(f) -> str:
     """A fragment's text; a line break (`<br/>`) counts as a newline."""
-    return "\n" if getattr(f, "lineBreak", False) else getattr(f, "text", "") or ""
+    return "\n" if is_line_break(f) else fragment_text(f)
 
 
 def _segments(frags) -> tuple[str, list]:
@@ -43,7 +44,7 @@ def _width(text: str, owner: list, a: int, b: int) -> float:
         j = i
         while j < b and owner[j] is f:
             j += 1
-        out += stringWidth(text[i:j], f.fontName, f.fontSize)
+        out += stringWidth(text[i:j], *fragment_font(f))
         i = j
     return out
 
@@ -71,10 +72,9 @@ def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[t
         last = n == len(spans) - 1 or "\n" in text[b:spans[n + 1][0]]
         starts = n == 0 or text[spans[n - 1][1] - 1] in SENTENCE_ENDS
         cuts = () if last or hyphenation is None else hyphenation.points(text[a:b], starts)
-        heads = tuple((_width(text, owner, a, a + c) + stringWidth("-", owner[a + c - 1].fontName,
-                                                                      owner[a + c - 1].fontSize),
+        heads = tuple((_width(text, owner, a, a + c) + stringWidth("-", *fragment_font(owner[a + c - 1])),
                        _width(text, owner, a + c, b), _short(text[a:a + c]) or _short(text[a + c:b])) for c in cuts)
-        space = 0.0 if last else stringWidth(" ", owner[b].fontName, owner[b].fontSize) if b < len(owner) else 0.0
+        space = 0.0 if last else stringWidth(" ", *fragment_font(owner[b])) if b < len(owner) else 0.0
         words.append(Word(_width(text, owner, a, b), space, heads))
         where.append((a, b, cuts, last))
     return words, where
@@ -100,7 +100,7 @@ def _cut(frags, breaks: list[tuple[int, bool, int, bool]]) -> list:
     gaps = [(end, nxt) for end, _, nxt, forced in breaks if nxt > end and not forced]
     out, at = [], 0
     for f in frags:
-        t = getattr(f, "text", "") or ""
+        t = fragment_text(f)
         if not t:
             out.append(f)
             at += len(_text(f))
@@ -109,12 +109,13 @@ def _cut(frags, breaks: list[tuple[int, bool, int, bool]]) -> list:
         for k, ch in enumerate(t):
             here = at + k
             if here in ends:
-                out += [f.clone(text="".join(piece) + ("-" if ends[here] else "")), f.clone(text="", lineBreak=True)]
+                out += [fragment_with(f, "".join(piece) + ("-" if ends[here] else "")),
+                        fragment_with(f, "", line_break=True)]
                 piece = []
             if not any(end <= here < nxt for end, nxt in gaps):   # not the spaces at a line's end
                 piece.append(ch)
         if piece:
-            out.append(f.clone(text="".join(piece)))
+            out.append(fragment_with(f, "".join(piece)))
         at += len(t)
     return out
 
@@ -168,7 +169,7 @@ class WholeParagraph(Paragraph):
         parts = super().split(availWidth, availHeight)
         if len(parts) != 2 or self.planned is None:
             return parts
-        lines = len(parts[0].blPara.lines)
+        lines = wrapped_lines(parts[0])
         breaks = self.planned[1]
         if not 0 < lines <= len(breaks):
             return parts
@@ -187,7 +188,7 @@ def _slice(frags, cut: tuple[int, bool, int, bool]) -> tuple[list, list]:
     tail: list = []
     at = 0
     for f in frags:
-        t = getattr(f, "text", "") or ""
+        t = fragment_text(f)
         a, b = at, at + len(_text(f))
         if not t:
             if a < end or (a == end and a == b):
@@ -196,11 +197,11 @@ def _slice(frags, cut: tuple[int, bool, int, bool]) -> tuple[list, list]:
                 tail.append(f)
         else:
             if a < end:
-                head.append(f.clone(text=t[:end - a]) if b > end else f)
+                head.append(fragment_with(f, t[:end - a]) if b > end else f)
             if b > nxt:
-                tail.append(f.clone(text=t[max(0, nxt - a):]) if a < nxt else f)
+                tail.append(fragment_with(f, t[max(0, nxt - a):]) if a < nxt else f)
         at = b
     if hyphen:
-        last = max(i for i, f in enumerate(head) if getattr(f, "text", ""))
-        head[last] = head[last].clone(text=head[last].text + "-")
+        last = max(i for i, f in enumerate(head) if fragment_text(f))
+        head[last] = fragment_with(head[last], fragment_text(head[last]) + "-")
     return head, tail

@@ -1,4 +1,5 @@
-"""The one place pnp touches reportlab's internals: which OpenType features shape the rulebook.
+"""The one place pnp touches reportlab's internals: which OpenType features shape the rulebook,
+and a paragraph's fragments and lines as breaking.py reads and cuts them.
 
 In: nothing. Out: `shaping()`, a context manager while which Platypus paragraphs with
 `shaping=1` are shaped by HarfBuzz with kerning (and what a script requires: Arabic's
@@ -109,3 +110,31 @@ class _Shared:
 
     def __deepcopy__(self, memo):
         return self
+
+
+# A Platypus paragraph's fragments as its parser makes them (rulebook/breaking.py sets their
+# lines): each has `text`, `fontName`, `fontSize` and `clone(**changes)`; a `<br/>` is a
+# fragment with `lineBreak` set; the lines of a paragraph once wrapped are `blPara.lines`.
+
+def fragment_text(fragment) -> str:
+    """A fragment's own text ("" for a line break's)."""
+    return getattr(fragment, "text", "") or ""
+
+
+def is_line_break(fragment) -> bool:
+    return bool(getattr(fragment, "lineBreak", False))
+
+
+def fragment_font(fragment) -> tuple[str, float]:
+    """(font name, size) a fragment is set in."""
+    return fragment.fontName, fragment.fontSize
+
+
+def fragment_with(fragment, text: str, line_break: bool = False):
+    """A copy of `fragment` holding `text` (with `line_break`: a `<br/>`)."""
+    return fragment.clone(text=text, lineBreak=True) if line_break else fragment.clone(text=text)
+
+
+def wrapped_lines(paragraph) -> int:
+    """How many lines a wrapped (or split) paragraph holds."""
+    return len(paragraph.blPara.lines)
