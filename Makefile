@@ -24,7 +24,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m compileall -q -j 0 $(VENV)/lib >/dev/null
 	@touch $(STAMP)
 
+# pnp's own modules compiled once, on every core: every pnp process the tests start (and a
+# shell whose PYTHONDONTWRITEBYTECODE is set) then reads them compiled instead of compiling
+# them again (0.3-0.4 CPU s a start-up); Python recompiles any file edited since
+BYTECODE := $(PY) -m compileall -q -j 0 generator tests benchmarks >/dev/null
+
 build: $(STAMP)
+	@$(BYTECODE)
 	$(VENV)/bin/pnp build $(ARGS)
 
 # `pnp` on your PATH from any folder: a link in ~/.local/bin (BIN=...) to this project's own pnp
@@ -51,6 +57,7 @@ cmyk-profile:
 	    || { echo "cannot install ghostscript: pnp export --profile dtc and its tests need it"; exit 1; }; }
 
 test: $(STAMP) browser cmyk-profile strace
+	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
 	$(VENV)/bin/vulture
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
@@ -62,6 +69,7 @@ test: $(STAMP) browser cmyk-profile strace
 # marked slow (every package of generator/ is reached; none waits for a build of the shipped
 # games, an export or a fresh process: tests/test_tiers.py); make test runs everything, and mypy
 check: $(STAMP)
+	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
 	$(VENV)/bin/vulture
 	$(PY) -m pytest -n auto --dist worksteal -m "not slow"

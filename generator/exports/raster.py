@@ -42,6 +42,7 @@ class Rasteriser:
         self.page_of = rendered.page_of
         self.cards = rendered.cards
         self._cache: dict[tuple, Image.Image] = {}
+        self._open: tuple | None = None   # (face key, its page): the colour check draws one face's parts in a row
 
     def _problem(self, key: str, message: str) -> Problem:
         """`message` about face `key`, naming its deck and card."""
@@ -60,6 +61,7 @@ class Rasteriser:
 
     def close(self) -> None:
         with PDFIUM:
+            self._let_go()
             for doc in self.docs:
                 doc.close()
             self.docs = []
@@ -72,14 +74,23 @@ class Rasteriser:
             problem = too_many_pixels(width_px, height_px, width_px / box_mm[2] * MM_PER_IN)
             if problem:
                 raise InputError("1 face is too large to export", [self._problem(key, problem)])
-            doc, number = self.page_of[key]
             with PDFIUM:
-                page = self.docs[doc][number]
-                try:
-                    self._cache[memo] = _draw(page, width_px, height_px, box_mm)
-                finally:
-                    page.close()
+                self._cache[memo] = _draw(self._page(key), width_px, height_px, box_mm)
         return self._cache[memo]
+
+    def _page(self, key: str):
+        """Face `key`'s page, kept open until another face is drawn (call it holding PDFIUM):
+        loading a page parses its content, as long as drawing a small part of it."""
+        if self._open is None or self._open[0] != key:
+            self._let_go()
+            doc, number = self.page_of[key]
+            self._open = (key, self.docs[doc][number])
+        return self._open[1]
+
+    def _let_go(self) -> None:
+        if self._open is not None:
+            self._open[1].close()
+            self._open = None
 
 
 def _draw(page, width_px: int, height_px: int, box_mm) -> Image.Image:
