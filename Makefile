@@ -59,19 +59,17 @@ cmyk-profile:
 test: $(STAMP) browser cmyk-profile strace
 	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
-	$(VENV)/bin/vulture
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
 	@log=$$(mktemp); echo "$(VENV)/bin/mypy (beside the tests)"; $(VENV)/bin/mypy >$$log 2>&1 & types=$$!; \
 	  $(PY) -m pytest -n auto --dist worksteal --durations=0 --durations-min=2; tests=$$?; \
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
 
-# the fast tier, about a minute on two cores while you work: lint, dead code, and the tests not
-# marked slow (every package of generator/ is reached; none waits for a build of the shipped
+# the fast tier, about a minute on two cores while you work: lint, and the tests not marked slow
+# (dead code among them: tests/test_house.py runs vulture in both tiers; every package of generator/ is reached; none waits for a build of the shipped
 # games, an export or a fresh process: tests/test_tiers.py); make test runs everything, and mypy
 check: $(STAMP)
 	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
-	$(VENV)/bin/vulture
 	$(PY) -m pytest -n auto --dist worksteal -m "not slow"
 
 # the hostile-project suite: pnp validate/build on projects a stranger could send, watched by strace

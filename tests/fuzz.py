@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 CASE_SECONDS = 20     # a validate run (a whole build may take BUILD_SECONDS)
 BUILD_SECONDS = 120
-TEMPLATE_EVERY = 40   # one case in so many mutates a template or a rulebook
+TEMPLATE_EVERY = 28   # one case in so many mutates a template or a rulebook
 TEMPLATE_GAME = "metikoro"   # the game whose templates are fuzzed: the fewest faces to draw
 GAMES = tuple(sorted(p.parent.name for p in (REPO / "cards").glob("*/game.yaml")))  # every shipped game
 NASTY = [

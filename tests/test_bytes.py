@@ -107,11 +107,12 @@ def test_benchmark_pages_render_as_pinned(request):
 def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path, olympians_build):
     """Olympians drawn in one process and by two drawing workers, each in a fresh interpreter
     (cairo keeps what it resolved for the life of a process: a test process that drew before
-    is no witness) with a hash seed of its own, write the same bytes, and those the run's
-    shared build wrote (a test worker, another seed): nothing may depend on the seed. Both
-    stored EB Garamond once: the fonts' warm-up asked cairo with other font options than the
-    faces' text. The Arabic and Japanese editions too: their fonts are loaded when a face
-    first needs them, not by the warm-up."""
+    is no witness) with a hash seed of its own, write the bytes the run's shared build wrote
+    (a test worker, another seed): nothing may depend on the seed. Each edition is drawn once
+    here, the English and Japanese ones in one process and the Arabic one by two workers; the
+    English sheets stored EB Garamond once: the fonts' warm-up asked cairo with other font
+    options than the faces' text. The Arabic and Japanese fonts are loaded when a face first
+    needs them, not by the warm-up."""
     script = ("import sys; from pathlib import Path; from generator.draw import fonts; "
               "from generator.pipeline import build; from generator.session import Session; "
               "from generator.options import BuildOptions; "
@@ -120,17 +121,15 @@ def test_one_core_and_a_pool_of_workers_write_the_same_bytes(tmp_path, olympians
               "languages=tuple(sys.argv[4].split(','))), session=Session(jobs=int(sys.argv[3])))")
     env = {k: v for k, v in os.environ.items() if k not in ("PNP_FONTCONFIG_ACTIVE", "FONTCONFIG_FILE")}
     written = []
-    for jobs, languages in ((1, "en,ar,ja"), (2, "en,ar")):
+    for jobs, languages in ((1, "en,ja"), (2, "ar")):
         out = tmp_path / f"jobs-{jobs}"
         subprocess.run([sys.executable, "-c", script, str(out), str(ROOT), str(jobs), languages], check=True,
                        env={**env, "PYTHONHASHSEED": str(jobs)}, capture_output=True, cwd=ROOT)
         written.append({p.name: p.read_bytes() for p in (out / "olympians").iterdir() if p.suffix in (".pdf", ".svg")})
-    assert written[1].keys() == {f"olympians{ed}-{kind}-a4.{ext}" for ed in ("", "-ar")
-                                 for kind, ext in (("sheets", "pdf"), ("rulebook", "pdf"), ("cut", "svg"))}
-    assert written[0].keys() == written[1].keys() | {f"olympians-ja-{kind}-a4.{ext}" for kind, ext in
-                                                     (("sheets", "pdf"), ("rulebook", "pdf"), ("cut", "svg"))}
-    assert written[1] == {name: written[0][name] for name in written[1]}
-    for name, data in written[0].items():
+    files = [{f"olympians{ed}-{kind}-a4.{ext}" for ed in editions for kind, ext in
+              (("sheets", "pdf"), ("rulebook", "pdf"), ("cut", "svg"))} for editions in (("", "-ja"), ("-ar",))]
+    assert [set(w) for w in written] == files
+    for name, data in {**written[0], **written[1]}.items():
         assert data == (olympians_build / name).read_bytes(), name
     with pikepdf.open(io.BytesIO(written[0]["olympians-sheets-a4.pdf"])) as pdf:
         names = [str(o.FontName).split("+")[-1] for o in pdf.objects

@@ -17,7 +17,7 @@ import pytest
 
 FUZZ = Path(__file__).with_name("fuzz.py")
 SEEDS = (20261123, 14)
-CASES = 80            # per seed: validate runs, card texts through the text setter and...
+CASES = 56            # per seed: validate runs, card texts through the text setter and...
 BUILDS = 1            # ...and a whole build
 MEMORY = 3 * 2**30    # address space of one fuzzer (bytes); a build's peak is far below
 PEAK_MB = 1500        # resident memory a fuzzer may reach

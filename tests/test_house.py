@@ -186,8 +186,9 @@ def test_the_pdfx_package_is_used_through_its_surface_only():
 
 
 def test_no_dead_code(monkeypatch):
-    """vulture (pyproject.toml's [tool.vulture], as make test and make check run it) finds no
-    name in generator/ that nothing uses, but those tests/vulture_whitelist.py explains."""
+    """vulture (pyproject.toml's [tool.vulture]; make test and make check run it here, in
+    both tiers) finds no name in generator/ that nothing uses, but those
+    tests/vulture_whitelist.py explains."""
     from vulture.config import make_config
     from vulture.core import Vulture
 

@@ -81,7 +81,7 @@ def meteor_book(meteor_drawn, monkeypatch):
     (END, " Or count it out aloud.", 15),
     (MIDDLE, " Each takes cards of its own.", 4),   # pages 8-10 start inside a split flowable
     (FIRST, " Quickly.", 0),
-    (MIDDLE, " A much longer rule goes here, to push every later page on." * 200, 4),
+    (MIDDLE, " A much longer rule goes here, to push every later page on." * 80, 4),
 ], ids=["end", "middle", "first page", "page count"])
 def test_only_the_pages_from_the_edit_on_are_laid_out_and_the_book_is_the_same(meteor_book, marker, added, reused):
     project, lay_out, replayed = meteor_book
