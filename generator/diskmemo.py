@@ -101,6 +101,13 @@ def dumps(value) -> bytes | None:
         return None
 
 
+def pack_name(asked: dict) -> str:
+    """The name of the pack a command over these games and editions ({game: languages or
+    None}, pipeline.editions_asked) reads and keeps: `pnp build` keeps it, and `pnp check
+    colour` of the same games reads it."""
+    return repr(sorted(asked.items()))
+
+
 def entry_name(shelf: str, key) -> str | None:
     """The sha256 hex naming `key` on `shelf`, or None for a key that cannot be named
     across processes (its text names an object by its address)."""

@@ -17,6 +17,7 @@ from . import changes, safefs
 from .data.editions import in_edition, language_entry, languages_of
 from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
+from .diskmemo import pack_name
 from .draw import fonts
 from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
@@ -116,7 +117,7 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     cache = face_cache_ready(out_dir)
     run = Run(root, options, session, progress or SILENT, cache, early)
     memo = out_dir / ".cache" / "memo"   # what this build leaves the next (session.kept_on_disk)
-    with session.kept_on_disk(memo, out_dir.parent, repr(sorted(asked.items()))), drawing_workers(session):
+    with session.kept_on_disk(memo, out_dir.parent, pack_name(asked)), drawing_workers(session):
         results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
     cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
     PictureStore(out_dir / ".cache" / "pictures", base=out_dir.parent).prune()

@@ -107,13 +107,14 @@ class Session:
         return not self.remember and not self.warm
 
     @contextmanager
-    def kept_on_disk(self, folder: Path, base: Path, name: str):
+    def kept_on_disk(self, folder: Path, base: Path, name: str, keep: bool = True):
         """`with session.kept_on_disk(output/.cache/memo, project, games):` a one-shot build
         whose memo, segments, furniture, rulebooks and compiled templates are those the last build of `name`
         (the command's games) left in `folder` (diskmemo.py), kept there again when the
         build ends well. Its drawing workers are not forked early when the last build's
         were found (a draw of several bundles forks its own). A remembering session keeps
-        them in memory instead."""
+        them in memory instead. `keep=False`: read only (`pnp check colour` reads what the
+        last build of its games kept, and leaves the pack as that build left it)."""
         if self.remember:
             yield
             return
@@ -126,8 +127,9 @@ class Session:
                                                          ("segments", "furniture", "rulebooks"))
         try:
             yield
-            memo.done()
-            shelves.save()
+            if keep:
+                memo.done()
+                shelves.save()
         finally:
             self.memo, self.segments, self.furniture, self.rulebooks, self.templates = held
             self.warm = False

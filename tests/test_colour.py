@@ -12,7 +12,7 @@ from generator.colourcheck import check_colour, contrast
 from generator.data.load import load_game
 from generator.draw import cvdbridge
 from generator.session import Session
-from tests.conftest import run
+from tests.conftest import edit, run
 
 SUITS = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
   <rect width="{{ deck.width }}" height="{{ deck.height }}" fill="{{ {1: '#d62728', 2: '#2ca02c'}[card.cost] }}"/>
@@ -152,18 +152,36 @@ def test_the_shipped_games_tell_their_pieces_apart_and_read_well(tmp_path, warm)
     """Every shipped game passes the colour check (no error: `validate --strict` passes):
     Olympians' suits have their own icons and names, King of the Pitch's crowns, dice and
     cubes their team's name or initial, Meteor's Energies their icons; every text box is
-    above WCAG's 4.5:1 (or 3:1, large; no warning either). Drawn from the run's
-    build of the five games (nothing drawn again)."""
+    above WCAG's 4.5:1 (or 3:1, large; no warning either). `pnp check colour GAME` after the
+    run's build of the five games: nothing drawn or rendered again."""
     from generator.data.load import list_games
-    from generator.draw.facecache import FaceCache
     from tests.conftest import REPO
 
-    cache = FaceCache(warm(tmp_path / "output") / ".cache" / "faces", base=tmp_path)
-    declared = {}
+    out = warm(tmp_path / "output")
     for game_id in list_games(REPO):
-        game = load_game(REPO, game_id, Session())
-        declared[game_id] = game.meta.get("distinguish")
-        problems = check_colour(game, Session(), cache, sheet=False).problems
-        assert [str(p) for p in problems if p.severity == "error"] == [], game_id
-        assert [str(p) for p in problems] == [], game_id   # no warning either: `validate --strict` passes
-    assert declared["olympians"] == ["suit"] and declared["king-of-the-pitch"] == ["team", "colour"]
+        result = run(REPO, "check", "colour", game_id, "--no-sheet", "--output", str(out))
+        assert result.exit_code == 0, result.output
+        assert result.output.strip().splitlines() == [f"{game_id}: colour: 0 errors, 0 warnings"], result.output
+    declared = {g: load_game(REPO, g, Session()).meta.get("distinguish") for g in ("olympians", "king-of-the-pitch")}
+    assert declared == {"olympians": ["suit"], "king-of-the-pitch": ["team", "colour"]}
+
+
+def test_check_colour_after_a_build_renders_only_what_changed_and_leaves_the_builds_memo(mini, monkeypatch):
+    """The faces come from what the last `pnp build` of the game kept (output/.cache/memo),
+    read only: after an edit, only the edited card's faces are rendered again, and the
+    build's pack is as the build left it."""
+    from generator.draw import render
+
+    root, _ = _game(mini, SUITS.replace("ICON", ""))
+    assert run(root, "build", "mini", "--paper", "a4").exit_code == 0
+    memo = root / "output" / ".cache" / "memo"
+    kept = {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()}
+    rendered = []
+    real = render._render_face
+    monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[3].id) or real(*a, **k))
+    assert run(root, "check", "colour", "mini", "--no-sheet").exit_code == 1   # red and green alone
+    assert rendered == []
+    edit(root / "cards" / "mini" / "deck.yaml", "text: Three", "text: Three more")
+    run(root, "check", "colour", "mini", "--no-sheet")
+    assert sorted(set(rendered)) == ["g1"]
+    assert {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()} == kept

@@ -30,28 +30,35 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
 
     Exit 0 when nothing fails (warnings are printed), 1 when something does."""
     from ..colourcheck import check_colour, write_sheet
+    from ..data.editions import source_edition
     from ..data.load import load_game
+    from ..diskmemo import pack_name
     from ..options import BuildOptions
-    from ..pipeline import face_cache_ready, resolve_games
+    from ..pipeline import editions_asked, face_cache_ready, resolve_games
     from ..printing import game_papers
 
     root = _root(ctx)
     session = session_for(limits)
     options = BuildOptions(papers=(paper,) if paper else None, out_dir=out_dir)
+    out = options.output(root)
     failed = False
     with session.budget("pnp check colour"):
-        cache = face_cache_ready(options.output(root))
-        for game_id in resolve_games(root, list(games)):
-            game = load_game(root, game_id, session)
-            checked = check_colour(game, session, cache, sheet=not no_sheet)
+        cache = face_cache_ready(out)
+        ids = resolve_games(root, list(games))
+        # the faces as the last `pnp build` of these games rendered them (diskmemo.py), read only
+        memo = out / ".cache" / "memo", out.parent, pack_name(editions_asked(root, ids, games, None))
+        with session.kept_on_disk(*memo, keep=False):
+            checks = [check_colour(source_edition(load_game(root, game_id, session)), session, cache,
+                                   sheet=not no_sheet) for game_id in ids]
+        for checked in checks:
             for problem in checked.problems:
                 click.echo(f"{problem.severity}: {problem}")
             errors = sum(p.severity == "error" for p in checked.problems)
             failed = failed or errors > 0
             warnings = len(checked.problems) - errors
-            click.echo(f"{game_id}: colour: {errors} error{'s' * (errors != 1)}, "
+            click.echo(f"{checked.game.id}: colour: {errors} error{'s' * (errors != 1)}, "
                        f"{warnings} warning{'s' * (warnings != 1)}", err=True)
             if not no_sheet:
-                for path in write_sheet(options.output(root), checked, game_papers(game, options)[0]):
+                for path in write_sheet(out, checked, game_papers(checked.game, options)[0]):
                     click.echo(f"wrote {path.relative_to(path.parents[1])}", err=True)
     ctx.exit(1 if failed else 0)

@@ -278,6 +278,12 @@ def catalogue(game: Game) -> dict[str, Entry]:
     return entries
 
 
+def source_edition(game: Game) -> Game:
+    """The game in the language its cards are written in, as a build makes it (`language`
+    in its meta: the faces of a build and of the colour check share their memo keys)."""
+    return edition(game, languages_of(game.meta)[0])
+
+
 def edition(game: Game, lang: str, translation: Translation | None = None) -> Game:
     """The game in `lang`: its words translated (the language the cards are written in
     gives the game as it is), `strings` for t(), `language` in its meta. Checked translations
