@@ -263,3 +263,68 @@ def test_the_memo_is_bounded_and_keeps_the_last_builds_entries(tiny, renders, mo
     kept = {p.name for p in memo.glob("*/*")}
     build(tiny)
     assert renders[0] == 0 and {p.name for p in memo.glob("*/*")} == kept
+
+
+
+def test_a_renamed_card_renders_again_only_its_faces(tiny, renders):
+    """A card name's words are protected from hyphenation on every face (draw/hyphenate.py),
+    but a face's memo key takes only the protected words its text boxes hold: a one-shot
+    rebuild after a rename renders the renamed card again, not the deck."""
+    build(tiny)
+    renders[0] = 0
+    edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Thing Two"')
+    build(tiny)
+    assert renders[0] == 2, "only the renamed card's front and back are rendered again"
+    build(tiny, "--output", str(tiny / "cold"))
+    assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
+
+
+def test_a_word_a_rename_protects_renders_again_the_faces_that_print_it(mini, renders):
+    """While watching: renaming a card so that its name holds a word another card's text
+    hyphenates renders that face again, as a fresh render does: never the hyphenated SVG
+    (here the word, protected now, no longer fits its box, and the face fails)."""
+    from generator.data.load import load_game
+    from generator.draw.render import render_svgs
+    from generator.session import Session
+    from tests.conftest import MINI_FRONT
+
+    narrow = MINI_FRONT.replace("deck.trim_w - 6, 30, size=3.5, min_size=2.5", "20, 40, size=3.5, min_size=3.5")
+    root = mini('- {id: a, name: Alpha, text: "We see understandable things."}\n'
+                '- {id: b, name: Beta, text: "More."}', front=narrow)
+    watching = Session(remember=True)
+
+    def fronts(session):
+        found = render_svgs(load_game(root, "mini", Session()), session=session)
+        return {rc.card.id: rc.front and found.svgs[rc.front] for rc in found.cards}, \
+            [(p.card, p.message) for p in found.problems]
+
+    first, problems = fronts(watching)
+    assert 'hyphens="9"' in first["a"] and not problems, "un-derstandable"
+    renders[0] = 0
+    edit(root / "cards" / "mini" / "deck.yaml", "name: Beta", "name: Beta Gamma")
+    assert fronts(watching)[0]["a"] == first["a"] and renders[0] == 2, "a rename: only its own faces again"
+    renders[0] = 0
+    edit(root / "cards" / "mini" / "deck.yaml", "name: Beta Gamma", "name: Beta understandable")
+    again = fronts(watching)
+    assert renders[0] == 3, "the renamed card's faces and the face that prints the word its name protects now"
+    assert again[0]["a"] is None and again == fronts(Session())
+
+
+def test_the_words_a_face_key_takes_are_all_that_hyphenation_looks_up():
+    """`looked_up(word)` names every word `points(word)` asks the protected set about (a
+    face's key takes the protected ones among them: rendermemo.protected_key)."""
+    from generator.draw.hyphenate import Hyphenation, looked_up, rules_for
+
+    class Asked(frozenset):
+        asked: set = set()
+
+        def __contains__(self, word):
+            Asked.asked.add(word)
+            return super().__contains__(word)
+
+    words = ["understandable,", "(non-dealer)", "self\u2010evident.", "Wonderful", "--", "“quoted”", "x-", "pre‑set"]
+    for word in words:
+        Asked.asked = set()
+        Hyphenation("en", rules_for("en"), Asked({"dealer"})).points(word, True)
+        assert Asked.asked <= set(looked_up(word)), word
+        assert Asked.asked == set(looked_up(word)) or word == "(non-dealer)", word   # a protected word: not split

@@ -46,9 +46,19 @@ class Hyphenation:
     protected: frozenset = frozenset()
 
     def key(self) -> str:
-        """What the faces' cache keys take of it: the rules and the protected words."""
+        """What a rulebook's cache key takes of it: the rules and the protected words."""
+        return f"{self.rules_key()[:-1]} {' '.join(sorted(self.protected))}\n"
+
+    def rules_key(self) -> str:
+        """What the faces' cache keys take of it: the rules. Of the protected words, a face's
+        key takes those its text boxes look up (`looked_up`, rendermemo.py), so an edited
+        card name re-renders only the faces that print one of its words."""
         r = self.rules
-        return f"hyphenation {self.lang} {r.min_word} {r.before} {r.after} {' '.join(sorted(self.protected))}\n"
+        return f"hyphenation {self.lang} {r.min_word} {r.before} {r.after}\n"
+
+    def protected_among(self, words) -> tuple[str, ...]:
+        """Those of `words` this hyphenation protects, in order."""
+        return tuple(sorted(w for w in words if w in self.protected))
 
     def points(self, word: str, sentence_start: bool = False) -> tuple[int, ...]:
         """Offsets in `word` (punctuation and all) where it may break with a hyphen."""
@@ -62,6 +72,15 @@ class Hyphenation:
                 out += [at + p for p in _positions(part, self.lang, self.rules)]
             at += len(part)
         return tuple(out)
+
+
+def looked_up(word: str) -> tuple[str, ...]:
+    """Every word `Hyphenation.points(word)` may look up among the protected ones: the word
+    without what is around it, and each part of it between hyphens."""
+    core = _split(word)[1]
+    if not core:
+        return ()
+    return (core, *(part for part in re.split(r"([-\u2010\u2011])", core) if part and part not in "-\u2010\u2011"))
 
 
 def _split(word: str) -> tuple[str, str]:

@@ -196,7 +196,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     keywords = glossary_of(game).keywords   # :kw[Name]: in card text, printed with its reminder
     words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       lambda: SALT + words + hyphenation.key())
+                       lambda: SALT + words + hyphenation.rules_key())
     for deck in game.decks:
         deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context)
@@ -215,7 +215,8 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
                 svg = None
                 if template is not None:   # the same inputs as a render a remembering session did: its SVG
                     svg = memo.face(partial(memo.face_key, env, scope, deck_scope, card_key, side, template, extra),
-                                    partial(_render_face, env, game, contexts, card, side, template, problems, extra))
+                                    partial(_render_face, env, game, contexts, card, side, template, problems, extra),
+                                    setter)
                 if svg is not None and deck.units == "px":   # drawn in pixels: a face in mm (faceunits.py)
                     try:
                         svg = in_print_units(svg, deck)
