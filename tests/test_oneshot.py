@@ -164,20 +164,32 @@ def test_a_rebuild_after_an_edit_is_a_cold_build_byte_for_byte(tiny_built, tmp_p
 
 
 def test_a_rebuild_after_a_card_edit_renders_and_writes_only_that_card(tiny, renders, monkeypatch):
-    replayed = []
-    real = pdfstream.PDFStream.replay
+    from generator.draw import hyphenate
+
+    replayed, words = [], []
+    real, positions = pdfstream.PDFStream.replay, hyphenate._positions
     monkeypatch.setattr(pdfstream.PDFStream, "replay", lambda self, seg: (replayed.append(1), real(self, seg)))
+    monkeypatch.setattr(hyphenate, "_positions", lambda word, *a: (words.append(word), positions(word, *a))[1])
     build(tiny)
     cold = renders[0]
     assert cold == 12 and not replayed   # 3 cards, front and back, 2 editions
     renders[0] = 0
+    words.clear()
     EDITS["card text"](tiny)
     build(tiny)
     assert renders[0] == 2, "only the edited card's faces are rendered again (of its English edition)"
     assert replayed, "the unchanged bundles' forms and pages are copied from the last build"
+    assert sorted(words) == ["Other", "words"], "the hyphenation dictionary is asked only about words no build met"
     renders[0] = 0
     build(tiny)
     assert renders[0] == 0
+    # a card name's words are protected from hyphenation on every face, but a face's key takes
+    # only those its text boxes hold: a renamed card renders again its own faces, not the deck
+    edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Thing Two"')
+    build(tiny)
+    assert renders[0] == 2, "only the renamed card's front and back are rendered again"
+    build(tiny, "--output", str(tiny / "cold"))
+    assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
 
 def test_a_damaged_or_foreign_memo_entry_is_never_used(tiny, tmp_path, renders):
@@ -266,19 +278,6 @@ def test_the_memo_is_bounded_and_keeps_the_last_builds_entries(tiny, renders, mo
 
 
 
-def test_a_renamed_card_renders_again_only_its_faces(tiny, renders):
-    """A card name's words are protected from hyphenation on every face (draw/hyphenate.py),
-    but a face's memo key takes only the protected words its text boxes hold: a one-shot
-    rebuild after a rename renders the renamed card again, not the deck."""
-    build(tiny)
-    renders[0] = 0
-    edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Thing Two"')
-    build(tiny)
-    assert renders[0] == 2, "only the renamed card's front and back are rendered again"
-    build(tiny, "--output", str(tiny / "cold"))
-    assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
-
-
 def test_a_word_a_rename_protects_renders_again_the_faces_that_print_it(mini, renders):
     """While watching: renaming a card so that its name holds a word another card's text
     hyphenates renders that face again, as a fresh render does: never the hyphenated SVG
@@ -328,3 +327,24 @@ def test_the_words_a_face_key_takes_are_all_that_hyphenation_looks_up():
         Hyphenation("en", rules_for("en"), Asked({"dealer"})).points(word, True)
         assert Asked.asked <= set(looked_up(word)), word
         assert Asked.asked == set(looked_up(word)) or word == "(non-dealer)", word   # a protected word: not split
+
+
+def test_what_a_shipped_font_lacks_is_known_without_reading_it(monkeypatch):
+    """fonts.FACES_FILE keeps the code points of each shipped font (the title, deck names and
+    rulebook text are checked against them every build): no font file is read to tell."""
+    import random
+
+    from generator.draw import fonts as fontsmod
+
+    names = ("Lato-Regular.ttf", "Lato-Italic.ttf", "EBGaramond12-Regular.ttf", "DejaVuSans-Bold.ttf")
+    faces = [f for f in fontsmod.shipped().faces if f.path.name in names]
+    sample = "".join(chr(random.Random(7).randrange(0x3000)) for _ in range(2000))
+    expected = {}
+    for face in faces:
+        covered = "".join(map(chr, face.advances))[:400]
+        expected[face.path.name] = (sample + covered, sorted({c for c in sample + covered
+                                                             if ord(c) not in face.advances and not c.isspace()}))
+    monkeypatch.setattr(fontsmod.Face, "_read_advances", lambda self: pytest.fail(f"{self.path.name} read"))
+    for face in (f for f in fontsmod.FontSet().faces if f.path.name in names):   # fresh, as a new process has them
+        text, lacks = expected[face.path.name]
+        assert face.missing(text) == lacks, face.path.name
