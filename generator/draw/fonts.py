@@ -18,6 +18,7 @@ import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,9 +65,7 @@ class Face:
     descent: float  # in em, positive
     weight: int = 400
     aliases: set = field(default_factory=set, repr=False)
-    # the code points it has a glyph for, as FACES_FILE keeps them for a shipped font ("20-7e
-    # a0-17f", hex: `code_ranges`), so its cmap is read only for widths; "": read from the font
-    covers: str = field(default="", repr=False, compare=False)
+    covers: str = field(default="", repr=False, compare=False)   # a shipped font's code points (face_facts)
 
     @property
     def advances(self) -> dict:
@@ -101,19 +100,13 @@ class Face:
 
     def missing(self, text: str) -> list[str]:
         """Characters of `text` this face has no glyph for (whitespace excepted)."""
-        if self.covers:
-            if "_ranges" not in self.__dict__:
-                self.__dict__["_ranges"] = [(int(a, 16), int(b, 16)) for a, b in
-                                            (r.split("-") for r in self.covers.split())]
-            ranges = self.__dict__["_ranges"]
-            return sorted({c for c in text if not c.isspace() and not _covered(ord(c), ranges)})
+        if self.covers:   # FACES_FILE's [(first, last)], read once: no font file opened
+            ranges = self.__dict__.get("_ranges") or self.__dict__.setdefault(
+                "_ranges", [tuple(int(x, 16) for x in r.split("-")) for r in self.covers.split()])
+            return sorted(c for c in {c for c in text if not c.isspace()}
+                          if (at := bisect_right(ranges, (ord(c), 0x110000)) - 1) < 0 or ord(c) > ranges[at][1])
         adv = self.advances
         return sorted({c for c in text if ord(c) not in adv and not c.isspace()})
-
-
-def _covered(code: int, ranges: list[tuple[int, int]]) -> bool:
-    at = bisect_right(ranges, (code, 0x110000)) - 1   # the last range starting at or before it
-    return at >= 0 and code <= ranges[at][1]
 
 
 logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -135,18 +128,9 @@ def face_facts(face: Face) -> dict:
     return {"bytes": face.path.stat().st_size, "family": face.family, "bold": face.bold, "italic": face.italic,
             "postscript_name": face.postscript_name, "units_per_em": face.units_per_em, "ascent": face.ascent,
             "descent": face.descent, "weight": face.weight, "aliases": sorted([n, b] for n, b in face.aliases),
-            "covers": face.covers or code_ranges(face.advances)}
-
-
-def code_ranges(codes) -> str:
-    """Code points as FACES_FILE keeps them: (first, last) ranges in order, hex ("20-7e a0-17f")."""
-    ranges: list[list[int]] = []
-    for code in sorted(codes):
-        if ranges and code == ranges[-1][1] + 1:
-            ranges[-1][1] = code
-        else:
-            ranges.append([code, code])
-    return " ".join(f"{a:x}-{b:x}" for a, b in ranges)
+            # its code points as (first, last) ranges in order, hex: "20-7e a0-17f" (Face.missing reads them)
+            "covers": face.covers or " ".join(f"{run[0][1]:x}-{run[-1][1]:x}" for run in (list(r) for _, r in groupby(
+                enumerate(sorted(face.advances)), lambda p: p[1] - p[0])))}
 
 
 def face_from_facts(path: Path, facts: dict) -> Face:
