@@ -186,8 +186,11 @@ def test_a_rebuild_after_a_card_edit_renders_and_writes_only_that_card(tiny, ren
     # a card name's words are protected from hyphenation on every face, but a face's key takes
     # only those its text boxes hold: a renamed card renders again its own faces, not the deck
     edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Thing Two"')
+    EDITS["rulebook"](tiny)
+    words.clear()
     build(tiny)
     assert renders[0] == 2, "only the renamed card's front and back are rendered again"
+    assert words == ["keeps"], "the rulebook laid out again asks the dictionary only about its new word"
     build(tiny, "--output", str(tiny / "cold"))
     assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
