@@ -11,8 +11,10 @@ is charged to the session's "drawing (CairoSVG)" stage once they have ended.
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import time
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
 import cairocffi as cairo
@@ -33,19 +35,6 @@ DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forke
 HYGIENE = memory.Hygiene()   # a drawing worker's (each forked worker has its own copy)
 
 
-def _forks() -> bool:
-    """Whether this system forks processes (multiprocessing is imported by a build that does)."""
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _fork():
-    import multiprocessing
-
-    return multiprocessing.get_context("fork")
-
-
 @contextmanager
 def drawing_workers(session: Session):
     """Fork the drawing workers now, for every game the build draws, while this process holds
@@ -57,15 +46,14 @@ def drawing_workers(session: Session):
     none, in this process): a draw of several bundles forks its own workers then."""
     workers = session.jobs
     if (not session.keeps_workers or session.workers is not None or workers < 2
-            or not _forks()):
+            or "fork" not in multiprocessing.get_all_start_methods()):
         yield
         return
-    from concurrent.futures import ProcessPoolExecutor
     _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
     before = children_cpu()
     gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
     try:
-        pool = ProcessPoolExecutor(workers, mp_context=_fork())
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
     finally:
         gc.unfreeze()
@@ -105,15 +93,13 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
             for future in futures:
                 future.cancel()
             raise
-    elif workers > 1 and _forks():
-        from concurrent.futures import ProcessPoolExecutor
-
+    elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         # workers inherit a ready fontconfig instead of racing to build its cache
         _load_fonts_once(fontset(game_fonts))
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         before = children_cpu()
         try:
-            with ProcessPoolExecutor(workers, mp_context=_fork()) as pool:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
                 futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy,
                                             ends) for group in groups)
                 try:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import multiprocessing
 import os
 import threading
 from functools import lru_cache
@@ -128,8 +129,6 @@ def run(job: Job) -> tuple[bytes, bytes, tuple[int, int]]:
     """(encoded picture, alpha PNG or b"", size) for `job`, by libvips in a process safe for it.
 
     :raises VipsError: libvips could not read or make the picture."""
-    import multiprocessing  # here: not for a build without pictures
-
     if multiprocessing.parent_process() is not None:   # a drawing worker (or the helper): never forks
         return _made(job)
     return _helper().ask(job)
@@ -139,8 +138,6 @@ class _Helper:
     """A process of its own, forked before this one ever loads libvips's threads."""
 
     def __init__(self):
-        import multiprocessing
-
         context = multiprocessing.get_context("fork")
         self.conn, theirs = context.Pipe()
         self.process = context.Process(target=_serve, args=(theirs,), name="pnp-pictures", daemon=True)
