@@ -41,7 +41,7 @@ from typing import Any
 
 from .diskstore import Store
 from .errors import OutputError
-from .rendermemo import RenderMemo
+from .rendermemo import RenderMemo, protected_key
 
 LIMIT_BYTES = 500 * 1024 * 1024
 CHUNK = 4 * 1024 * 1024     # bytes of pickled small values per chunk of a pack
@@ -227,17 +227,20 @@ class DiskMemo(RenderMemo):
         self._rendered: tuple | None = None   # (face key, SVG) rendered, kept once packed
         self._found: tuple | None = None      # (SVG, packed) of the face found last
 
-    def face(self, key: Callable[..., str], render: Callable[..., str | None]) -> str | None:
+    def face(self, key: Callable[..., str], render: Callable[..., str | None], words=None) -> str | None:
         self._settle()
-        remembered = key()
-        packed = self.shelves.get("face", remembered)
+        base = key()
+        asked = self.shelves.get("face asked", base) if words is not None else frozenset()
+        packed = self.shelves.get("face", protected_key(base, words, asked)) if isinstance(asked, frozenset) else None
         if isinstance(packed, tuple) and len(packed) == 3 and isinstance(packed[1], bytes):
             svg = zlib.decompress(packed[1]).decode()
             self._found = (svg, packed)
             return svg
-        made = render()
+        made, asked = words.asking(render) if words is not None else (render(), frozenset())
         if made is not None:
-            self._rendered = (remembered, made)
+            if words is not None:
+                self.shelves.put("face asked", base, asked)
+            self._rendered = (protected_key(base, words, asked), made)
         return made
 
     def _settle(self, packed: tuple | None = None) -> None:

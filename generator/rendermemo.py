@@ -12,6 +12,9 @@ pnp's version (text is fitted from font metrics). Out: a key (sha256 hex) and, f
 key seen before, the SVG the render produced. Only successful renders are kept; a
 render that failed is tried again on the next build, so its error is reported again.
 
+A card name's words are protected from hyphenation in every face (draw/hyphenate.py); a
+face's key takes only those its text boxes hold (`protected_key`), found by its render.
+
 `game.decks` holds every card of the game, so it would make every face depend on every
 card. It is part of a face's key only when the face can read it: when its template, a
 template that one includes, imports or extends, or the card's own text (expanded by
@@ -31,6 +34,15 @@ from cachetools import LRUCache
 LIMIT = 50_000          # faces remembered, least recently used dropped first
 DERIVED_PER_FACE = 8    # facts kept about each (draw key, fonts, packed SVG, schema passed...)
 FEW = 8                 # large values kept (finished rulebooks, their templates and blocks)
+
+
+def protected_key(key: str, words, asked) -> str:
+    """A face's `key` with the protected words its render looked up (`asked`; `words`: the
+    text setter, textfit.TextSetter.asking): a card name's words are protected from
+    hyphenation in every face, but an edited name changes only the faces whose text boxes
+    hold one of the words it adds or takes away."""
+    found = words.protected_among(asked) if words is not None else ()
+    return hashlib.sha256(f"{key}\nprotected {' '.join(found)}".encode()).hexdigest() if found else key
 
 
 def card_json(card_context) -> str:
@@ -94,8 +106,9 @@ class Memo:
         """A card's template context as `key` takes it (made once for both sides)."""
         return ""
 
-    def face(self, key: Callable[..., str], render: Callable[..., str | None]) -> str | None:
-        """A face's SVG: `render()` (remembered under `key()` by a remembering memo)."""
+    def face(self, key: Callable[..., str], render: Callable[..., str | None], words=None) -> str | None:
+        """A face's SVG: `render()` (remembered under `key()` by a remembering memo; `words`:
+        the text setter, whose protected words a face's key takes as `protected_key` says)."""
         return render()
 
     def derived(self, key: tuple, make: Callable[..., Any], few: bool = False):
@@ -143,6 +156,7 @@ class RenderMemo(Memo):
     def __init__(self, limit: int = LIMIT):
         super().__init__()
         self.svgs: LRUCache[str, str] = LRUCache(limit)
+        self._asked: LRUCache[str, frozenset] = LRUCache(limit)   # a face's key -> the words its render looked up
         self._files: dict[tuple, str] = {}
         self._derived: LRUCache[tuple, object] = LRUCache(limit * DERIVED_PER_FACE)
         self._few: LRUCache[tuple, object] = LRUCache(FEW)
@@ -169,15 +183,17 @@ class RenderMemo(Memo):
     def card_key(self, card_context) -> str:
         return card_json(card_context)
 
-    def face(self, key: Callable[..., str], render: Callable[..., str | None]) -> str | None:
+    def face(self, key: Callable[..., str], render: Callable[..., str | None], words=None) -> str | None:
         """The SVG a render with the same inputs gave (only successful renders are kept: a
         render that failed is tried again, so its error is reported again)."""
         remembered = key()
-        svg = self.svgs.get(remembered)
+        asked = self._asked.get(remembered) if words is not None else frozenset()
+        svg = self.svgs.get(protected_key(remembered, words, asked)) if asked is not None else None
         if svg is None:
-            svg = render()
+            svg, asked = words.asking(render) if words is not None else (render(), frozenset())
             if svg is not None:
-                self.svgs[remembered] = svg
+                self._asked[remembered] = asked
+                self.svgs[protected_key(remembered, words, asked)] = svg
         return svg
 
     def derived(self, key: tuple, make: Callable[..., Any], few: bool = False):

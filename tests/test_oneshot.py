@@ -164,20 +164,35 @@ def test_a_rebuild_after_an_edit_is_a_cold_build_byte_for_byte(tiny_built, tmp_p
 
 
 def test_a_rebuild_after_a_card_edit_renders_and_writes_only_that_card(tiny, renders, monkeypatch):
-    replayed = []
-    real = pdfstream.PDFStream.replay
+    from generator.draw import hyphenate
+
+    replayed, words = [], []
+    real, positions = pdfstream.PDFStream.replay, hyphenate._positions
     monkeypatch.setattr(pdfstream.PDFStream, "replay", lambda self, seg: (replayed.append(1), real(self, seg)))
+    monkeypatch.setattr(hyphenate, "_positions", lambda word, *a: (words.append(word), positions(word, *a))[1])
     build(tiny)
     cold = renders[0]
     assert cold == 12 and not replayed   # 3 cards, front and back, 2 editions
     renders[0] = 0
+    words.clear()
     EDITS["card text"](tiny)
     build(tiny)
     assert renders[0] == 2, "only the edited card's faces are rendered again (of its English edition)"
     assert replayed, "the unchanged bundles' forms and pages are copied from the last build"
+    assert sorted(words) == ["Other", "words"], "the hyphenation dictionary is asked only about words no build met"
     renders[0] = 0
     build(tiny)
     assert renders[0] == 0
+    # a card name's words are protected from hyphenation on every face, but a face's key takes
+    # only those its text boxes hold: a renamed card renders again its own faces, not the deck
+    edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Thing Two"')
+    EDITS["rulebook"](tiny)
+    words.clear()
+    build(tiny)
+    assert renders[0] == 2, "only the renamed card's front and back are rendered again"
+    assert words == ["keeps"], "the rulebook laid out again asks the dictionary only about its new word"
+    build(tiny, "--output", str(tiny / "cold"))
+    assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
 
 def test_a_damaged_or_foreign_memo_entry_is_never_used(tiny, tmp_path, renders):
@@ -263,3 +278,76 @@ def test_the_memo_is_bounded_and_keeps_the_last_builds_entries(tiny, renders, mo
     kept = {p.name for p in memo.glob("*/*")}
     build(tiny)
     assert renders[0] == 0 and {p.name for p in memo.glob("*/*")} == kept
+
+
+
+def test_a_word_a_rename_protects_renders_again_the_faces_that_print_it(mini, renders):
+    """While watching: renaming a card so that its name holds a word another card's text
+    hyphenates renders that face again, as a fresh render does: never the hyphenated SVG
+    (here the word, protected now, no longer fits its box, and the face fails)."""
+    from generator.data.load import load_game
+    from generator.draw.render import render_svgs
+    from generator.session import Session
+    from tests.conftest import MINI_FRONT
+
+    narrow = MINI_FRONT.replace("deck.trim_w - 6, 30, size=3.5, min_size=2.5", "20, 40, size=3.5, min_size=3.5")
+    root = mini('- {id: a, name: Alpha, text: "We see understandable things."}\n'
+                '- {id: b, name: Beta, text: "More."}', front=narrow)
+    watching = Session(remember=True)
+
+    def fronts(session):
+        found = render_svgs(load_game(root, "mini", Session()), session=session)
+        return {rc.card.id: rc.front and found.svgs[rc.front] for rc in found.cards}, \
+            [(p.card, p.message) for p in found.problems]
+
+    first, problems = fronts(watching)
+    assert 'hyphens="9"' in first["a"] and not problems, "un-derstandable"
+    renders[0] = 0
+    edit(root / "cards" / "mini" / "deck.yaml", "name: Beta", "name: Beta Gamma")
+    assert fronts(watching)[0]["a"] == first["a"] and renders[0] == 2, "a rename: only its own faces again"
+    renders[0] = 0
+    edit(root / "cards" / "mini" / "deck.yaml", "name: Beta Gamma", "name: Beta understandable")
+    again = fronts(watching)
+    assert renders[0] == 3, "the renamed card's faces and the face that prints the word its name protects now"
+    assert again[0]["a"] is None and again == fronts(Session())
+
+
+def test_the_words_a_face_key_takes_are_all_that_hyphenation_looks_up():
+    """`looked_up(word)` names every word `points(word)` asks the protected set about (a
+    face's key takes the protected ones among them: rendermemo.protected_key)."""
+    from generator.draw.hyphenate import Hyphenation, looked_up, rules_for
+
+    class Asked(frozenset):
+        asked: set = set()
+
+        def __contains__(self, word):
+            Asked.asked.add(word)
+            return super().__contains__(word)
+
+    words = ["understandable,", "(non-dealer)", "self\u2010evident.", "Wonderful", "--", "“quoted”", "x-", "pre‑set"]
+    for word in words:
+        Asked.asked = set()
+        Hyphenation("en", rules_for("en"), Asked({"dealer"})).points(word, True)
+        assert Asked.asked <= set(looked_up(word)), word
+        assert Asked.asked == set(looked_up(word)) or word == "(non-dealer)", word   # a protected word: not split
+
+
+def test_what_a_shipped_font_lacks_is_known_without_reading_it(monkeypatch):
+    """fonts.FACES_FILE keeps the code points of each shipped font (the title, deck names and
+    rulebook text are checked against them every build): no font file is read to tell."""
+    import random
+
+    from generator.draw import fonts as fontsmod
+
+    names = ("Lato-Regular.ttf", "Lato-Italic.ttf", "EBGaramond12-Regular.ttf", "DejaVuSans-Bold.ttf")
+    faces = [f for f in fontsmod.shipped().faces if f.path.name in names]
+    sample = "".join(chr(random.Random(7).randrange(0x3000)) for _ in range(2000))
+    expected = {}
+    for face in faces:
+        covered = "".join(map(chr, face.advances))[:400]
+        expected[face.path.name] = (sample + covered, sorted({c for c in sample + covered
+                                                             if ord(c) not in face.advances and not c.isspace()}))
+    monkeypatch.setattr(fontsmod.Face, "_read_advances", lambda self: pytest.fail(f"{self.path.name} read"))
+    for face in (f for f in fontsmod.FontSet().faces if f.path.name in names):   # fresh, as a new process has them
+        text, lacks = expected[face.path.name]
+        assert face.missing(text) == lacks, face.path.name

@@ -15,8 +15,10 @@ import io
 import json
 import logging
 import os
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,6 +65,7 @@ class Face:
     descent: float  # in em, positive
     weight: int = 400
     aliases: set = field(default_factory=set, repr=False)
+    covers: str = field(default="", repr=False, compare=False)   # a shipped font's code points (face_facts)
 
     @property
     def advances(self) -> dict:
@@ -97,6 +100,11 @@ class Face:
 
     def missing(self, text: str) -> list[str]:
         """Characters of `text` this face has no glyph for (whitespace excepted)."""
+        if self.covers:   # FACES_FILE's [(first, last)], read once: no font file opened
+            ranges = self.__dict__.get("_ranges") or self.__dict__.setdefault(
+                "_ranges", [tuple(int(x, 16) for x in r.split("-")) for r in self.covers.split()])
+            return sorted(c for c in {c for c in text if not c.isspace()}
+                          if (at := bisect_right(ranges, (ord(c), 0x110000)) - 1) < 0 or ord(c) > ranges[at][1])
         adv = self.advances
         return sorted({c for c in text if ord(c) not in adv and not c.isspace()})
 
@@ -119,13 +127,17 @@ def face_facts(face: Face) -> dict:
     """What FACES_FILE keeps of a face (its file's size beside it)."""
     return {"bytes": face.path.stat().st_size, "family": face.family, "bold": face.bold, "italic": face.italic,
             "postscript_name": face.postscript_name, "units_per_em": face.units_per_em, "ascent": face.ascent,
-            "descent": face.descent, "weight": face.weight, "aliases": sorted([n, b] for n, b in face.aliases)}
+            "descent": face.descent, "weight": face.weight, "aliases": sorted([n, b] for n, b in face.aliases),
+            # its code points as (first, last) ranges in order, hex: "20-7e a0-17f" (Face.missing reads them)
+            "covers": face.covers or " ".join(f"{run[0][1]:x}-{run[-1][1]:x}" for run in (list(r) for _, r in groupby(
+                enumerate(sorted(face.advances)), lambda p: p[1] - p[0])))}
 
 
 def face_from_facts(path: Path, facts: dict) -> Face:
     face = Face(path, facts["family"], facts["bold"], facts["italic"], facts["postscript_name"],
                 facts["units_per_em"], facts["ascent"], facts["descent"], facts["weight"])
     face.aliases = {(name, bold) for name, bold in facts["aliases"]}
+    face.covers = facts["covers"]
     return face
 
 

@@ -14,7 +14,7 @@ docs/typography.md.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import pyphen
@@ -44,11 +44,24 @@ class Hyphenation:
     lang: str
     rules: Rules = OTHER
     protected: frozenset = frozenset()
+    # the points of the words met so far (`remembering_points`: a session's memo keeps them, so a
+    # rebuild reads no dictionary for words an earlier build met); not part of what it is
+    known: dict | None = field(default=None, compare=False, repr=False)
 
     def key(self) -> str:
-        """What the faces' cache keys take of it: the rules and the protected words."""
+        """What a rulebook's cache key takes of it: the rules and the protected words."""
+        return f"{self.rules_key()[:-1]} {' '.join(sorted(self.protected))}\n"
+
+    def rules_key(self) -> str:
+        """What the faces' cache keys take of it: the rules. Of the protected words, a face's
+        key takes those its text boxes look up (`looked_up`, rendermemo.py), so an edited
+        card name re-renders only the faces that print one of its words."""
         r = self.rules
-        return f"hyphenation {self.lang} {r.min_word} {r.before} {r.after} {' '.join(sorted(self.protected))}\n"
+        return f"hyphenation {self.lang} {r.min_word} {r.before} {r.after}\n"
+
+    def protected_among(self, words) -> tuple[str, ...]:
+        """Those of `words` this hyphenation protects, in order."""
+        return tuple(sorted(w for w in words if w in self.protected))
 
     def points(self, word: str, sentence_start: bool = False) -> tuple[int, ...]:
         """Offsets in `word` (punctuation and all) where it may break with a hyphen."""
@@ -59,9 +72,48 @@ class Hyphenation:
         out, at = [], len(lead)
         for part in re.split(r"([-\u2010\u2011])", core):
             if part and part not in "-\u2010\u2011" and part not in self.protected:
-                out += [at + p for p in _positions(part, self.lang, self.rules)]
+                out += [at + p for p in self._positions(part)]
             at += len(part)
         return tuple(out)
+
+
+    def _positions(self, part: str) -> tuple[int, ...]:
+        if self.known is None:
+            return _positions(part, self.lang, self.rules)
+        found = self.known.get(part)
+        if found is None:
+            found = self.known[part] = _positions(part, self.lang, self.rules)
+        return found
+
+
+def remembering_points(hyphenation: Hyphenation, memo) -> Hyphenation:
+    """`hyphenation`, knowing the points of the words the session's memo kept (`keep_points`):
+    the dictionary, 0.1-0.2 s to read, is read only for a word no earlier build met. The
+    points are a pure function of the word, the language, the rules and Pyphen's version
+    (a one-shot build's memo key holds it: diskmemo.LIBRARIES)."""
+    found = memo.recall(_points_key(hyphenation))
+    known = {w: p for w, p in found.items() if isinstance(w, str) and isinstance(p, tuple)
+             and all(type(i) is int for i in p)} if isinstance(found, dict) else {}
+    return replace(hyphenation, known=known)
+
+
+def keep_points(hyphenation: Hyphenation, memo) -> None:
+    """Keep the points `hyphenation` knows (`remembering_points`) in the session's memo."""
+    if hyphenation.known is not None:
+        memo.keep(_points_key(hyphenation), dict(hyphenation.known))
+
+
+def _points_key(hyphenation: Hyphenation) -> tuple:
+    return ("hyphenation points", hyphenation.rules_key())
+
+
+def looked_up(word: str) -> tuple[str, ...]:
+    """Every word `Hyphenation.points(word)` may look up among the protected ones: the word
+    without what is around it, and each part of it between hyphens."""
+    core = _split(word)[1]
+    if not core:
+        return ()
+    return (core, *(part for part in re.split(r"([-\u2010\u2011])", core) if part and part not in "-\u2010\u2011"))
 
 
 def _split(word: str) -> tuple[str, str]:
@@ -95,7 +147,7 @@ def _positions(word: str, lang: str, rules: Rules) -> tuple[int, ...]:
     if letters < rules.min_word or letters != len(word) or word.isupper():
         return ()
     found = dictionary(lang, rules.before, rules.after)
-    return tuple(found.positions(word)) if found else ()
+    return tuple(int(p) for p in found.positions(word)) if found else ()   # plain ints (Pyphen gives DataInt)
 
 
 def protected_words(names) -> frozenset:

@@ -35,6 +35,7 @@ from .fontnotes import family_line, font_notes
 from .fonts import font_files, for_game, game_font_problems, shipped
 from .helpers import FACE, Inputs, cache_words, face_environment, template_data
 from .hyphenate import for_game as hyphenation_of
+from .hyphenate import keep_points, remembering_points
 from .jinja_errors import plain_message, template_line
 from .markup import expand_keywords
 from .pictures import Asked, Policy, policy_for
@@ -177,7 +178,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     # (templates dir, as shown); None: the game's fonts are not used at all (fontconfig would read every file)
     system = game.meta.get("fonts") == "system"   # "system" third: the machine's fonts too
     game_fonts: tuple | None = None if unusable else (str(game.templates_dir), shown_fonts, *(("system",) * system))
-    hyphenation = hyphenation_of(game)
+    hyphenation = remembering_points(hyphenation_of(game), memo)
     setter = TextSetter(for_game(game.templates_dir, game_fonts[1], system) if game_fonts else shipped(), icons,
                         game.meta.get("language", "en"), hyphenation, min_text_pt=min_text_pt_of(game))
     notes = font_notes(game, setter.fonts)
@@ -196,7 +197,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
     keywords = glossary_of(game).keywords   # :kw[Name]: in card text, printed with its reminder
     words = cache_words(FACE, inputs)   # what the helpers read besides their arguments (helpers.READS)
     scope = memo.scope((game.templates_dir, game.root / "templates" / SHARED, PNP_SHARED), game_context,
-                       lambda: SALT + words + hyphenation.key())
+                       lambda: SALT + words + hyphenation.rules_key())
     for deck in game.decks:
         deck_context = template_data(FACE, deck=deck.context())["deck"]
         deck_scope = memo.deck_scope(scope, deck_context)
@@ -215,7 +216,8 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
                 svg = None
                 if template is not None:   # the same inputs as a render a remembering session did: its SVG
                     svg = memo.face(partial(memo.face_key, env, scope, deck_scope, card_key, side, template, extra),
-                                    partial(_render_face, env, game, contexts, card, side, template, problems, extra))
+                                    partial(_render_face, env, game, contexts, card, side, template, problems, extra),
+                                    setter)
                 if svg is not None and deck.units == "px":   # drawn in pixels: a face in mm (faceunits.py)
                     try:
                         svg = in_print_units(svg, deck)
@@ -243,6 +245,7 @@ def render_svgs(game: Game, session: Session, guides: bool = False, stamp=None, 
             else:
                 rendered.append(RenderedCard(card, deck, keys[0], keys[1]))
     session.working_on = None
+    keep_points(hyphenation, memo)
     roots = tuple(str(p.resolve()) for p in (game.templates_dir, game.root / "templates" / SHARED))
     return FaceSVGs(tuple(rendered), svgs, sizes, roots, problems, game_fonts if own_fonts else None, own_fonts,
                     facts.merged(), tuple(notes))

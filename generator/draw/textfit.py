@@ -26,6 +26,7 @@ from markupsafe import Markup
 
 from .bidi import ordered
 from .fonts import GENERIC, FontSet
+from .hyphenate import looked_up
 from .markup import TextDoesNotFit, TextError, parse
 from .pangotext import ALIGN, Spec, engine, parsed
 
@@ -111,6 +112,21 @@ class TextSetter:
         self.hyphenation = hyphenation   # the game's (hyphenate.for_game): its rules, the words it protects
         self.floor = float(min_text_pt) * PT   # mm: no text shrinks below it (0: no floor)
         self.engine = engine_for(fonts)
+        self.asked: set[str] | None = None   # while `asking`: the words looked up among the protected ones
+
+    def asking(self, render):
+        """`render()` and the words its text boxes may look up among those the game's
+        hyphenation protects (hyphenate.looked_up: none of them, the protected words cannot
+        change what it gives): what a face's memo key takes of them (rendermemo.py)."""
+        self.asked = set()
+        try:
+            return render(), frozenset(self.asked)
+        finally:
+            self.asked = None
+
+    def protected_among(self, words) -> tuple[str, ...]:
+        """Those of `words` the game's hyphenation protects."""
+        return self.hyphenation.protected_among(words) if self.hyphenation is not None else ()
 
     def spec(self, text, *, w, **style) -> Spec:
         """The layout request for `text`, `w` mm wide, in the style of `TextStyle`'s keywords
@@ -141,11 +157,15 @@ class TextSetter:
             known = ", ".join(sorted(self.icons)) or "none"
             raise TextError(f"unknown icon ':{unknown[0]}:' (icons: {known})")
         icons = tuple((n, self.icons[n].aspect) for n in dict.fromkeys(names))
-        return Spec(ordered(str(text), lang), float(w), float(style.size),
+        hyphenation = self.hyphenation if self.hyphenation is not None and lang == self.hyphenation.lang else None
+        text = ordered(str(text), lang)
+        if hyphenation is not None and self.asked is not None:
+            self.asked.update(part for para in parsed(text) for word in para
+                              for part in looked_up("".join(r.text for r in word if not r.icon)))
+        return Spec(text, float(w), float(style.size),
                     face.family if name.lower() == face.family.lower() else name,
                     bool(bold), float(style.leading), style.align, lang, features, float(style.letter_spacing),
-                    bool(style.hyphenate), None, icons,
-                    self.hyphenation if self.hyphenation is not None and lang == self.hyphenation.lang else None)
+                    bool(style.hyphenate), None, icons, hyphenation)
 
     def svg(self, text, *, x, y, w, h, **style):
         """Fit `text` into the box and return the SVG that draws it: the keywords of

@@ -13,8 +13,6 @@ import dataclasses
 import hashlib
 import io
 
-from reportlab.pdfbase.pdfmetrics import stringWidth
-
 from ..units import pt
 from .pdfpage import label_font, new_canvas
 from .plan import PagePlan
@@ -250,6 +248,8 @@ def _board_map(canvas, width: float, board_map: tuple[int, int, int, int]) -> No
 def _label(canvas, page: PagePlan, text: str, draft: str = "", short: str = "") -> None:
     """The sheet's label, never under the legibility floor (`LABEL_FLOOR`); `draft`: a draft's
     shorter mark, `short`: the label in fewer words, used when the label has no room."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # with the canvas: not for furniture found in the memo
+
     label = page.label
     if label is None:
         return

@@ -31,7 +31,7 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from ..data.editions import direction_of
 from ..draw.glyphs import needs_pango
-from ..draw.hyphenate import for_game
+from ..draw.hyphenate import for_game, keep_points, remembering_points
 from ..rendermemo import Kept
 from ..session import Session
 from ..units import paper_size
@@ -113,7 +113,8 @@ class Contents(TableOfContents):
 
 
 class Rulebook(BaseDocTemplate):
-    def __init__(self, buf, game, paper: str, words: dict, text: BookText | None = None, stamp: str = ""):
+    def __init__(self, buf, game, paper: str, words: dict, text: BookText | None = None, stamp: str = "",
+                 hyphenation=None):
         w, h = paper_size(paper)
         super().__init__(buf, pagesize=(w * mm, h * mm), leftMargin=MARGIN, rightMargin=MARGIN,
                          topMargin=MARGIN + 4 * mm, bottomMargin=MARGIN, title=fill(words["rules"], title=game.title),
@@ -133,7 +134,7 @@ class Rulebook(BaseDocTemplate):
                                drawn=self._drawn)
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
                                PageTemplate("body", [frame], onPage=self._body_page)])
-        self.st = styles(game.meta.get("language", "en"), for_game(game))
+        self.st = styles(game.meta.get("language", "en"), hyphenation or for_game(game))
 
     def handle_documentBegin(self):
         # multiBuild lays the book out until the contents settle; keep the last pass's headings
@@ -248,7 +249,8 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     lang = game.language
     rtl = direction_of(lang) == "rtl"
     text = BookText(lang, rtl) if needs_pango(rtl, book_text(game, blocks, words)) else None
-    doc = Rulebook(buf, game, paper, words, text, stamp)
+    hyphenation = remembering_points(for_game(game), memo)   # the points of the words met before, kept
+    doc = Rulebook(buf, game, paper, words, text, stamp, hyphenation)
     st = doc.st
     story = _title(game, st, cover_faces, doc.record_figure, doc.para, words, rtl)
     toc = Contents(text, levelStyles=[st["toc1"], st["toc2"], st["toc3"]], dotsMinLevel=0)
@@ -288,6 +290,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
         if private_characters_given():   # its paragraphs hold characters numbered for this document only
             doc.plan = None
     memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
+    keep_points(hyphenation, memo)
     if isinstance(plans, Kept) and doc.plan is not None:
         doc.plan.index = {}   # the ids of this story's flowables: of no use once it is laid out
         plans[planned] = pageplan.Laid(doc.plan, marks, pageplan.bounds_of(tags), body)
