@@ -308,3 +308,31 @@ def test_components_figure_leaves_out_only_decks_that_exist(project):
     assert result.exit_code == 2
     assert re.search(r"cards/olympians/rulebook.md:\d+: 'components:' takes decks to leave out, as -refernce; "
                      r"'-refernce' is no deck", result.output), result.output
+
+
+def test_a_rename_that_changes_the_words_kept_whole_lays_the_rulebook_out_again(mini, monkeypatch):
+    """A card's name is kept whole, never hyphenated, in the rulebook too: a rename changes
+    which words are, so `pnp watch` must not reuse the last layout (it could show a word
+    broken that the new name protects). The book equals a fresh session's layout."""
+    import generator.rulebook as rulebook
+    from generator.draw.render import render_game
+    from generator.session import Session
+    from tests.conftest import named
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}')
+    (root / "cards" / "mini" / "rulebook.md").write_text(
+        "# Rules\n\n" + "Every player understandably extraordinarily deliberates. " * 30 + "\n")
+    named(root / "cards" / "mini", "rulebook")
+    calls = []
+    real = rulebook.build_pdf
+    monkeypatch.setattr(rulebook, "build_pdf", lambda *a: calls.append(1) or real(*a))
+    watching = Session(remember=True)
+
+    def lay_out(session):
+        game = load_game(root, "mini", Session())
+        return rulebook.layout_rulebook(game, render_game(game, Session()), "a4", session)
+    lay_out(watching)
+    edit(root / "cards" / "mini" / "deck.yaml", "name: Beta", "name: Extraordinarily")
+    again = lay_out(watching)
+    assert len(calls) == 2, "the words kept whole changed: laid out again"
+    assert again.pdf == lay_out(Session()).pdf

@@ -174,7 +174,7 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
                                                        book.cover, book.words)
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items()),
-                stamp, words))
+                stamp, words, hyphenation_of(game).key()))   # a rename changes the words kept whole
     laid_out = session.rulebooks.get(key)
     if laid_out is None:
         laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session, stamp)
