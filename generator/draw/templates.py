@@ -66,6 +66,19 @@ class Sandbox(ImmutableSandboxedEnvironment):
             self.filters[name] = _bounded_filter(self.filters[name], name)
         self.filters["join"] = bounded_join
         self.filters["map"] = bounded_map(self.filters["map"])
+        self._trees: dict[tuple, object] = {}   # (source, name, filename) -> tree `parse_kept` made, not yet compiled
+
+    def parse_kept(self, source: str, name: str | None, filename: str | None):
+        """The template's syntax tree, as Jinja's compile would parse it, kept for that
+        compile (which takes it instead of parsing the same source again): a template read
+        before it is compiled (rendermemo.reads_decks) is parsed once, not twice."""
+        tree = super()._parse(source, name, filename)
+        self._trees[(source, name, filename)] = tree
+        return tree
+
+    def _parse(self, source, name, filename):
+        tree = self._trees.pop((source, name, filename), None)   # compiled once: the compiler may change it
+        return tree if tree is not None else super()._parse(source, name, filename)
 
     def call_binop(self, context, operator, left, right):
         if type(left) in _NUMBERS and type(right) in _NUMBERS:

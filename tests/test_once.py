@@ -1,0 +1,40 @@
+"""Work a build does once, not once an edition or a paper (issue 37: the five games cold at
+0.8x): counted, never timed."""
+from __future__ import annotations
+
+from collections import Counter
+
+import jinja2.parser
+
+from generator.session import Session
+
+
+def _parses(monkeypatch) -> Counter:
+    """Jinja's parses of each template (by name; None: a template from a string)."""
+    seen: Counter = Counter()
+    real = jinja2.parser.Parser.parse
+
+    def parse(self):
+        seen[self.name] += 1
+        return real(self)
+    monkeypatch.setattr(jinja2.parser.Parser, "parse", parse)
+    return seen
+
+
+def test_a_face_template_is_parsed_once_for_its_key_and_its_compile_in_every_edition(mini, monkeypatch):
+    from generator.data.load import load_game
+    from generator.draw.render import render_svgs
+    from tests.conftest import MINI_FRONT
+
+    front = '{% import "_look.j2" as look %}' + MINI_FRONT.replace("{{ card.name }}", "{{ look.name(card) }}")
+    root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}', front=front)
+    (root / "templates" / "mini" / "_look.j2").write_text("{% macro name(card) %}{{ card.name }}{% endmacro %}")
+    parses = _parses(monkeypatch)
+    session = Session(remember=True)   # builds each face's key: whether its templates read game.decks
+    first = render_svgs(load_game(root, "mini", Session()), session=session)
+    assert "Alpha" in first.svgs[first.cards[0].front]
+    # another edition of the same templates (another language: every face's key changes)
+    game_yaml = root / "cards" / "mini" / "game.yaml"
+    game_yaml.write_text(game_yaml.read_text() + "language: de\n")
+    render_svgs(load_game(root, "mini", Session()), session=session)
+    assert parses == {"front.svg.j2": 1, "back.svg.j2": 1, "_look.j2": 1}
