@@ -38,3 +38,18 @@ def test_a_face_template_is_parsed_once_for_its_key_and_its_compile_in_every_edi
     game_yaml.write_text(game_yaml.read_text() + "language: de\n")
     render_svgs(load_game(root, "mini", Session()), session=session)
     assert parses == {"front.svg.j2": 1, "back.svg.j2": 1, "_look.j2": 1}
+
+
+def test_a_rulebook_is_compiled_once_for_every_paper(mini, monkeypatch):
+    from generator.data.load import load_game
+    from generator.rulebook.source import render_markdown, rulebook_file
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\nrulebook: rulebook.md\n")
+    (root / "cards" / "mini" / "rulebook.md").write_text("# Play\n\n{{ decks | length }} deck{% if true %}.{% endif %}\n")
+    game = load_game(root, "mini", Session())
+    parses = _parses(monkeypatch)
+    session = Session()
+    texts = [render_markdown(game, rulebook_file(game), session) for _paper in ("a4", "letter")]
+    assert texts == ["# Play\n\n1 deck.\n"] * 2
+    assert parses == {None: 1}

@@ -270,6 +270,20 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self.store[bucket.key] = bucket.bytecode_to_string()
 
 
+def from_source(env: Sandbox, source: str, store: dict[str, bytes]) -> jinja2.Template:
+    """`env.from_string(source)`, compiled once: its code kept in `store` (a session's
+    compiled templates, as `CompiledTemplates` keeps a file's) by the source's digest, so
+    the same text (a rulebook, laid out on each paper) is not compiled again."""
+    import hashlib
+
+    cache = CompiledTemplates(store)
+    bucket = cache.get_bucket(env, f"<string {hashlib.sha256(source.encode()).hexdigest()}>", None, source)
+    if bucket.code is None:
+        bucket.code = env.compile(source)
+        cache.set_bucket(bucket)
+    return env.template_class.from_code(env, bucket.code, env.make_globals(None))
+
+
 def bounded_format(value, spec: str) -> str:
     """`{{ x | fmt('.1f') }}`: Python's format(value, spec), refusing a width or precision
     of a million or more, and a list or mapping past MAX_ITEMS."""
