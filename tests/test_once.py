@@ -53,3 +53,41 @@ def test_a_rulebook_is_compiled_once_for_every_paper(mini, monkeypatch):
     texts = [render_markdown(game, rulebook_file(game), session) for _paper in ("a4", "letter")]
     assert texts == ["# Play\n\n1 deck.\n"] * 2
     assert parses == {None: 1}
+
+
+RULES = "# Setup\n\nShuffle the deck. " + "Deal cards to every player in turn. " * 60 + \
+        "\n\n## Turns\n\nPlay one card, then draw. " + "Each card scores its cost. " * 80 + "\n\n# End\n\nMost points wins.\n"
+
+
+def test_a_cold_rulebook_lays_its_body_out_once_and_draws_it_once(mini, monkeypatch):
+    """Its first pass measures (the contents need each heading's page), the second draws
+    from the first's page plan: the same bytes as two whole passes."""
+    from reportlab.platypus import Paragraph
+
+    from generator.data.load import load_game
+    from generator.rulebook import book
+    from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
+    from generator.rulebook.words import words
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\nrulebook: rulebook.md\n")
+    (root / "cards" / "mini" / "rulebook.md").write_text(RULES)
+    game = load_game(root, "mini", Session())
+    blocks = parse_blocks(render_markdown(game, rulebook_file(game), Session()))
+    draws: list = []
+    wraps: list = []
+    real_draw, real_wrap = Paragraph.drawOn, Paragraph.wrap
+    monkeypatch.setattr(Paragraph, "drawOn", lambda self, *a, **k: (draws.append(self.text[:20]), real_draw(self, *a, **k))[1])
+    monkeypatch.setattr(Paragraph, "wrap", lambda self, *a: (wraps.append(self.text[:20]), real_wrap(self, *a))[1])
+
+    def layout():
+        draws.clear()
+        wraps.clear()
+        pdf, _, headings, _ = book.build_pdf(game, blocks, {}, "a4", [], words(game), Session())
+        return pdf, headings, draws.count("Most points wins."), wraps.count("Most points wins.")
+
+    pdf, headings, drawn, wrapped = layout()
+    assert [h[1] for h in headings] == ["Setup", "Turns", "End"] and headings[2][2] > 2
+    assert (drawn, wrapped) == (1, 1)
+    monkeypatch.setattr(book.Rulebook, "sketch", lambda self, story, body: None)   # two whole passes
+    assert layout() == (pdf, headings, 2, 2)
