@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import jinja2.parser
+import pytest
 
 from generator.session import Session
 
@@ -59,6 +60,7 @@ RULES = "# Setup\n\nShuffle the deck. " + "Deal cards to every player in turn. "
         "\n\n## Turns\n\nPlay one card, then draw. " + "Each card scores its cost. " * 80 + "\n\n# End\n\nMost points wins.\n"
 
 
+@pytest.mark.slow   # the fast tier lays out rulebooks elsewhere (test_pageplan.py, test_rulebook.py)
 def test_a_cold_rulebook_lays_its_body_out_once_and_draws_it_once(mini, monkeypatch):
     """Its first pass measures (the contents need each heading's page), the second draws
     from the first's page plan: the same bytes as two whole passes."""
