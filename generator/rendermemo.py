@@ -34,6 +34,7 @@ from cachetools import LRUCache
 LIMIT = 50_000          # faces remembered, least recently used dropped first
 DERIVED_PER_FACE = 8    # facts kept about each (draw key, fonts, packed SVG, schema passed...)
 FEW = 8                 # large values kept (finished rulebooks, their templates and blocks)
+TEMPLATES = 4096        # template sources whose references a memo remembers
 
 
 def protected_key(key: str, words, asked) -> str:
@@ -94,6 +95,9 @@ class Memo:
 
     def __init__(self) -> None:
         self._readers: dict[tuple, bool] = {}   # (template files digest, template) -> reads game.decks
+        # sha256 of a template's source -> the templates it names (None: one by a variable),
+        # or None when it cannot be parsed: a template is parsed once, whatever the edition
+        self._named: LRUCache[str, tuple | None] = LRUCache(TEMPLATES)
 
     def scope(self, folders, game_context, salt: Callable[[], str]) -> tuple[str, str, str]:
         """Digests of what all of a game's faces share (`RenderMemo.scope`); none here."""
@@ -143,7 +147,7 @@ class Memo:
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`reads_decks` for templates as they are (`files`: scope digest), parsed once."""
         if (files, template) not in self._readers:
-            self._readers[(files, template)] = reads_decks(env, template)
+            self._readers[(files, template)] = reads_decks(env, template, named=self._named)
         return self._readers[(files, template)]
 
 
@@ -238,20 +242,37 @@ class RenderMemo(Memo):
         return self._files[stamp]
 
 
-def reads_decks(env, template: str, seen: set | None = None) -> bool:
-    """Whether `template` or a template it includes, imports or extends mentions `decks`."""
+def reads_decks(env, template: str, seen: set | None = None, named=None) -> bool:
+    """Whether `template` or a template it includes, imports or extends mentions `decks`.
+    A template that does is not parsed; one that does not is parsed once (`named`: what
+    each source names, by its digest), its tree kept for its compile (`Sandbox.parse_kept`)."""
     import jinja2
-    from jinja2 import meta
 
     seen = set() if seen is None else seen
     if template in seen:
         return False
     seen.add(template)
     try:
-        source = env.loader.get_source(env, template)[0]
-        names = meta.find_referenced_templates(env.parse(source))
+        source, filename, _ = env.loader.get_source(env, template)
     except jinja2.TemplateError:
         return True  # cannot tell: assume it does (the render reports the error)
     if "decks" in source:
         return True
-    return any(name is None or reads_decks(env, name, seen) for name in names)
+    named = {} if named is None else named
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    if digest not in named:
+        named[digest] = _named(env, source, template, filename)
+    names = named[digest]
+    return names is None or any(n is None or reads_decks(env, n, seen, named) for n in names)
+
+
+def _named(env, source: str, template: str, filename: str | None) -> tuple | None:
+    """The templates `source` includes, imports or extends (None in it: one named by a
+    variable), or None when it cannot be parsed."""
+    import jinja2
+    from jinja2 import meta
+
+    try:
+        return tuple(meta.find_referenced_templates(env.parse_kept(source, template, filename)))
+    except jinja2.TemplateError:
+        return None

@@ -66,6 +66,19 @@ class Sandbox(ImmutableSandboxedEnvironment):
             self.filters[name] = _bounded_filter(self.filters[name], name)
         self.filters["join"] = bounded_join
         self.filters["map"] = bounded_map(self.filters["map"])
+        self._trees: dict[tuple, object] = {}   # (source, name, filename) -> tree `parse_kept` made, not yet compiled
+
+    def parse_kept(self, source: str, name: str | None, filename: str | None):
+        """The template's syntax tree, as Jinja's compile would parse it, kept for that
+        compile (which takes it instead of parsing the same source again): a template read
+        before it is compiled (rendermemo.reads_decks) is parsed once, not twice."""
+        tree = super()._parse(source, name, filename)
+        self._trees[(source, name, filename)] = tree
+        return tree
+
+    def _parse(self, source, name, filename):
+        tree = self._trees.pop((source, name, filename), None)   # compiled once: the compiler may change it
+        return tree if tree is not None else super()._parse(source, name, filename)
 
     def call_binop(self, context, operator, left, right):
         if type(left) in _NUMBERS and type(right) in _NUMBERS:
@@ -255,6 +268,20 @@ class CompiledTemplates(jinja2.BytecodeCache):
 
     def dump_bytecode(self, bucket):
         self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+def from_source(env: Sandbox, source: str, store: dict[str, bytes]) -> jinja2.Template:
+    """`env.from_string(source)`, compiled once: its code kept in `store` (a session's
+    compiled templates, as `CompiledTemplates` keeps a file's) by the source's digest, so
+    the same text (a rulebook, laid out on each paper) is not compiled again."""
+    import hashlib
+
+    cache = CompiledTemplates(store)
+    bucket = cache.get_bucket(env, f"<string {hashlib.sha256(source.encode()).hexdigest()}>", None, source)
+    if bucket.code is None:
+        bucket.code = env.compile(source)
+        cache.set_bucket(bucket)
+    return env.template_class.from_code(env, bucket.code, env.make_globals(None))
 
 
 def bounded_format(value, spec: str) -> str:

@@ -130,6 +130,8 @@ class Rulebook(BaseDocTemplate):
         self.contents: list[tuple] = []    # the contents' entries of this pass, as the table of contents gets them
         self._last_pass: list[tuple[int, str, int]] = []   # the headings of the pass before
         self.plan: pageplan.Plan | None = None   # what this layout draws on each page, when kept
+        self.sketched: int | None = None   # the body's start, when the first pass draws nothing (sketch)
+        self.passes = 0
         frame = RecordingFrame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body",
                                drawn=self._drawn)
         self.addPageTemplates([PageTemplate("title", [frame], onPage=self._title_page),
@@ -155,9 +157,25 @@ class Rulebook(BaseDocTemplate):
             self.plan.handled(flowables[0], self.page)
         super().handle_flowable(flowables)
 
-    def _drawn(self, flowable, x, y, spare):
+    def _drawn(self, flowable, x, y, spare) -> bool:
+        """Record a draw in the page plan; whether to draw it (not in a sketch: `sketch`)."""
         if self.plan is not None and not isinstance(flowable, pageplan.Replay):
             self.plan.drawn(flowable, x, y, spare, self.page)
+        return not (self.sketched is not None and self.passes == 1)
+
+    def sketch(self, story: list, body: int) -> None:
+        """Lay out the first pass without drawing it, and draw the second from its page plan
+        (pageplan.replayed) instead of laying the body out again: a cold layout's first pass
+        only finds each heading's page (it is never the last: its contents lack them)."""
+        self.sketched = body
+        if self.plan is None:
+            self.plan = pageplan.Plan({id(f): k for k, f in enumerate(story)})
+
+    def build(self, flowables, *args, **kwargs):   # one pass of multiBuild
+        self.passes += 1
+        if self.sketched is not None and self.passes == 2:
+            flowables[:] = pageplan.replayed(self.plan, flowables, self.sketched, self.replay) or flowables
+        super().build(flowables, *args, **kwargs)
 
     def replay(self, flowable, x, y, spare):
         """Draw a flowable of an earlier layout where the frame drew it then, as the frame
@@ -283,8 +301,11 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
             toc.addEntry(*entry)
         doc.headings = list(guess[1])
     else:   # the contents' lines as they will read, page numbers to come: the first pass lays
-        for entry in _contents_lines(laid):   # out every page where it stays, the second draws it
+        lines = _contents_lines(laid)   # out every page where it stays, the second draws it
+        for entry in lines:
             toc.addEntry(*entry)
+        if lines and laid is story:   # (from the first pass's plan: doc.sketch)
+            doc.sketch(story, body)
     with shaping():   # kerning, no ligatures: they would not read back as text (rlbridge.py)
         doc.multiBuild(laid)
         if private_characters_given():   # its paragraphs hold characters numbered for this document only

@@ -12,6 +12,10 @@ flowable of the story (not the rest of a split one, nor a group's parts) and eve
 its pages before were made from is the same; the title and contents pages are laid out
 anew every time (the contents hold every heading's page). Drawing is never skipped, so
 the canvas writes the same bytes as a full layout would (tests/test_pageplan.py).
+
+A cold layout uses the same plan within itself (`replayed`, book.Rulebook.sketch): its
+first pass, which only finds each heading's page for the contents, measures the body
+without drawing it, and the second draws every body page from the first's plan.
 """
 from __future__ import annotations
 
@@ -110,3 +114,23 @@ def reuse(kept: Laid | None, marks: tuple, story: list, body: int, draw) -> tupl
             index[id(replay)] = plan.starts[page]
         replayed += [replay, PageBreak()]
     return story[:body] + replayed + story[start:], index
+
+
+def replayed(plan: Plan, story: list, body: int, draw) -> list | None:
+    """The story of a pass that draws every body page of the pass before (which measured
+    them and drew nothing) where that pass put its flowables: `story[:body]` laid out
+    anew, then each body page replayed; None when a body page drew nothing."""
+    pages = sorted(plan.draws)
+    first = next((p for p in sorted(plan.starts) if plan.starts[p] == body), None)
+    if first is None:
+        return None
+    pages = [p for p in pages if p >= first]
+    if pages != list(range(first, first + len(pages))) or any(not plan.draws[p] for p in pages):
+        return None
+    out: list = []
+    for page in pages:
+        replay = Replay(plan.draws[page], draw)
+        if plan.starts.get(page) is not None:
+            plan.index[id(replay)] = plan.starts[page]
+        out += [replay, PageBreak()]
+    return story[:body] + out[:-1]

@@ -84,7 +84,8 @@ def _forget_private_characters() -> None:
 
 class RecordingFrame(Frame):
     """A frame that calls `drawn(flowable, x, y, spare width)` for each flowable it draws,
-    before drawing it as reportlab would."""
+    before drawing it as reportlab would (unless `drawn` returns False: a pass that only
+    measures where each flowable goes)."""
 
     def __init__(self, *args, drawn, **kwargs):
         super().__init__(*args, **kwargs)
@@ -92,8 +93,8 @@ class RecordingFrame(Frame):
 
     def add(self, flowable, canv, trySplit=0):
         def draw(canvas, x, y, _sW=0):
-            self.drawn.call(flowable, x, y, _sW)
-            type(flowable).drawOn(flowable, canvas, x, y, _sW=_sW)
+            if self.drawn.call(flowable, x, y, _sW) is not False:
+                type(flowable).drawOn(flowable, canvas, x, y, _sW=_sW)
         own = vars(flowable)   # not setattr: an indenter (a list's split item) passes that to what it holds
         own["drawOn"] = draw
         try:

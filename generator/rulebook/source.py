@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 from ..data.yamlsrc import line_of
 from ..draw.helpers import RULEBOOK, Inputs, cache_words, rulebook_environment, template_data
 from ..draw.jinja_errors import plain_message, template_line
-from ..draw.templates import render
+from ..draw.templates import from_source, render
 from ..errors import InputError, Problem
 from ..guard import (
     MAX_MARKDOWN,
@@ -72,7 +72,7 @@ def rulebook_file(game):
 def render_markdown(game, path, session: Session) -> str:
     """The Markdown after Jinja (sandboxed, bounded: draw/templates.py), with the game's
     data in scope; its compiled template remembered by a remembering session while `pnp
-    watch` rebuilds."""
+    watch` rebuilds, its code compiled once for every paper (the session's `templates`)."""
     shown = str(path.relative_to(game.root))
     ctx = game.context()
     deadline = session.limits.deadline("the rulebook's Jinja")
@@ -80,7 +80,8 @@ def render_markdown(game, path, session: Session) -> str:
         text = read_text_inside(game.root, path, shown)
         inputs = Inputs(deadline, strings=game.strings, language=game.language)
         template = session.memo.derived(("rulebook template", text, cache_words(RULEBOOK, inputs)),
-                                        lambda: rulebook_environment(inputs).from_string(text), few=True)
+                                        lambda: from_source(rulebook_environment(inputs), text, session.templates),
+                                        few=True)
         return render(template, template.environment.deadline,
                       **template_data(RULEBOOK, game=ctx, data=ctx["data"], decks=ctx["decks"]))
     except OutsideProject as exc:

@@ -1,0 +1,95 @@
+"""Work a build does once, not once an edition or a paper (issue 37: the five games cold at
+0.8x): counted, never timed."""
+from __future__ import annotations
+
+from collections import Counter
+
+import jinja2.parser
+import pytest
+
+from generator.session import Session
+
+
+def _parses(monkeypatch) -> Counter:
+    """Jinja's parses of each template (by name; None: a template from a string)."""
+    seen: Counter = Counter()
+    real = jinja2.parser.Parser.parse
+
+    def parse(self):
+        seen[self.name] += 1
+        return real(self)
+    monkeypatch.setattr(jinja2.parser.Parser, "parse", parse)
+    return seen
+
+
+def test_a_face_template_is_parsed_once_for_its_key_and_its_compile_in_every_edition(mini, monkeypatch):
+    from generator.data.load import load_game
+    from generator.draw.render import render_svgs
+    from tests.conftest import MINI_FRONT
+
+    front = '{% import "_look.j2" as look %}' + MINI_FRONT.replace("{{ card.name }}", "{{ look.name(card) }}")
+    root = mini('- {id: a, name: Alpha, text: "Words."}\n- {id: b, name: Beta, text: "More."}', front=front)
+    (root / "templates" / "mini" / "_look.j2").write_text("{% macro name(card) %}{{ card.name }}{% endmacro %}")
+    parses = _parses(monkeypatch)
+    session = Session(remember=True)   # builds each face's key: whether its templates read game.decks
+    first = render_svgs(load_game(root, "mini", Session()), session=session)
+    assert "Alpha" in first.svgs[first.cards[0].front]
+    # another edition of the same templates (another language: every face's key changes)
+    game_yaml = root / "cards" / "mini" / "game.yaml"
+    game_yaml.write_text(game_yaml.read_text() + "language: de\n")
+    render_svgs(load_game(root, "mini", Session()), session=session)
+    assert parses == {"front.svg.j2": 1, "back.svg.j2": 1, "_look.j2": 1}
+
+
+def test_a_rulebook_is_compiled_once_for_every_paper(mini, monkeypatch):
+    from generator.data.load import load_game
+    from generator.rulebook.source import render_markdown, rulebook_file
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\nrulebook: rulebook.md\n")
+    (root / "cards" / "mini" / "rulebook.md").write_text("# Play\n\n{{ decks | length }} deck{% if true %}.{% endif %}\n")
+    game = load_game(root, "mini", Session())
+    parses = _parses(monkeypatch)
+    session = Session()
+    texts = [render_markdown(game, rulebook_file(game), session) for _paper in ("a4", "letter")]
+    assert texts == ["# Play\n\n1 deck.\n"] * 2
+    assert parses == {None: 1}
+
+
+RULES = "# Setup\n\nShuffle the deck. " + "Deal cards to every player in turn. " * 60 + \
+        "\n\n## Turns\n\nPlay one card, then draw. " + "Each card scores its cost. " * 80 + "\n\n# End\n\nMost points wins.\n"
+
+
+@pytest.mark.slow   # the fast tier lays out rulebooks elsewhere (test_pageplan.py, test_rulebook.py)
+def test_a_cold_rulebook_lays_its_body_out_once_and_draws_it_once(mini, monkeypatch):
+    """Its first pass measures (the contents need each heading's page), the second draws
+    from the first's page plan: the same bytes as two whole passes."""
+    from reportlab.platypus import Paragraph
+
+    from generator.data.load import load_game
+    from generator.rulebook import book
+    from generator.rulebook.source import parse_blocks, render_markdown, rulebook_file
+    from generator.rulebook.words import words
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\nrulebook: rulebook.md\n")
+    (root / "cards" / "mini" / "rulebook.md").write_text(RULES)
+    game = load_game(root, "mini", Session())
+    blocks = parse_blocks(render_markdown(game, rulebook_file(game), Session()))
+    draws: list = []
+    wraps: list = []
+    real_draw, real_wrap = Paragraph.drawOn, Paragraph.wrap
+    monkeypatch.setattr(Paragraph, "drawOn", lambda self, *a, **k: (draws.append(self.text[:20]), real_draw(self, *a, **k))[1])
+    monkeypatch.setattr(Paragraph, "wrap", lambda self, *a: (wraps.append(self.text[:20]), real_wrap(self, *a))[1])
+
+    def layout():
+        draws.clear()
+        wraps.clear()
+        pdf, _, headings, _ = book.build_pdf(game, blocks, {}, "a4", [], words(game), Session())
+        return pdf, headings, draws.count("Most points wins."), wraps.count("Most points wins.")
+
+    pdf, headings, drawn, wrapped = layout()
+    assert [h[1] for h in headings] == ["Setup", "Turns", "End"] and headings[2][2] > 2
+    assert (drawn, wrapped) == (1, 1)
+    monkeypatch.setattr(book.Rulebook, "sketch", lambda self, story, body: None)   # two whole passes
+    assert layout() == (pdf, headings, 2, 2)
