@@ -183,3 +183,21 @@ print(mapped_blocks() - before)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).parents[1])
     assert out.stdout.split() == (["1"] if apart else ["0"]), out.stderr
+
+
+def test_a_one_shot_hand_back_drops_the_text_engines_memos():
+    """Between a one-shot build's stages (session.release) the text engine's layouts and
+    fits go: the faces are rendered, and what the next stages make fills their room. The
+    watch's and the drawing workers' hand-backs keep them (they serve the next rebuild,
+    the next bundle)."""
+    from generator.draw.fonts import shipped
+    from generator.draw.pangotext import NOMINAL
+    from generator.draw.textfit import engine_for
+    from generator.draw.textspec import Spec
+
+    text = engine_for(shipped())
+    text.laid(Spec("Aa **Aa**", 100.0, NOMINAL))
+    memory.release()
+    assert len(text._laid) >= 1, "a worker's or the watch's hand-back dropped the memos"
+    memory.release(drop=True)
+    assert len(text._laid) == 0 and len(text._fits) == 0
