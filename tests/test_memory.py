@@ -126,17 +126,17 @@ def test_page_plans_hold_little_per_face(mini):
     from generator.layout.pages import plan_pages
     from generator.session import Session
 
-    root = mini("\n".join(f"- {{id: c{i}, name: n{i}, text: t}}" for i in range(300)))
+    root = mini("\n".join(f"- {{id: c{i}, name: n{i}, text: t}}" for i in range(200)))
     deck = load_game(root, "mini", Session()).decks[0]
     faces = {}
 
     def plans(n: int) -> list:
         cards = [RenderedCard(c, deck, faces.setdefault(c.id, f"face-{c.id}"), "back") for c in deck.cards[:n]]
         return plan_pages(SimpleNamespace(cards=cards), "a4")
-    small, small_bytes, _ = _traced(lambda: plans(90))
-    large, large_bytes, _ = _traced(lambda: plans(300))
+    small, small_bytes, _ = _traced(lambda: plans(54))
+    large, large_bytes, _ = _traced(lambda: plans(200))
     placed = sum(len(p.faces) for p in large) - sum(len(p.faces) for p in small)
-    assert placed == 2 * 210
+    assert placed == 2 * 146
     assert (large_bytes - small_bytes) / placed < 300, "bytes a placed face adds to the page plans"
 
 
