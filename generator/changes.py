@@ -55,10 +55,16 @@ class CardFacts:
 
 def facts_of(game) -> dict[str, CardFacts]:
     """Every component's `CardFacts`, in the game's order."""
+    return dict(each_facts(game))
+
+
+def each_facts(game):
+    """(component, its `CardFacts`) in the game's order, made one at a time."""
     shorts = short_ids(game)
-    return {card.id: CardFacts(card.name, deck.id, card.count, texts(card), shorts[card.id],
-                               card.back is not None and not deck.family.per_face)
-            for deck in game.decks for card in deck.cards}
+    for deck in game.decks:
+        for card in deck.cards:
+            yield card.id, CardFacts(card.name, deck.id, card.count, texts(card), shorts[card.id],
+                                     card.back is not None and not deck.family.per_face)
 
 
 def texts(card) -> dict[str, str]:
@@ -116,7 +122,7 @@ def record(rendered):
         keys = [rendered.draw_keys.get(k) for k in face_list(rc)]
         yield (",\n" if n else "\n").encode() + json.dumps(rc.card.id).encode() + b": " + json.dumps(keys).encode()
     yield b'\n},\n"cards": {'   # what `pnp changes last..` says of each (errata.py)
-    for n, (cid, facts) in enumerate(facts_of(rendered.game).items()):
+    for n, (cid, facts) in enumerate(each_facts(rendered.game)):   # ids are unique (load.py)
         yield (",\n" if n else "\n").encode() + json.dumps(cid).encode() + b": " + json.dumps(
             {"name": facts.name, "deck": facts.deck, "count": facts.count, "texts": facts.texts, "short": facts.short,
              "backed": facts.backed}, ensure_ascii=False).encode()
@@ -127,9 +133,18 @@ def write_record(out_dir: Path, stem: str, rendered) -> None:
     """The build record written under output/.cache/builds/ (never through a link), a line
     after it holding its tag keyed with this machine's cache key (safefs.py): a record
     planted in a checkout is not taken for the last build."""
-    body = b"".join(record(rendered))
-    safefs.write_file(out_dir.parent, record_path(out_dir, stem),
-                      [body, b"#" + safefs.tag(f"builds/{stem}", body).hex().encode() + b"\n"], sync=True)
+    safefs.write_file(out_dir.parent, record_path(out_dir, stem), _tagged(f"builds/{stem}", record(rendered)),
+                      sync=True)
+
+
+def _tagged(name: str, pieces):
+    """`pieces`, then a line of their tag: written as they come (10,000 components' record
+    is megabytes, once held whole at the build's peak)."""
+    tag = safefs.tagger(name)
+    for piece in pieces:
+        tag.update(piece)
+        yield piece
+    yield b"#" + tag.digest().hex().encode() + b"\n"
 
 
 def last_build(out_dir: Path, game_id: str) -> dict:

@@ -17,7 +17,8 @@ machine's cache key, written through safefs, bounded, pruned to the last build's
 - small values (a face's SVG, its facts and draw key, a card that passed its schema) go
   in the build's *pack*: its entries in chunks of at most CHUNK bytes, each chunk an
   entry named by the sha256 of its bytes, and one entry named by the pack's name listing
-  them (reading one entry costs some 80 us: a face each would cost more than Jinja);
+  them (reading one entry costs some 80 us: a face each would cost more than Jinja; a
+  chunk is held until written, so it is small: the build's peak memory includes one);
 - large ones (a bundle's forms or a page as PDF bytes, the sheet furniture, a rulebook)
   each an entry named by the sha256 of its key, written when made.
 
@@ -44,7 +45,8 @@ from .errors import OutputError
 from .rendermemo import RenderMemo, protected_key
 
 LIMIT_BYTES = 500 * 1024 * 1024
-CHUNK = 4 * 1024 * 1024     # bytes of pickled small values per chunk of a pack
+CHUNK = 1024 * 1024         # bytes of pickled small values per chunk of a pack (held until written)
+CHUNK_ENTRIES = 4096        # entries per chunk at most (a name is a 64-character digest: held too)
 NOT_KEPT = {"rulebook template"}   # a compiled template: remade on demand
 ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"),
@@ -194,7 +196,7 @@ class Shelves:
     def _add(self, name: str, data: bytes) -> None:
         self.new[name] = data
         self.pending += len(data)
-        if self.pending >= CHUNK:
+        if self.pending >= CHUNK or len(self.new) >= CHUNK_ENTRIES:
             self._flush()
 
     def _flush(self) -> None:

@@ -34,10 +34,12 @@ _SHARD = re.compile(r"[0-9a-f]{2}")
 _TMP = re.compile(r"\..+\.tmp")
 
 
-def pack(name: str, fields: tuple[bytes, ...]) -> bytes:
-    """An entry's bytes: the fields, their lengths, their number, the tag of all that under `name`."""
-    body = b"".join((*fields, *(len(f).to_bytes(4, "big") for f in fields), len(fields).to_bytes(1, "big")))
-    return body + safefs.tag(f"{FORMAT}: {name}", body)
+def pack(name: str, fields: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """An entry's bytes, in pieces written one after the other (a large field is never
+    copied: a build memo's chunk is megabytes): the fields, their lengths, their number,
+    the tag of all that under `name`."""
+    pieces = (*fields, *(len(f).to_bytes(4, "big") for f in fields), len(fields).to_bytes(1, "big"))
+    return (*pieces, safefs.tag(f"{FORMAT}: {name}", *pieces))
 
 
 def unpack(name: str, blob: bytes) -> tuple[bytes, ...] | None:

@@ -346,7 +346,12 @@ def _read_key(dir_fd: int, name: str) -> bytes:
 
 def tag(name: str, *content: bytes) -> bytes:
     """A 32-byte BLAKE2b of a cache entry's name and content, keyed with `cache_key()`."""
-    h = hashlib.blake2b(name.encode() + b"\0", key=cache_key()[:64], digest_size=32)
+    h = tagger(name)
     for piece in content:
         h.update(piece)
     return h.digest()
+
+
+def tagger(name: str):
+    """`tag`'s hash before any content: `update` it piece by piece, then `digest()`."""
+    return hashlib.blake2b(name.encode() + b"\0", key=cache_key()[:64], digest_size=32)

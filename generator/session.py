@@ -97,6 +97,7 @@ class Session:
         self.workers: ProcessPoolExecutor | None = None
         self.budget_ends: float | None = None   # time.monotonic() when the command's total time ends
         self.working_on: str | None = None      # the card whose faces are being rendered
+        memory.large_blocks_apart()
         self.released_mb = memory.resident_mb()  # resident memory after the last hand-back (or at the start)
 
     @property
@@ -176,7 +177,7 @@ class Session:
         now = memory.resident_mb()
         if now is not None and self.released_mb is not None and now - self.released_mb < RELEASE_GROWN_MB:
             return
-        memory.release()
+        memory.release(drop=True)   # a one-shot build: its stages' process-wide memos too
         self.released_mb = memory.resident_mb()
 
     def settle(self) -> None:

@@ -22,6 +22,10 @@ ALLOWED = {
     ("generator/draw/fonts.py", "_added"): "font folders added to this process's fontconfig: a process fact",
     ("generator/draw/vipsbridge.py", "_HELPER"): "the process that runs libvips for this one: a process fact "
                                                  "(it keeps nothing of a build between pictures)",
+    ("generator/memory.py", "_DROPPABLE"): "the process-wide memos a one-shot build's hand-back may drop, "
+                                           "registered once as their modules are imported",
+    ("generator/draw/pangotext.py", "_ENGINES"): "weak references to the engines of `engine`'s lru_cache, so their "
+                                                 "memos can be dropped (memory.droppable): nothing more",
 }
 MUTABLE = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 MUTABLE_CALLS = {"dict", "list", "set", "OrderedDict", "defaultdict", "deque", "Counter", "bytearray"}

@@ -22,12 +22,14 @@ so fitting re-wraps one layout instead of shaping the text again at every size.
 from __future__ import annotations
 
 import string
+import weakref
 from dataclasses import replace
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
 from cachetools import LRUCache
 
+from .. import memory
 from . import pangobridge as pb
 from . import textlines
 from .fonts import fontconfig_rules
@@ -71,6 +73,13 @@ class Engine:
         self._laid: LRUCache = LRUCache(LAYOUTS)
         self._fits: LRUCache = LRUCache(MEMO)
         self._clusters: LRUCache = LRUCache(LAYOUTS)
+        _ENGINES.add(self)
+
+    def forget(self) -> None:
+        """Let go of the layouts and fits remembered (the fonts stay loaded)."""
+        self._laid.clear()
+        self._fits.clear()
+        self._clusters.clear()
 
     @staticmethod
     def _remember(memo: LRUCache, key, value):
@@ -366,6 +375,20 @@ class Engine:
         pb.show_layout(ctx, laid.layout)
         ctx.restore()
         ctx.new_path()
+
+
+_ENGINES: weakref.WeakSet = weakref.WeakSet()   # every engine of this process
+
+
+def forget_layouts() -> None:
+    """Every engine's layouts and fits, and the texts parsed, let go: by a one-shot build
+    between its stages (session.release), once its faces are rendered."""
+    for each in list(_ENGINES):
+        each.forget()
+    parsed.cache_clear()
+
+
+memory.droppable(forget_layouts)
 
 
 @lru_cache(maxsize=4)

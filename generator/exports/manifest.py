@@ -13,20 +13,26 @@ from collections.abc import Sequence
 from itertools import chain
 from json.encoder import encode_basestring as _json_str
 
+LISTED = ("placements", "components")   # a file's lists of a dict per face or card: written one at a time
+
 
 def manifest_json(manifest: dict):
     """The manifest as JSON (indent 1), in pieces of bytes: each list of placements (a lazy
-    one: sheets make them when read) is written one placement at a time, so a deck of
-    thousands of faces never has them all in memory at once, as dicts or as text."""
+    one: sheets make them when read) and of components is written one item at a time, so a
+    deck of thousands of faces never has them all in memory at once as text (json.dumps'
+    indenting encoder held some 10 MB of pieces for a deck of 10,000 cards)."""
     lazy: dict[str, Sequence[dict]] = {}
 
     def marked(entry: dict) -> dict:
-        found = entry.get("placements")
-        if found is None:   # a list too is written by _item_json: json.dumps' indenting encoder is slow
-            return entry
-        token = json.dumps(f"@@placements {len(lazy)}@@")
-        lazy[token] = found
-        return {**entry, "placements": f"@@placements {len(lazy) - 1}@@"}
+        out = entry
+        for field in LISTED:   # a list too is written by _item_json: json.dumps' indenting encoder is slow
+            found = entry.get(field)
+            if found is None or field != "placements" and not all(isinstance(i, dict) for i in found):
+                continue
+            token = json.dumps(f"@@placements {len(lazy)}@@")
+            lazy[token] = found
+            out = {**out, field: f"@@placements {len(lazy) - 1}@@"}
+        return out
 
     text = json.dumps({**manifest, "files": [marked(e) for e in manifest.get("files", [])]},
                       indent=1, ensure_ascii=False) + "\n"

@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ..shapes import Outline
+
+NO_EXTRA: MappingProxyType = MappingProxyType({})   # a face's `extra` when it has none (one for all)
+
+
+def _no_extra() -> MappingProxyType:
+    return NO_EXTRA
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +29,7 @@ class FaceOnPage:
     at: tuple[float, float]          # where the face's lower-left (bleed) corner lands
     clip: Outline                    # the part of the face that is printed
     cut: Outline                     # its trim outline: the cut
-    extra: dict = field(default_factory=dict)  # more manifest fields (panel, board region...)
+    extra: MappingProxyType | dict = field(default_factory=_no_extra)   # more manifest fields (panel, board region...)
     matrix: tuple | None = None      # pt: turns and places the face (die faces, standees) instead of `at`
 
     def placement(self, page: int) -> dict:
