@@ -229,6 +229,15 @@ CASES = [(g, r) for g in list_games(REPO) for r in sorted(game_mutations(g))]
 
 
 @pytest.fixture
+def project(tmp_path):
+    """conftest's `project` holding Olympians alone: the tests here given it read and break
+    no other game (a read of another game's folders would fail)."""
+    for name in ("cards", "templates"):
+        shutil.copytree(REPO / name / "olympians", tmp_path / name / "olympians")
+    return tmp_path
+
+
+@pytest.fixture
 def game_project(tmp_path, game):
     """A private copy of the one game under test (its cards and templates): a game's load
     and rules read only its own folders (a read of another game's would fail here)."""
