@@ -12,7 +12,7 @@ from generator.options import BuildOptions
 from generator.pipeline import build
 from generator.rendermemo import Forgets
 from generator.session import Kept, Session
-from tests.astcache import parsed
+from tests.astcache import parsed, walked
 
 PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 
@@ -235,9 +235,9 @@ def test_no_stage_asks_whether_its_session_remembers():
         rel = str(path.relative_to(PACKAGE.parent))
         if rel == "generator/session.py":
             continue
-        tree = parsed(path)
-        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-        asked += [f"{rel}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
+        nodes = walked(path)
+        called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+        asked += [f"{rel}:{node.lineno} .{node.attr}" for node in nodes
                   if isinstance(node, ast.Attribute) and node.attr in ("on", "remember", "remembering")
                   and id(node) not in called]
     assert not asked, f"a stage asks whether the session remembers: {asked}"
@@ -274,7 +274,7 @@ def test_bounded_maps_are_cachetools_not_hand_rolled():
     from cachetools import LRUCache
 
     rolled = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path in sorted(PACKAGE.rglob("*.py"))
-              for node in ast.walk(parsed(path))
+              for node in walked(path)
               if isinstance(node, ast.Attribute) and node.attr in ("popitem", "move_to_end")
               or isinstance(node, ast.Name) and node.id == "OrderedDict"]
     assert not rolled, f"a bounded map of its own: {rolled}"
