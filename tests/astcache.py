@@ -15,3 +15,13 @@ def _parsed(path: str, mtime_ns: int) -> ast.Module:
 def parsed(path: Path) -> ast.Module:
     """`ast.parse` of the file at `path` (parsed again when the file changes). Read only."""
     return _parsed(str(path), path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _walked(path: str, mtime_ns: int) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parsed(path, mtime_ns)))
+
+
+def walked(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of `parsed(path)` in `ast.walk`'s order, walked once a process. Read only."""
+    return _walked(str(path), path.stat().st_mtime_ns)

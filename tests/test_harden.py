@@ -14,6 +14,16 @@ ARROWS_1 = '- {id: arrows-1, name: "1 of Arrows", suit: Arrows, rank: 1, favor: 
 ARROWS_1_LINE = next(n for n, line in enumerate((REPO / DECK).read_text().splitlines(), 1) if ARROWS_1 in line)
 
 
+@pytest.fixture
+def project(tmp_path):
+    """conftest's `project` holding Olympians alone: the tests here given it read and break
+    no other game (a read of another game's folders would fail)."""
+    import shutil
+    for name in ("cards", "templates"):
+        shutil.copytree(REPO / name / "olympians", tmp_path / name / "olympians")
+    return tmp_path
+
+
 def validate(root, *args):
     result = run(root, "validate", "olympians", *args)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output

@@ -14,6 +14,7 @@ from generator.data.model import Deck, Source
 from generator.layout.pages import PLANNERS
 from generator.rulebook.words import KEYS as RULEBOOK_WORDS
 from generator.rulebook.words import PLACEHOLDERS
+from tests.astcache import walked
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "generator"
@@ -96,11 +97,11 @@ def _words(node: ast.AST) -> set:
     return set()
 
 
-def kind_comparisons(source: str) -> list[int]:
-    """Lines of `source` comparing a kind or a layout with a kind's word (`deck.layout ==
+def kind_comparisons(source: str | Path) -> list[int]:
+    """Lines of `source` (a module's text, or its file: read through tests/astcache.py) comparing a kind or a layout with a kind's word (`deck.layout ==
     "board"`, `kind in ("dice", "standee")`): questions the table answers."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in walked(source) if isinstance(source, Path) else ast.walk(ast.parse(source)):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             asked = set().union(*(_kind_words(o) for o in operands))
@@ -111,7 +112,7 @@ def kind_comparisons(source: str) -> list[int]:
 
 def test_only_the_table_compares_kinds():
     offenders = [f"{path.relative_to(REPO)}:{line}" for path in sorted(PACKAGE.rglob("*.py")) if path not in REGISTRY
-                 for line in kind_comparisons(path.read_text(encoding="utf-8"))]
+                 for line in kind_comparisons(path)]
     assert not offenders, f"ask generator/data/kinds.py (deck.family) instead of comparing words: {offenders}"
 
 

@@ -63,7 +63,16 @@ def test_no_text_lies_on_a_seam_of_a_shipped_board(drawn, game):
 @pytest.mark.usefixtures("warm_project")   # validate draws through the face cache: only the edited board again
 def test_validate_warns_about_a_word_on_a_seam(project):
     """A label moved onto the join between the first two columns of panels: a warning naming
-    the card, the text and the panels; --strict makes it fail."""
+    the card, the text and the panels; --strict makes it fail. Meta Olympia is cut to its
+    board (the deck the warning is about, with the tables it draws from): the same
+    `pnp validate` path, without drawing and checking the other eleven decks and the rulebook."""
+    game = project / "cards/meta-olympia/game.yaml"
+    text = game.read_text(encoding="utf-8")
+    decks = text[text.index("decks:\n"):text.index("data:\n")]
+    game.write_text(text.replace(decks, "decks:\n  - board.yaml\n").replace("rules: rules.yaml\nrulebook: rulebook.md\n", ""),
+                    encoding="utf-8")
+    for name in ("rules.yaml", "rulebook.md", "glossary.yaml"):   # no notes of files not read, of terms on no card
+        (game.parent / name).unlink()
     edit(project / "templates/meta-olympia/board.svg.j2", "picks a spot first.", "picks a spot first. MIDFIELD MARKET")
     edit(project / "templates/meta-olympia/board.svg.j2", 'cx - 150, by + bh + 2, 300, 7,', 'cx - 150 - 100, by + bh + 2, 300, 7,')
     result = run(project, "validate", "meta-olympia", "--strict")   # a warning: --strict makes it fail
@@ -71,4 +80,6 @@ def test_validate_warns_about_a_word_on_a_seam(project):
     assert "warning" in result.output and "main-board" in result.output
     assert "text 'First to reach the end of the track pic…' lies on the seam between panels 1 and 2 on A4 " \
            "(x = 163.3 mm from the board's left edge)" in result.output
+    findings = [line for line in result.output.splitlines() if ": warning: " in line or ": error: " in line]
+    assert findings and all("lies on the seam" in line for line in findings), result.output   # the failure is the seam's
     assert CLEARANCE >= 1

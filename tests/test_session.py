@@ -12,7 +12,7 @@ from generator.options import BuildOptions
 from generator.pipeline import build
 from generator.rendermemo import Forgets
 from generator.session import Kept, Session
-from tests.astcache import parsed
+from tests.astcache import parsed, walked
 
 PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 
@@ -112,13 +112,14 @@ def _mutated(tree: ast.Module, names) -> set[str]:
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
-        declared = {n for node in ast.walk(fn) if isinstance(node, ast.Global) for n in node.names}
+        nodes = list(ast.walk(fn))   # walked once, read three times
+        declared = {n for node in nodes if isinstance(node, ast.Global) for n in node.names}
         found |= declared & set(names)
         args = fn.args
         local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
-        local |= {node.id for node in ast.walk(fn) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        local |= {node.id for node in nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
         outer = (set(names) - local) | declared
-        for node in ast.walk(fn):
+        for node in nodes:
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 for target in node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]:
                     while isinstance(target, (ast.Subscript, ast.Attribute)):
@@ -153,11 +154,12 @@ def _caches_of_mutables(tree: ast.Module) -> list[str]:
     return found
 
 
-def state_outside_a_session(source: str, rel: str) -> list[str]:
-    """What a module holds that one build could leave to the next: module-level dicts,
-    lists and sets not named as constants, any module-level name its code changes (upper
-    case or not), and cached functions that return a mutable container."""
-    tree = ast.parse(source)
+def state_outside_a_session(source: str | ast.Module, rel: str) -> list[str]:
+    """What a module (its source, or its syntax tree) holds that one build could leave to
+    the next: module-level dicts, lists and sets not named as constants, any module-level
+    name its code changes (upper case or not), and cached functions that return a mutable
+    container."""
+    tree = ast.parse(source) if isinstance(source, str) else source
     names = _module_names(tree)
     found = [f"{rel}: {name} (module-level {type(value).__name__})" for name, value in names.items()
              if _mutable(value) and not name.isupper() and not name.startswith("__") and (rel, name) not in ALLOWED]
@@ -173,7 +175,7 @@ def test_no_module_holds_state_a_build_could_read():
     of what is immutable. Upper-case names are constants only while nothing changes them."""
     found = []
     for path in PACKAGE.rglob("*.py"):
-        found += state_outside_a_session(path.read_text(), str(path.relative_to(PACKAGE.parent)))
+        found += state_outside_a_session(parsed(path), str(path.relative_to(PACKAGE.parent)))
     assert not found, f"module-level state outside a session: {found}"
 
 
@@ -237,9 +239,9 @@ def test_no_stage_asks_whether_its_session_remembers():
         rel = str(path.relative_to(PACKAGE.parent))
         if rel == "generator/session.py":
             continue
-        tree = parsed(path)
-        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-        asked += [f"{rel}:{node.lineno} .{node.attr}" for node in ast.walk(tree)
+        nodes = walked(path)
+        called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+        asked += [f"{rel}:{node.lineno} .{node.attr}" for node in nodes
                   if isinstance(node, ast.Attribute) and node.attr in ("on", "remember", "remembering")
                   and id(node) not in called]
     assert not asked, f"a stage asks whether the session remembers: {asked}"
@@ -276,7 +278,7 @@ def test_bounded_maps_are_cachetools_not_hand_rolled():
     from cachetools import LRUCache
 
     rolled = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path in sorted(PACKAGE.rglob("*.py"))
-              for node in ast.walk(parsed(path))
+              for node in walked(path)
               if isinstance(node, ast.Attribute) and node.attr in ("popitem", "move_to_end")
               or isinstance(node, ast.Name) and node.id == "OrderedDict"]
     assert not rolled, f"a bounded map of its own: {rolled}"
