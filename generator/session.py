@@ -108,19 +108,24 @@ class Session:
         return not self.remember and not self.warm
 
     @contextmanager
-    def kept_on_disk(self, folder: Path, base: Path, name: str, keep: bool = True):
+    def kept_on_disk(self, folder: Path, base: Path, name: str | tuple[str, ...], keep: bool = True):
         """`with session.kept_on_disk(output/.cache/memo, project, games):` a one-shot build
         whose memo, segments, furniture, rulebooks and compiled templates are those the last build of `name`
         (the command's games) left in `folder` (diskmemo.py), kept there again when the
         build ends well. Its drawing workers are not forked early when the last build's
         were found (a draw of several bundles forks its own). A remembering session keeps
         them in memory instead. `keep=False`: read only (`pnp check colour` reads what the
-        last build of its games kept, and leaves the pack as that build left it)."""
+        last build of its games kept, and leaves the pack as that build left it); `name`
+        may then be several, the first pack found read (its games', else every game's)."""
         if self.remember:
             yield
             return
-        shelves = Shelves(Store(folder, "memo", MEMO_BYTES, base), name)
-        shelves.load()
+        store = Store(folder, "memo", MEMO_BYTES, base)
+        for each in (name,) if isinstance(name, str) else name:
+            shelves = Shelves(store, each)
+            shelves.load()
+            if shelves.warm:
+                break
         held = self.memo, self.segments, self.furniture, self.rulebooks, self.templates
         memo = DiskMemo(shelves)
         self.memo, self.warm, self.templates = memo, shelves.warm, DiskTemplates(shelves)

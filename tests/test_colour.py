@@ -185,3 +185,21 @@ def test_check_colour_after_a_build_renders_only_what_changed_and_leaves_the_bui
     run(root, "check", "colour", "mini", "--no-sheet")
     assert sorted(set(rendered)) == ["g1"]
     assert {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()} == kept
+
+
+def test_check_colour_of_one_game_reads_what_a_build_of_every_game_kept(mini, monkeypatch):
+    """`pnp build` (every game), then `pnp check colour GAME`: the faces of the whole
+    project's build are read, not rendered again."""
+    import shutil
+
+    from generator.draw import render
+
+    root, _ = _game(mini, SUITS.replace("ICON", ""))
+    for kind in ("cards", "templates"):
+        shutil.copytree(root / kind / "mini", root / kind / "other")
+    assert run(root, "build", "--paper", "a4").exit_code == 0
+    rendered = []
+    real = render._render_face
+    monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[3].id) or real(*a, **k))
+    assert run(root, "check", "colour", "other", "--no-sheet").exit_code == 1
+    assert rendered == []

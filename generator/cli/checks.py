@@ -31,7 +31,7 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
     Exit 0 when nothing fails (warnings are printed), 1 when something does."""
     from ..colourcheck import check_colour, write_sheet
     from ..data.editions import source_edition
-    from ..data.load import load_game
+    from ..data.load import list_games, load_game
     from ..diskmemo import pack_name
     from ..options import BuildOptions
     from ..pipeline import editions_asked, face_cache_ready, resolve_games
@@ -45,9 +45,11 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
     with session.budget("pnp check colour"):
         cache = face_cache_ready(out)
         ids = resolve_games(root, list(games))
-        # the faces as the last `pnp build` of these games rendered them (diskmemo.py), read only
-        memo = out / ".cache" / "memo", out.parent, pack_name(editions_asked(root, ids, games, None))
-        with session.kept_on_disk(*memo, keep=False):
+        # the faces as the last `pnp build` of these games (or of every game) rendered them
+        # (diskmemo.py), read only
+        packs = (pack_name(editions_asked(root, ids, games, None)),
+                 pack_name(editions_asked(root, list_games(root), (), None)))
+        with session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False):
             checks = [check_colour(source_edition(load_game(root, game_id, session)), session, cache,
                                    sheet=not no_sheet) for game_id in ids]
         for checked in checks:
