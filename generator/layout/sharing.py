@@ -93,10 +93,13 @@ def _free_spot(host: PagePlan, placed: list[tuple[Outline, float]], cut: Outline
     gaps = [max(2 * max(b, bleed), MIN_GAP) for _, b in placed]
     xs = {left} | {o.x + o.w + g for (o, _), g in zip(placed, gaps)}
     ys = {high} | {o.y - g - cut.h for (o, _), g in zip(placed, gaps)}
+    columns = sorted(x for x in xs if left - 1e-9 <= x <= right + 1e-9)
     for y in sorted((y for y in ys if low - 1e-9 <= y <= high + 1e-9), reverse=True):
-        for x in sorted(x for x in xs if left - 1e-9 <= x <= right + 1e-9):
-            if all(x + cut.w + g <= o.x + 1e-9 or o.x + o.w + g <= x + 1e-9 or
-                   y + cut.h + g <= o.y + 1e-9 or o.y + o.h + g <= y + 1e-9 for (o, _), g in zip(placed, gaps)):
+        # only the pieces beside this row can be in the way: the rest are clear above or below
+        row = [(o, g) for (o, _), g in zip(placed, gaps)
+               if not (y + cut.h + g <= o.y + 1e-9 or o.y + o.h + g <= y + 1e-9)]
+        for x in columns:
+            if all(x + cut.w + g <= o.x + 1e-9 or o.x + o.w + g <= x + 1e-9 for o, g in row):
                 return replace(cut, x=round(x, 4), y=round(y, 4))
     return None
 
