@@ -53,6 +53,14 @@ def project(tmp_path) -> Path:
     return tmp_path
 
 
+def game_copy(dest: Path, game: str) -> Path:
+    """`dest` made a copy of the real project holding one game (its cards and templates):
+    a test given it reads and breaks that game alone (a read of another's folders fails)."""
+    for name in ("cards", "templates"):
+        shutil.copytree(REPO / name / game, dest / name / game)
+    return dest
+
+
 @pytest.fixture
 def warm(drawn_faces):
     """warm(output_folder): give a build's output folder the caches a designer's project has

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import MINI_FRONT, REPO, edit, run
+from conftest import MINI_FRONT, REPO, edit, game_copy, run
 
 from generator.guard import MAX_COUNT, shorten
 
@@ -16,12 +16,8 @@ ARROWS_1_LINE = next(n for n, line in enumerate((REPO / DECK).read_text().splitl
 
 @pytest.fixture
 def project(tmp_path):
-    """conftest's `project` holding Olympians alone: the tests here given it read and break
-    no other game (a read of another game's folders would fail)."""
-    import shutil
-    for name in ("cards", "templates"):
-        shutil.copytree(REPO / name / "olympians", tmp_path / name / "olympians")
-    return tmp_path
+    """conftest's `project` holding Olympians alone, the one game the tests here break."""
+    return game_copy(tmp_path, "olympians")
 
 
 def validate(root, *args):

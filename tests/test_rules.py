@@ -13,7 +13,7 @@ import yaml
 from generator.data.load import list_games, load_game
 from generator.rules import check_game
 from generator.session import Session
-from tests.conftest import REPO, edit, run
+from tests.conftest import REPO, edit, game_copy, run
 
 
 def _tail(game, file, start):
@@ -230,20 +230,15 @@ CASES = [(g, r) for g in list_games(REPO) for r in sorted(game_mutations(g))]
 
 @pytest.fixture
 def project(tmp_path):
-    """conftest's `project` holding Olympians alone: the tests here given it read and break
-    no other game (a read of another game's folders would fail)."""
-    for name in ("cards", "templates"):
-        shutil.copytree(REPO / name / "olympians", tmp_path / name / "olympians")
-    return tmp_path
+    """conftest's `project` holding Olympians alone, the one game the tests here break."""
+    return game_copy(tmp_path, "olympians")
 
 
 @pytest.fixture
 def game_project(tmp_path, game):
-    """A private copy of the one game under test (its cards and templates): a game's load
-    and rules read only its own folders (a read of another game's would fail here)."""
-    for name in ("cards", "templates"):
-        shutil.copytree(REPO / name / game, tmp_path / name / game)
-    return tmp_path
+    """A private copy of the one game under test: a game's load and rules read only its
+    own folders (a read of another game's would fail here)."""
+    return game_copy(tmp_path, game)
 
 
 @pytest.mark.slow
