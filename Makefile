@@ -28,6 +28,10 @@ $(STAMP): pyproject.toml constraints.txt
 # shell whose PYTHONDONTWRITEBYTECODE is set) then reads them compiled instead of compiling
 # them again (0.3-0.4 CPU s a start-up); Python recompiles any file edited since
 BYTECODE := $(PY) -m compileall -q -j 0 generator tests benchmarks >/dev/null
+# pytest keeps each test module as it rewrote it (assertions that explain their failure) in
+# tests/__pycache__ only where Python may write bytecode: with PYTHONDONTWRITEBYTECODE set,
+# every test worker rewrote every test module again on every run (about 7 CPU s a worker)
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
 
 build: $(STAMP)
 	@$(BYTECODE)
@@ -61,7 +65,7 @@ test: $(STAMP) browser cmyk-profile strace
 	$(VENV)/bin/ruff check generator tests benchmarks
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
 	@log=$$(mktemp); echo "$(VENV)/bin/mypy (beside the tests)"; $(VENV)/bin/mypy >$$log 2>&1 & types=$$!; \
-	  $(PY) -m pytest -n auto --dist worksteal --durations=0 --durations-min=2; tests=$$?; \
+	  $(PYTEST) -n auto --dist worksteal --durations=0 --durations-min=2; tests=$$?; \
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
 
 # the fast tier, about a minute on two cores while you work: lint, and the tests not marked slow
@@ -70,7 +74,7 @@ test: $(STAMP) browser cmyk-profile strace
 check: $(STAMP)
 	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
-	$(PY) -m pytest -n auto --dist worksteal -m "not slow"
+	$(PYTEST) -n auto --dist worksteal -m "not slow"
 
 # the hostile-project suite: pnp validate/build on projects a stranger could send, watched by strace
 hostile: $(STAMP) strace
