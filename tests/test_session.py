@@ -104,15 +104,32 @@ def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
     return names
 
 
-def _mutated(tree: ast.Module, names) -> set[str]:
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _function_nodes(tree: ast.Module) -> dict[ast.AST, list[ast.AST]]:
+    """Every function and lambda of a module with all its nodes (its nested functions'
+    included), found in one walk of the tree: walking each function again for itself read
+    a nested function's nodes once for every function around it."""
+    found: dict[ast.AST, list[ast.AST]] = {}
+    stack: list[tuple[ast.AST, tuple[list[ast.AST], ...]]] = [(tree, ())]
+    while stack:
+        node, around = stack.pop()
+        if isinstance(node, FUNCTIONS):
+            found[node] = []
+            around = (*around, found[node])
+        for nodes in around:
+            nodes.append(node)
+        stack.extend((child, around) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def _mutated(functions: dict[ast.AST, list[ast.AST]], names) -> set[str]:
     """The module-level names code of the module changes: `global` rebinds them, or a
     function stores into them (x[k] = v, x.a = v, del x[k]) or calls a mutating method on
     them (x.append, x.clear, x.setdefault...), a name of its own aside."""
     found = set()
-    for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        nodes = list(ast.walk(fn))   # walked once, read three times
+    for fn, nodes in functions.items():
         declared = {n for node in nodes if isinstance(node, ast.Global) for n in node.names}
         found |= declared & set(names)
         args = fn.args
@@ -132,21 +149,21 @@ def _mutated(tree: ast.Module, names) -> set[str]:
     return found
 
 
-def _caches_of_mutables(tree: ast.Module) -> list[str]:
+def _caches_of_mutables(functions: dict[ast.AST, list[ast.AST]]) -> list[str]:
     """Functions cached by `functools.cache`/`lru_cache` that hand out a dict, list or set
     (by their return annotation or what they return): every caller gets the same object, so
     what one build puts in it the next one reads."""
     found = []
-    for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for fn, nodes in functions.items():
+        if isinstance(fn, ast.Lambda):
             continue
         cached = any(ast.unparse(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("cache", "lru_cache")
                      for d in fn.decorator_list)
         if not cached:
             continue
-        made = {node.targets[0].id for node in ast.walk(fn) if isinstance(node, ast.Assign)
+        made = {node.targets[0].id for node in nodes if isinstance(node, ast.Assign)
                 and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _mutable(node.value)}
-        returns = [node.value for node in ast.walk(fn) if isinstance(node, ast.Return) and node.value is not None]
+        returns = [node.value for node in nodes if isinstance(node, ast.Return) and node.value is not None]
         annotation = ast.unparse(fn.returns).split("[")[0].split(".")[-1].strip("'\"") if fn.returns else ""
         if annotation in MUTABLE_TYPES or any(_mutable(r) or isinstance(r, ast.Name) and r.id in made
                                               for r in returns):
@@ -161,11 +178,12 @@ def state_outside_a_session(source: str | ast.Module, rel: str) -> list[str]:
     container."""
     tree = ast.parse(source) if isinstance(source, str) else source
     names = _module_names(tree)
+    functions = _function_nodes(tree)
     found = [f"{rel}: {name} (module-level {type(value).__name__})" for name, value in names.items()
              if _mutable(value) and not name.isupper() and not name.startswith("__") and (rel, name) not in ALLOWED]
-    found += [f"{rel}: {name} (changed by the module's code)" for name in sorted(_mutated(tree, names))
+    found += [f"{rel}: {name} (changed by the module's code)" for name in sorted(_mutated(functions, names))
               if (rel, name) not in ALLOWED and not any(name in f.split(": ")[1].split(" ")[0] for f in found)]
-    found += [f"{rel}: {name}() (a cache that returns a mutable container)" for name in _caches_of_mutables(tree)]
+    found += [f"{rel}: {name}() (a cache that returns a mutable container)" for name in _caches_of_mutables(functions)]
     return found
 
 
