@@ -69,8 +69,9 @@ test: $(STAMP) browser cmyk-profile strace
 	  wait $$types; typed=$$?; cat $$log; rm -f $$log; test $$tests -eq 0 -a $$typed -eq 0
 
 # the fast tier, about a minute on two cores while you work: lint, and the tests not marked slow
-# (dead code among them: tests/test_house.py runs vulture in both tiers; every package of generator/ is reached; none waits for a build of the shipped
-# games, an export or a fresh process: tests/test_tiers.py); make test runs everything, and mypy
+# (every package of generator/ is reached; none waits for a build of the shipped games, an
+# export, a fresh process or a timeout: tests/test_tiers.py); make test runs everything: the
+# slow tests, vulture's dead-code check (tests/test_house.py) and mypy
 check: $(STAMP)
 	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks

@@ -350,8 +350,8 @@ def test_pull_of_a_good_sheet_replaces_the_local_copy(pull_game, server):
     ("/not-the-deck", "does not fit cards/mini/deck.yaml"),
     ("/missing", "answered 404"),
     ("/huge", "more than 16 MB"),
-    ("/slow", "not downloaded within 1 s"),
-    ("/silent", "not downloaded within 1 s"),
+    pytest.param("/slow", "not downloaded within 1 s", marks=pytest.mark.slow),   # each waits 1 s
+    pytest.param("/silent", "not downloaded within 1 s", marks=pytest.mark.slow),
 ])
 def test_pull_refuses_what_is_not_the_table_and_keeps_the_old_file(pull_game, server, where, needle):
     root, path, set_url = pull_game

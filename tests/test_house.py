@@ -185,9 +185,9 @@ def test_the_pdfx_package_is_used_through_its_surface_only():
     assert {t for targets in graph.values() for t in targets if t.startswith(inside)} >= {inside}
 
 
+@pytest.mark.slow   # vulture reads every module: make test runs it
 def test_no_dead_code(monkeypatch):
-    """vulture (pyproject.toml's [tool.vulture]; make test and make check run it here, in
-    both tiers) finds no name in generator/ that nothing uses, but those
+    """vulture (pyproject.toml's [tool.vulture]; make test runs it here) finds no name in generator/ that nothing uses, but those
     tests/vulture_whitelist.py explains."""
     from vulture.config import make_config
     from vulture.core import Vulture

@@ -133,6 +133,7 @@ def _prepared(name: str) -> tuple[bytes, bytes]:
     return p.data, p.alpha
 
 
+@pytest.mark.slow   # forks drawing workers
 @pytest.mark.parametrize("name", ["rgb jpeg, resampled", "png with alpha", "cmyk jpeg (SWOP profile)"])
 def test_the_same_bytes_run_to_run_and_in_a_drawing_worker(name):
     first = _prepared(name)

@@ -13,6 +13,8 @@ import ast
 from functools import cache, lru_cache
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SLOW_FIXTURES
 from tests.test_house import FLOORS, _floor, _modules
 
@@ -186,6 +188,7 @@ def reached_by_fast_tier(also_slow: frozenset[str] = frozenset()) -> dict[str, s
     return out
 
 
+@pytest.mark.slow   # reads every test file; a property of the suite, checked by make test
 def test_the_fast_tier_reaches_every_package():
     reached = reached_by_fast_tier()
     assert set(reached) >= PARTS, f"no fast test reaches {sorted(PARTS - set(reached))}: unmark one, or add a fast test"

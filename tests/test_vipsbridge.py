@@ -96,6 +96,7 @@ def _without_a_helper_of_its_own(job) -> bool:
     return vipsbridge._HELPER is None or vipsbridge._HELPER.owner != os.getpid()
 
 
+@pytest.mark.slow   # forks a process
 def test_a_process_that_forks_no_worker_asks_the_helper_and_a_worker_runs_libvips_itself():
     job = vipsbridge.Job("", bytes(90 * 60 * 3), "RGB", (90, 60), 6, (30, 45), None, 1, False)
     made, alpha, size = vipsbridge.run(job)
