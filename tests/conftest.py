@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -61,6 +62,9 @@ def game_copy(dest: Path, game: str) -> Path:
     return dest
 
 
+WARM_ENTRIES = {"faces": re.compile(r"[^.].*\.pdf"), "memo": re.compile(r"[0-9a-f]{64}")}
+
+
 @pytest.fixture
 def warm(drawn_faces):
     """warm(output_folder): give a build's output folder the caches a designer's project has
@@ -71,11 +75,16 @@ def warm(drawn_faces):
     build from these equals a cold one). The entries are hard links: the caches only ever
     rename a whole entry into place or remove one, never write into a file."""
     def seed(output: Path) -> Path:
-        for store, pattern in (("faces", "*/*.pdf"), ("memo", "*/" + "[0-9a-f]" * 64)):
-            for entry in (drawn_faces.parent / store).glob(pattern):
-                folder = output / ".cache" / store / entry.parent.name
-                folder.mkdir(parents=True, exist_ok=True)
-                os.link(entry, folder / entry.name)
+        for store, entry in WARM_ENTRIES.items():   # a folder made once, its entries linked (scandir: no glob)
+            for shelf in os.scandir(drawn_faces.parent / store):
+                if shelf.name.startswith(".") or not shelf.is_dir(follow_symlinks=False):
+                    continue
+                names = [e.name for e in os.scandir(shelf.path) if entry.fullmatch(e.name)]
+                if names:
+                    folder = output / ".cache" / store / shelf.name
+                    folder.mkdir(parents=True, exist_ok=True)
+                    for name in names:
+                        os.link(os.path.join(shelf.path, name), folder / name)
         return output
     return seed
 
