@@ -180,15 +180,21 @@ def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> Bu
         _strict_stop(warnings, "in the translations")
     session.release()  # the YAML parser's nodes
     artifacts, rendered_editions, changed = [], [], None
-    later: list | None = [] if run.early else None   # what lays out the rest, each edition's (build(early=))
-    for n, ed in enumerate(made):
+    later: list | None = [] if run.early else None   # what makes the rest, each edition's (build(early=))
+
+    def edition(n: int, ed, later_parts: list | None) -> list[Artifact]:
+        nonlocal changed
         built, drawn_warnings, ed_changed, rendered = _build_edition(
-            run, ed, papers, print_mode, last=n == len(made) - 1, later=later)
-        artifacts.append(built)
-        warnings += drawn_warnings   # pictures too small to print, external references
+            run, ed, papers, print_mode, last=n == len(made) - 1, later=later_parts)
+        warnings.extend(drawn_warnings)   # pictures too small to print, external references
         rendered_editions.append(rendered)
         if ed_changed is not None:
             changed = [*(changed or []), *(f"{cid} ({ed.edition})" if ed.edition else cid for cid in ed_changed)]
+        return built
+    for n, ed in enumerate(made):   # early: the first paper is the first edition's; the others follow it
+        if later is not None and n > 0:
+            later.append(lambda n=n, ed=ed: edition(n, ed, None))
+        artifacts.append([] if later is not None and n > 0 else edition(n, ed, later))
     log.info("%s: step 5/5 export", game_id)
     partial = options.papers is not None or options.guides or options.proof or len(made) < len(languages_of(game.meta))
     def result(files: list[Path]) -> BuildResult:

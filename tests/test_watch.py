@@ -211,8 +211,10 @@ def test_browser_switches_between_editions_and_a_translation_edit_shows_alone(mi
     arabic.write_text("game: {title: صغيرة}\ndecks: {things: {name: أشياء}}\n"
                       "cards: {a: {name: ألفا, text: كلمات أولى}}\n", encoding="utf-8")
     with _live(root) as (driver, address, report_next):
-        first = report_next()
-        assert first.ok and [r.game.language for r in first.result.editions] == ["en", "ar"]
+        first = report_next()   # early: the first paper is the first edition's, drawn before the others
+        assert first.ok and first.early and [r.game.language for r in first.result.editions] == ["en"]
+        done = report_next()
+        assert done.ok and not done.early and [r.game.language for r in done.result.editions] == ["en", "ar"]
         driver.get(address)
         wait = WebDriverWait(driver, 15)
         name = 'const n = document.querySelector(".component[data-id=a] .name"); return n ? n.textContent : ""'
