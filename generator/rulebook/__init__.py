@@ -26,10 +26,7 @@ from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
 from ..session import Session
 from ..shapes import Outline
-from .book import book_text, build_pdf
-from .pangobook import whole
-from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
-from .styles import styles
+from .source import Block, book_text, parse_blocks, plain_text, render_markdown, rulebook_file
 from .words import fill
 from .words import problems as problems_of_words
 from .words import words as rulebook_words
@@ -134,6 +131,8 @@ class _Book:
 def _placed(book: _Book, faces, rendered, session: Session) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes (and, in a book set by
     Pango, its text over them)."""
+    from .pangobook import whole
+
     pdf_bytes, figures, headings, text = _laid_out(book, faces, session, _stamp(rendered))
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
@@ -177,6 +176,8 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
                 stamp, words, hyphenation_of(game).key()))   # a rename changes the words kept whole
     laid_out = session.rulebooks.get(key)
     if laid_out is None:
+        from .book import build_pdf  # Platypus: only when the pages are laid out again
+
         laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings, text = laid_out
@@ -300,6 +301,7 @@ def _missing_glyphs(blocks, source: str, shown: str, pango_lang: str | bool = Fa
 
 def _missing_anywhere(blocks, source: str, shown: str, lang: str) -> list[Problem]:
     from .pangobook import BookText
+    from .styles import styles
 
     text = BookText(lang, False)
     style = text.style(styles(lang)["body"])
