@@ -176,12 +176,18 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
                 stamp, words, hyphenation_of(game).key()))   # a rename changes the words kept whole
     laid_out = session.rulebooks.get(key)
     if laid_out is None:
-        from .book import build_pdf  # Platypus: only when the pages are laid out again
-
         laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings, text = laid_out
     return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings, text
+
+
+def build_pdf(game, blocks, figure_faces, paper, cover, words, session: Session, stamp: str = ""):
+    """`book.build_pdf`: Platypus (reportlab's regexes, 0.1-0.2 s) imported only when a
+    rulebook's pages are laid out again, never by a rebuild whose book the memo holds."""
+    from .book import build_pdf as laid_out
+
+    return laid_out(game, blocks, figure_faces, paper, cover, words, session, stamp)
 
 
 def _stamp(rendered) -> str:
