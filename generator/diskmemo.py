@@ -36,7 +36,6 @@ import sys
 import zlib
 from collections.abc import Callable
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +62,10 @@ def code_digest() -> str:
     """sha256 of pnp's own files (its code, schemas, macros and words; the shipped fonts by
     name, size and time: their bytes are in every face's key already, `drawkey`), Python's
     version and the versions of the libraries that shape what a build writes. Made once
-    a process, when its first session is (before any jail)."""
+    a process, when a build first reads or keeps a memo on disk (an untrusted command's
+    before its jail: cli/options.py), never by a command that keeps none."""
+    from importlib import metadata  # 50 ms to import: only for a command that keeps a memo
+
     h = hashlib.sha256(sys.version.encode())
     for name in LIBRARIES:
         try:

@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .draw.pictures import Asked
 from .layout.cutters import CUTTERS
 from .layout.modes import MODES
 from .units import paper_name
+
+if TYPE_CHECKING:
+    from .draw.pictures import Asked
 
 MAX_OFFSET_MM = 20.0   # more than this is no printer's misregistration
 MIN_PICTURE_PX, MAX_PICTURE_PX = 64, 8000   # --size of a picture of cards (showcase, hand)
@@ -93,6 +96,8 @@ class BuildOptions:
     def pictures(self, root: Path) -> Asked:
         """What the build asks of its pictures (draw/pictures.py): their resolution, drafts,
         and the picture store in the output folder's cache."""
+        from .draw.pictures import Asked  # Pillow and libvips: only for a command that draws
+
         return Asked(self.image_dpi, self.draft, str(self.output(root) / ".cache" / "pictures"))
 
     def but(self, **changes) -> BuildOptions:

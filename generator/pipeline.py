@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import changes, safefs
+from . import safefs
 from .data.editions import in_edition, language_entry, languages_of
 from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
 from .diskmemo import pack_name
 from .draw import fonts
-from .draw.facecache import FaceCache
 from .draw.glyphs import printed_text_problems
-from .draw.picturestore import PictureStore
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
 from .exports.files import Artifact, first_in_place, put_back_on_failure, write_game
 from .layout.modes import PrintMode
@@ -33,6 +31,7 @@ from .session import Session
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from .draw.facecache import FaceCache
     from .draw.render import RenderedGame
 
 log = logging.getLogger("pnp")
@@ -109,6 +108,7 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     :param early: `pnp watch`'s: each game's first paper's sheets in place first, `early(result)` told.
     """
     from .draw.drawpool import drawing_workers
+    from .draw.picturestore import PictureStore
     from .progress import SILENT
 
     session.stopwatch.reset()
@@ -144,6 +144,8 @@ class Run:
 def face_cache_ready(out_dir: Path) -> FaceCache:
     """The face cache of a build into `out_dir` (output/.cache/faces), the output folder
     made ready for it (`prepare_output`): what `pnp build`, `validate` and `diff` draw through."""
+    from .draw.facecache import FaceCache
+
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
     prepare_output(out_dir, cache)
     return cache
@@ -243,6 +245,7 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
     drawing, and (with `changed_since`) the ids of its components that changed. The early
     drawing workers are kept for the game's next edition (`last` False), else ended. `later`:
     only the first paper's sheets now; what lays out the rest is appended to it."""
+    from . import changes  # a game's faces compared: only for a build that draws
     from .draw import drawpool
 
     options, session, out_dir = run.options, run.session, run.out_dir

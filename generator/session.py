@@ -47,7 +47,7 @@ from cachetools import LRUCache
 
 from . import memory
 from .diskmemo import LIMIT_BYTES as MEMO_BYTES
-from .diskmemo import DiskKept, DiskMemo, DiskTemplates, Shelves, code_digest
+from .diskmemo import DiskKept, DiskMemo, DiskTemplates, Shelves
 from .diskstore import Store
 from .errors import TookTooLong
 from .guard import Limits, OutOfTime
@@ -77,7 +77,6 @@ def usable_cpus() -> int:
 class Session:
     def __init__(self, remember: bool = False, limits: Limits | None = None, jobs: int | None = None):
         cache_key()   # read now, at start-up, before anything of the project (and before any jail)
-        code_digest()   # pnp's own files, which the jail may not let it read
         self.remember = remember
         self.limits = limits or Limits()
         self.jobs = jobs or (usable_cpus() if self.limits.forks else 1)

@@ -168,14 +168,17 @@ def _confine(ctx, limits, kwargs):
                          "(--untrusted, on where CI is set): use --changed-since last, or --trusted")
     import importlib
 
-    for module in ("generator.pipeline", "generator.preflight", "generator.exporting", "generator.draw.drawpool"):
+    for module in ("generator.pipeline", "generator.changes", "generator.preflight", "generator.exporting",
+                   "generator.draw.drawpool"):
         importlib.import_module(module)   # libraries found by running ldconfig, before exec is refused
     root = _root(ctx)
     from .. import safefs
+    from ..diskmemo import code_digest
     from ..draw import stamp
 
     stamp.before_jail(root)
     safefs.cache_key()   # kept outside the project: read now, the jail will not let it be read later
+    code_digest()   # pnp's own files and its libraries' versions, read before the jail
     out_dir = kwargs.get("out_dir") or root / "output"
     ref = kwargs.get("ref")
     if ref is not None:   # pnp diff REF: git unpacks the ref now; the jailed command reads what it unpacked

@@ -64,12 +64,77 @@ def _checked(key: str) -> str | None:
 
 def _schema_problem(schema: Any) -> str | None:
     try:
-        Draft202012Validator.check_schema(schema)
+        if not plainly_valid(schema):   # jsonschema's metaschema walk: 20-80 ms for a deck's data schema
+            Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return shorten(exc.message, 200)
     except RecursionError:
         return "the schema is nested too deeply"
     return _unknown_keyword(schema, ())
+
+
+# What the 2020-12 metaschema asks of each keyword a schema plainly written uses (its
+# vocabularies, as jsonschema_specifications ships them: tests/test_schema.py holds this
+# table to them, and to jsonschema's verdicts); a keyword not here, or a value these do not
+# plainly accept, is left to jsonschema's own check, which words the problem.
+_FORMATS = Draft202012Validator.FORMAT_CHECKER
+
+
+def _count(v: Any) -> bool:
+    return type(v) is int and v >= 0
+
+
+def _number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+def _strings(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v) and len(set(v)) == len(v)
+
+
+def _schemas(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(plainly_valid(x) for x in v)
+
+
+def _named(v: Any) -> bool:
+    return isinstance(v, dict) and all(plainly_valid(x) for x in v.values())
+
+
+_SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
+PLAIN: dict[str, Callable[[Any], bool]] = {
+    **dict.fromkeys(("items", "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
+                     "unevaluatedItems", "unevaluatedProperties", "contentSchema"), lambda v: plainly_valid(v)),
+    **dict.fromkeys(("prefixItems", "allOf", "anyOf", "oneOf"), _schemas),
+    **dict.fromkeys(("properties", "dependentSchemas", "$defs", "definitions"), _named),
+    "patternProperties": lambda v: _named(v) and all(_FORMATS.conforms(k, "regex") for k in v),
+    "type": lambda v: v in _SIMPLE_TYPES if isinstance(v, str) else (
+        _strings(v) and bool(v) and all(t in _SIMPLE_TYPES for t in v)),
+    "const": lambda v: True, "default": lambda v: True, "enum": lambda v: isinstance(v, list),
+    "examples": lambda v: isinstance(v, list),
+    "multipleOf": lambda v: _number(v) and v > 0,
+    **dict.fromkeys(("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"), _number),
+    **dict.fromkeys(("maxLength", "minLength", "maxItems", "minItems", "maxContains", "minContains",
+                     "maxProperties", "minProperties"), _count),
+    "pattern": lambda v: isinstance(v, str) and _FORMATS.conforms(v, "regex"),
+    **dict.fromkeys(("uniqueItems", "deprecated", "readOnly", "writeOnly"), lambda v: isinstance(v, bool)),
+    "required": _strings,
+    "dependentRequired": lambda v: isinstance(v, dict) and all(_strings(x) for x in v.values()),
+    **dict.fromkeys(("title", "description", "$comment", "format", "contentEncoding", "contentMediaType"),
+                    lambda v: isinstance(v, str)),
+    "$ref": lambda v: isinstance(v, str) and _FORMATS.conforms(v, "uri-reference"),
+    "$schema": lambda v: isinstance(v, str) and _FORMATS.conforms(v, "uri"),
+}
+
+
+def plainly_valid(schema: Any) -> bool:
+    """Whether `schema` is a valid JSON Schema (2020-12) by `PLAIN` alone: True only when
+    jsonschema's metaschema check would find nothing; False when it may (then ask it)."""
+    if isinstance(schema, bool):
+        return True
+    try:
+        return isinstance(schema, dict) and all(key in PLAIN and PLAIN[key](value) for key, value in schema.items())
+    except RecursionError:
+        return False
 
 
 def _unknown_keyword(schema: Any, where: tuple) -> str | None:

@@ -26,10 +26,7 @@ from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
 from ..session import Session
 from ..shapes import Outline
-from .book import book_text, build_pdf
-from .pangobook import whole
-from .source import Block, parse_blocks, plain_text, render_markdown, rulebook_file
-from .styles import styles
+from .source import Block, book_text, parse_blocks, plain_text, render_markdown, rulebook_file
 from .words import fill
 from .words import problems as problems_of_words
 from .words import words as rulebook_words
@@ -134,6 +131,8 @@ class _Book:
 def _placed(book: _Book, faces, rendered, session: Session) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes (and, in a book set by
     Pango, its text over them)."""
+    from .pangobook import whole
+
     pdf_bytes, figures, headings, text = _laid_out(book, faces, session, _stamp(rendered))
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
@@ -181,6 +180,14 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings, text = laid_out
     return pdf_bytes, [(page, _face(faces[face[1]], face[-1]), box) for page, face, box in figures], headings, text
+
+
+def build_pdf(game, blocks, figure_faces, paper, cover, words, session: Session, stamp: str = ""):
+    """`book.build_pdf`: Platypus (reportlab's regexes, 0.1-0.2 s) imported only when a
+    rulebook's pages are laid out again, never by a rebuild whose book the memo holds."""
+    from .book import build_pdf as laid_out
+
+    return laid_out(game, blocks, figure_faces, paper, cover, words, session, stamp)
 
 
 def _stamp(rendered) -> str:
@@ -300,6 +307,7 @@ def _missing_glyphs(blocks, source: str, shown: str, pango_lang: str | bool = Fa
 
 def _missing_anywhere(blocks, source: str, shown: str, lang: str) -> list[Problem]:
     from .pangobook import BookText
+    from .styles import styles
 
     text = BookText(lang, False)
     style = text.style(styles(lang)["body"])

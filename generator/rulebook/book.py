@@ -38,7 +38,7 @@ from ..units import paper_size
 from . import pageplan
 from .pangobook import BookText, PangoHeading
 from .rlbridge import RecordingFrame, private_characters_given, shaping
-from .source import plain_text
+from .source import book_text, plain_text
 from .styles import ACCENT, RULE, fonts, styles
 from .tables import SHORT_TABLE, listing, para, table
 from .words import fill
@@ -325,14 +325,6 @@ def _contents_lines(story) -> list[tuple]:
     parts = [p for f in story for p in (f.parts if isinstance(f, Group) else (f,))]
     return [(h.level - 1, f"{h.number}  {h.plain}", 0, h.key) for h in parts if isinstance(h, (Heading, PangoHeading))]
 
-
-def book_text(game, blocks, words: dict) -> str:
-    """Every word the book prints, to tell whether reportlab's fonts can set it."""
-    parts = [game.title, str(game.meta.get("subtitle") or ""), *words.values()]
-    for b in blocks:
-        parts += [plain_text(b.text), *(plain_text(c) for row in b.items if isinstance(row, list) for c in row),
-                  *(plain_text(i) for i in b.items if isinstance(i, str))]
-    return "".join(parts)
 
 
 def _title(game, st, cover_faces, record, para, words, rtl: bool = False):

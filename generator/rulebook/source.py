@@ -238,3 +238,12 @@ def _inline(token) -> str:
 def plain_text(markup: str) -> str:
     """Reportlab paragraph markup back to the words it prints."""
     return html.unescape(re.sub(r"<[^>]+>", "", markup.replace("&nbsp;", " ")))
+
+
+def book_text(game, blocks, words: dict) -> str:
+    """Every word the book prints, to tell whether reportlab's fonts can set it."""
+    parts = [game.title, str(game.meta.get("subtitle") or ""), *words.values()]
+    for b in blocks:
+        parts += [plain_text(b.text), *(plain_text(c) for row in b.items if isinstance(row, list) for c in row),
+                  *(plain_text(i) for i in b.items if isinstance(i, str))]
+    return "".join(parts)
