@@ -322,11 +322,24 @@ def test_images_resolve_from_a_project_folder_with_awkward_characters(tmp_path, 
 
 
 def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
-    """Bundles drawn by worker processes give the same PDFs as the same bundles drawn here."""
+    """Bundles drawn by worker processes give the same PDFs as the same bundles drawn here.
+    The workers are forked only once the threads C libraries started have ended (Pango's
+    fontconfig thread, here a thread of `_thread`'s that threading does not know of)."""
+    import _thread
+    import threading
+    import time
     from concurrent.futures import ProcessPoolExecutor
 
     from generator.draw import bundles, drawpool, faces
     from generator.session import Session
+    real_load = drawpool._load_fonts_once
+
+    def load_and_a_thread(*args):
+        real_load(*args)
+        _thread.start_new_thread(time.sleep, (0.05,))   # as Pango's: ends soon, unseen by threading
+    monkeypatch.setattr(drawpool, "_load_fonts_once", load_and_a_thread)
+    at_fork: list = []
+    ours = drawpool.threads()   # pytest-xdist's own (started by _thread) among them
     svgs = {f"k{i}": ('<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="20mm" viewBox="0 0 20 20">'
                       f'<text x="2" y="10" font-family="Lato" font-size="4">Card {i}</text></svg>') for i in range(7)}
     monkeypatch.setattr(bundles, "FACES_PER_BUNDLE", 2)
@@ -335,6 +348,10 @@ def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
     pools = []
 
     class CountedPool(ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            at_fork.append(drawpool.threads() - ours - {t.native_id for t in threading.enumerate()})
+            super().__init__(*args, **kwargs)
+
         def submit(self, *args, **kwargs):
             pools.append(self)
             return super().submit(*args, **kwargs)
@@ -342,6 +359,7 @@ def test_pooled_drawing_matches_drawing_in_one_process(monkeypatch):
     monkeypatch.setattr(drawpool, "ProcessPoolExecutor", CountedPool)
     pooled = faces.draw_faces(svgs, session=Session(jobs=2))
     assert len(pools) == len(pooled.documents) >= 3  # every bundle went to a worker
+    assert at_fork == [frozenset()]   # no thread of a C library's left running when the workers were forked
     serial = faces.draw_faces(svgs, session=Session(jobs=1))
     assert len(pools) == len(pooled.documents)  # no pool this time
     assert pooled == serial

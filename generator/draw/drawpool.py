@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
+import threading
 import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -33,6 +35,7 @@ from .textfit import engine_for
 WORKER_GRACE = 1.0   # seconds a drawing worker goes on past the command's time (the build stops it first)
 DRAW_HERE_UP_TO = 4   # bundles drawn in this process when no workers were forked early (a warm rebuild)
 HYGIENE = memory.Hygiene()   # a drawing worker's (each forked worker has its own copy)
+SETTLE_SECONDS = 2.0   # the longest a fork waits for the C libraries' own threads to end
 
 
 @contextmanager
@@ -49,7 +52,9 @@ def drawing_workers(session: Session):
             or "fork" not in multiprocessing.get_all_start_methods()):
         yield
         return
+    ours = threads()
     _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
+    settled(ours)
     before = children_cpu()
     gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
     try:
@@ -95,7 +100,9 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
             raise
     elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         # workers inherit a ready fontconfig instead of racing to build its cache
+        before_fonts = threads()
         _load_fonts_once(fontset(game_fonts))
+        settled(before_fonts)
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         before = children_cpu()
         try:
@@ -116,6 +123,31 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
         for group in groups:
             yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds,
                               policy=policy, memo=session.pictures)
+
+
+def settled(before: frozenset[int], seconds: float = SETTLE_SECONDS) -> None:
+    """Wait until the threads started since `before` (this process's `threads()`, taken before
+    the fonts were loaded) that Python did not start have ended, or `seconds` pass, before
+    this process forks drawing workers. Pango reads fontconfig's configuration for a new font
+    map on a thread of GLib's pool; a worker forked while that thread ran inherits a font map
+    never marked ready (or a pool counting a thread it does not have) and waits for it
+    forever on its first text: seen once, two workers stuck in Pango."""
+    ends = time.monotonic() + seconds
+    while started_since(before) and time.monotonic() < ends:
+        time.sleep(0.001)
+
+
+def started_since(before: frozenset[int]) -> frozenset[int]:
+    """The threads of this process not in `before` that Python did not start."""
+    return threads() - before - {t.native_id for t in threading.enumerate()}
+
+
+def threads() -> frozenset[int]:
+    """The ids of this process's threads (none where /proc cannot tell)."""
+    try:
+        return frozenset(int(t) for t in os.listdir("/proc/self/task"))
+    except OSError:   # no /proc: no thread this process can see to wait for
+        return frozenset()
 
 
 def _draw_in_worker(items, primer, roots=(), game_fonts=None, seconds=None, policy=None, ends=None):
