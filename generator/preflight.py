@@ -37,19 +37,38 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     """The rules, translations and (`draw`) everything a build would refuse, of the named
     games (all when none are named), every edition `options.languages` asks for; the rules
     run once a game, on the cards as written."""
+    from .data.load import list_games
+    from .diskmemo import pack_name
+    from .pipeline import editions_asked, face_cache_ready, resolve_games
+
+    ids = resolve_games(root, games)
+    asked = editions_asked(root, ids, games, options.languages)
+    if not draw:
+        return _validated(root, asked, options, session, None)
+    # faces drawn through the build's face cache, and the faces' SVG and facts, the cards'
+    # schema checks and the laid-out rulebooks as the last `pnp build` of these games (or of
+    # every game) kept them (diskmemo.py), read only: a validate after a build draws, renders
+    # and lays out nothing again, and writes nothing in the memo
+    out = options.output(root)
+    cache = face_cache_ready(out)
+    packs = (pack_name(editions_asked(root, ids, games, None)),
+             pack_name(editions_asked(root, list_games(root), (), None)))
+    with session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False):
+        return _validated(root, asked, options, session, cache)
+
+
+def _validated(root: Path, asked: dict, options: BuildOptions, session: Session, cache) -> Validated:
+    """`validate_games` of the editions `asked` ({game: languages}), faces drawn through
+    `cache` (None: nothing drawn)."""
     from .data.i18ncheck import checked_editions
     from .data.load import load_game
     from .errors import RenderError
-    from .pipeline import editions_asked, face_cache_ready, resolve_games
     from .rules import RulesReport, check_game
     from .rules.report import from_problem
     from .rules.words import word_findings
 
     reports, unreadable, notes = [], False, []
-    asked = editions_asked(root, resolve_games(root, games), games, options.languages)
-    cache = None
-    if draw:   # faces drawn through the build's face cache: a validate after a build draws nothing again
-        cache = face_cache_ready(options.output(root))
+    draw = cache is not None
     for game_id in asked:
         try:
             with session.stage("load"):
