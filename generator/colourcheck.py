@@ -178,11 +178,11 @@ def _median(pixels: np.ndarray, chosen: np.ndarray | None = None) -> np.ndarray:
     """np.median(pixels[chosen] / 255, axis=0) of 8-bit pixels (`chosen`: their indices;
     None: all), counted: exactly its numbers, without its sort; np.median of others."""
     if chosen is not None:
-        pixels = pixels[chosen]
+        pixels = np.take(pixels, chosen, axis=0)
     if pixels.dtype != np.uint8:
         return np.median(pixels, axis=0)
     n = len(pixels)
-    counts = np.bincount((pixels + np.arange(3) * 256).ravel(), minlength=3 * 256).reshape(3, 256)
+    counts = [np.bincount(channel, minlength=256) for channel in np.ascontiguousarray(pixels.T)]
     below = np.cumsum(counts, axis=1)   # of each channel, how many are <= each value
     low, high = ((below <= k).sum(axis=1) / 255.0 for k in ((n - 1) // 2, n // 2))   # the middle two values
     return low if n % 2 else (low + high) / 2   # np.median's mean of the middle two
@@ -203,7 +203,11 @@ def contrast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _ratio(la, lb):
-    return (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
+    high, low = np.maximum(la, lb), np.minimum(la, lb)
+    high += 0.05   # in place: the same numbers as (high + 0.05) / (low + 0.05), fewer arrays made
+    low += 0.05
+    high /= low
+    return high
 
 
 def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) -> float | None:
