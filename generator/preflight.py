@@ -9,7 +9,9 @@ the game's `print: cutter`; warnings for text on the seams of a glued board), th
 Jinja errors, figures naming unknown cards); `validate_games` adds the word checks
 (rules/words.py: spelling, terms, keywords, style) of every edition asked, and with
 `--strict` the colour check of the game as written (colourcheck.py). `pnp validate` runs it by
-default; the rules themselves are checked by `rules/`.
+default; the rules themselves are checked by `rules/`. After a build it reads what the build
+kept (its face cache, and its memo read only: diskmemo.py), so unchanged faces and rulebooks
+are not rendered or laid out again.
 """
 from __future__ import annotations
 
