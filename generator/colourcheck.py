@@ -224,16 +224,16 @@ def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) 
     if c1 <= c0 or r1 <= r0:
         return None
     pixels = face[r0:r1, c0:c1].reshape(-1, 3)
-    lb = luminance(np.array(box.colour))
-    ratios = _ratio(luminance(pixels), lb)
+    colour = np.array(box.colour)
+    ratios = _ratio(luminance(pixels), luminance(colour))
     behind = np.flatnonzero(ratios >= 1.4)   # not the text's own pixels
     if len(behind) < 0.1 * len(pixels):
-        return float(_ratio(luminance(_median(pixels)), lb))
+        return float(contrast(_median(pixels), colour))
     # the text's anti-aliased edges (and a shape of the text's colour beside it) blend towards
     # its colour: the face behind is the farther half of what is not the text
     far = ratios[behind]
     background = _median(pixels, behind[far >= _middle(far)])
-    return float(_ratio(luminance(background), lb))
+    return float(contrast(background, colour))
 
 
 def _contrast_problems(rc, key: str, facts: Facts, face: np.ndarray, size_mm, seen: set, fine) -> list[Problem]:
