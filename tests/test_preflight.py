@@ -75,10 +75,13 @@ def test_shipped_games_pass_the_full_validation(warm_project):
 
 
 def test_validate_after_a_build_renders_and_lays_out_nothing_again_and_writes_no_memo(mini, monkeypatch):
-    """`pnp validate` after `pnp build` reads the faces' SVG and the laid-out rulebook the
-    build kept (output/.cache/memo), read only: no face rendered, no rulebook laid out,
-    nothing written in the memo (even where a reader's chunk fills: diskmemo.CHUNK_ENTRIES);
-    and it says what a validate before any build said, warnings of the memo's faces too."""
+    """`pnp validate` after `pnp build GAME` reads the faces' SVG and the laid-out rulebook
+    that build kept (output/.cache/memo; the game's own, when the command names more games),
+    read only: no face of it rendered, no rulebook laid out, nothing written in the memo
+    (even where a reader's chunk fills: diskmemo.CHUNK_ENTRIES); a game never built is; and
+    it says what a validate before any build said, the warnings of the memo's faces too."""
+    import shutil
+
     from generator import diskmemo, rulebook
     from generator.draw import render
 
@@ -86,6 +89,9 @@ def test_validate_after_a_build_renders_and_lays_out_nothing_again_and_writes_no
     game_yaml = root / "cards" / "mini" / "game.yaml"
     game_yaml.write_text(game_yaml.read_text() + "rulebook: rulebook.md\nprint: {min_text_pt: 12}\n")
     (root / "cards" / "mini" / "rulebook.md").write_text("# Rules\n\nPlay a card.\n\n```figure\ncards: c1\n```\n")
+    for kind in ("cards", "templates"):
+        shutil.copytree(root / kind / "mini", root / kind / "other")
+    edit(root / "cards" / "other" / "rulebook.md", "Play a card.", "Play two cards.")
     cold = run(root, "validate")
     assert cold.exit_code == 0 and "below print: min_text_pt" in cold.output, cold.output
     assert run(root, "build", "mini", "--paper", "a4").exit_code == 0
@@ -93,10 +99,10 @@ def test_validate_after_a_build_renders_and_lays_out_nothing_again_and_writes_no
     kept = {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()}
     rendered, laid_out = [], []
     real_face, real_book = render._render_face, rulebook.build_pdf
-    monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[3].id) or real_face(*a, **k))
+    monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[1].id) or real_face(*a, **k))
     monkeypatch.setattr(rulebook, "build_pdf", lambda *a, **k: laid_out.append(a[0].id) or real_book(*a, **k))
     monkeypatch.setattr(diskmemo, "CHUNK_ENTRIES", 2)
     warm = run(root, "validate")
     assert warm.output == cold.output
-    assert (rendered, laid_out) == ([], [])
+    assert (set(rendered), laid_out) == ({"other"}, ["other"])
     assert {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()} == kept
