@@ -76,7 +76,7 @@ def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -
         def image(key: str, dpi: float = DPI):
             w, h = found.sizes[key]
             return raster.face(key, pixels(w, dpi), pixels(h, dpi), (0.0, 0.0, w, h))
-        faces = {key: np.asarray(image(key), dtype=np.float64) / 255.0 for key in owners}
+        faces: dict[str, np.ndarray] = {}   # each face once at DPI, 8-bit RGB
         seen: set = set()
         def fine(key: str, box: TextBox) -> tuple[TextBox, np.ndarray, tuple[float, float]]:
             """The face around a small text box, drawn at FINE_DPI, and the box on it."""
@@ -86,11 +86,13 @@ def check_colour(game: Game, session: Session, cache=None, sheet: bool = True) -
             x1, y1 = min(box.box[2] + pad, w), min(box.box[3] + pad, h)
             if x1 <= x0 or y1 <= y0:
                 return box, faces[key], (w, h)
-            part = raster.face(key, max(pixels(x1 - x0, FINE_DPI), 1), max(pixels(y1 - y0, FINE_DPI), 1),
-                               (x0, y0, x1 - x0, y1 - y0))
+            part = raster.face_pixels(key, max(pixels(x1 - x0, FINE_DPI), 1), max(pixels(y1 - y0, FINE_DPI), 1),
+                                      (x0, y0, x1 - x0, y1 - y0))
             moved = replace(box, box=(box.box[0] - x0, box.box[1] - y0, box.box[2] - x0, box.box[3] - y0))
-            return moved, np.asarray(part, dtype=np.float64) / 255.0, (x1 - x0, y1 - y0)
-        for key, rc in owners.items():
+            return moved, part, (x1 - x0, y1 - y0)
+        for key, rc in owners.items():   # a face and its small text's parts in a row: its page loaded once
+            w, h = found.sizes[key]
+            faces[key] = raster.face_pixels(key, pixels(w, DPI), pixels(h, DPI), (0.0, 0.0, w, h))
             problems += _contrast_problems(rc, key, facts[key], faces[key], found.sizes[key], seen,
                                            lambda box, key=key: fine(key, box))
         for field in game.meta.get("distinguish") or ():
@@ -132,7 +134,7 @@ def _told_apart(deck, field: str, groups: dict, facts: dict, faces: dict) -> lis
     """A problem for each two values of `field` in `deck` told apart by colour alone, and
     by too little of it under some simulation."""
     cues = {v: frozenset.intersection(*(facts[rc.front].cues for rc in cards)) for v, cards in groups.items()}
-    typical = {v: np.median(np.stack([faces[rc.front] for rc in cards]), axis=0) for v, cards in groups.items()}
+    typical = {v: np.median(np.stack([faces[rc.front] for rc in cards]) / 255.0, axis=0) for v, cards in groups.items()}
     problems = []
     for a, b in combinations(groups, 2):
         if cues[a] != cues[b]:
@@ -158,21 +160,59 @@ def _told_apart(deck, field: str, groups: dict, facts: dict, faces: dict) -> lis
     return problems
 
 
+def _linear(rgb: np.ndarray) -> np.ndarray:
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+
+
+_LINEAR = _linear(np.arange(256) / 255.0)   # each 8-bit value linear, as `_linear` makes it of value / 255
+
+
 def luminance(rgb: np.ndarray) -> np.ndarray:
-    """WCAG 2.x's relative luminance of sRGB colours (0 to 1)."""
-    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    """WCAG 2.x's relative luminance of sRGB colours (0 to 1; 8-bit ones: 0 to 255, the
+    same numbers as of rgb / 255, looked up)."""
+    lin = _LINEAR[rgb] if rgb.dtype == np.uint8 else _linear(rgb)
     return lin @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def _median(pixels: np.ndarray, chosen: np.ndarray | None = None) -> np.ndarray:
+    """np.median(pixels[chosen] / 255, axis=0) of 8-bit pixels (`chosen`: their indices;
+    None: all), counted: exactly its numbers, without its sort; np.median of others."""
+    if chosen is not None:
+        pixels = np.take(pixels, chosen, axis=0)
+    if pixels.dtype != np.uint8:
+        return np.median(pixels, axis=0)
+    n = len(pixels)
+    counts = [np.bincount(channel, minlength=256) for channel in np.ascontiguousarray(pixels.T)]
+    below = np.cumsum(counts, axis=1)   # of each channel, how many are <= each value
+    low, high = ((below <= k).sum(axis=1) / 255.0 for k in ((n - 1) // 2, n // 2))   # the middle two values
+    return low if n % 2 else (low + high) / 2   # np.median's mean of the middle two
+
+
+def _middle(values: np.ndarray) -> float:
+    """np.median(values) of a flat array without NaN: the same numbers, one partition."""
+    n = len(values)
+    if n % 2:
+        return float(np.partition(values, n // 2)[n // 2])
+    low, high = np.partition(values, (n // 2 - 1, n // 2))[n // 2 - 1:n // 2 + 1]
+    return float((low + high) / 2)
 
 
 def contrast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """WCAG 2.x's contrast ratio of colours (1 to 21)."""
-    la, lb = luminance(a), luminance(b)
-    return (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
+    return _ratio(luminance(a), luminance(b))
+
+
+def _ratio(la, lb):
+    high, low = np.maximum(la, lb), np.minimum(la, lb)
+    high += 0.05   # in place: the same numbers as (high + 0.05) / (low + 0.05), fewer arrays made
+    low += 0.05
+    high /= low
+    return high
 
 
 def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) -> float | None:
     """The contrast of a text box's colour with the face behind it (None: the box is off the
-    face, or its colour is a gradient or faint)."""
+    face, or its colour is a gradient or faint); `face`: RGB, 0 to 1 or 8-bit."""
     if box.colour is None:
         return None
     h, w = face.shape[:2]
@@ -185,13 +225,14 @@ def text_contrast(box: TextBox, face: np.ndarray, size_mm: tuple[float, float]) 
         return None
     pixels = face[r0:r1, c0:c1].reshape(-1, 3)
     colour = np.array(box.colour)
-    ratios = contrast(pixels, colour)
-    behind, far = pixels[ratios >= 1.4], ratios[ratios >= 1.4]   # not the text's own pixels
+    ratios = _ratio(luminance(pixels), luminance(colour))
+    behind = np.flatnonzero(ratios >= 1.4)   # not the text's own pixels
     if len(behind) < 0.1 * len(pixels):
-        return float(contrast(np.median(pixels, axis=0), colour))
+        return float(contrast(_median(pixels), colour))
     # the text's anti-aliased edges (and a shape of the text's colour beside it) blend towards
     # its colour: the face behind is the farther half of what is not the text
-    background = np.median(behind[far >= np.median(far)], axis=0)
+    far = ratios[behind]
+    background = _median(pixels, behind[far >= _middle(far)])
     return float(contrast(background, colour))
 
 

@@ -124,10 +124,13 @@ def entry_name(shelf: str, key) -> str | None:
 class Shelves:
     """The disk memo of one build: `name` names its pack (the command's games), `store`
     is `output/.cache/memo/`. `load` reads the last pack; `get`/`put` serve and keep
-    values; `save` writes what this build used and made, and prunes the store."""
+    values; `save` writes what this build used and made, and prunes the store. `read_only`:
+    what the last build kept is read and nothing is written (`pnp check colour`, `validate`:
+    a value made then is not kept, as in a session that remembers nothing)."""
 
-    def __init__(self, store: Store, name: str):
+    def __init__(self, store: Store, name: str, read_only: bool = False):
         self.store = store
+        self.read_only = read_only
         self.pack = hashlib.sha256(f"pnp memo pack\0{code_digest()}\0{name}".encode()).hexdigest()
         self.old: dict[str, bytes] = {}       # entry name -> pickled value, as the last build left them
         self.new: dict[str, bytes] = {}       # what this build used or made, not yet in a chunk
@@ -173,13 +176,13 @@ class Shelves:
             return None
         if large:
             self.used.add(name)
-        elif name not in self.new:
+        elif name not in self.new and not self.read_only:
             self._add(name, data)
         return value
 
     def put(self, shelf: str, key, value, large: bool = False) -> None:
         name = entry_name(shelf, key)
-        data = dumps(value) if name is not None and value is not None else None
+        data = dumps(value) if name is not None and value is not None and not self.read_only else None
         if name is None or data is None:
             return
         self.changed = True

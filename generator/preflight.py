@@ -9,10 +9,13 @@ the game's `print: cutter`; warnings for text on the seams of a glued board), th
 Jinja errors, figures naming unknown cards); `validate_games` adds the word checks
 (rules/words.py: spelling, terms, keywords, style) of every edition asked, and with
 `--strict` the colour check of the game as written (colourcheck.py). `pnp validate` runs it by
-default; the rules themselves are checked by `rules/`.
+default; the rules themselves are checked by `rules/`. After a build it reads what the build
+kept (its face cache, and its memo read only: diskmemo.py), so unchanged faces and rulebooks
+are not rendered or laid out again.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,49 +40,71 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     """The rules, translations and (`draw`) everything a build would refuse, of the named
     games (all when none are named), every edition `options.languages` asks for; the rules
     run once a game, on the cards as written."""
+    from .data.load import list_games
+    from .diskmemo import pack_name
+    from .pipeline import editions_asked, face_cache_ready, resolve_games
+
+    ids = resolve_games(root, games)
+    asked = editions_asked(root, ids, games, options.languages)
+    if not draw:
+        return _validated(root, asked, options, session, None, lambda game_id: nullcontext())
+    # faces drawn through the build's face cache, and the faces' SVG and facts, the cards'
+    # schema checks and the laid-out rulebooks as the last `pnp build` of these games (or of
+    # the game alone, or of every game) kept them (diskmemo.py), read only: a validate after
+    # a build draws, renders and lays out nothing again, and writes nothing in the memo
+    out = options.output(root)
+    cache = face_cache_ready(out)
+    command, everyone = (pack_name(editions_asked(root, named, games, None)) for named in (ids, list_games(root)))
+
+    def kept(game_id: str):
+        packs = tuple(dict.fromkeys((command, pack_name({game_id: None}), everyone)))
+        return session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False)
+    return _validated(root, asked, options, session, cache, kept)
+
+
+def _validated(root: Path, asked: dict, options: BuildOptions, session: Session, cache, kept) -> Validated:
+    """`validate_games` of the editions `asked` ({game: languages}), faces drawn through
+    `cache` (None: nothing drawn), each game within `kept(game)` (what a build kept)."""
     from .data.i18ncheck import checked_editions
     from .data.load import load_game
     from .errors import RenderError
-    from .pipeline import editions_asked, face_cache_ready, resolve_games
     from .rules import RulesReport, check_game
     from .rules.report import from_problem
     from .rules.words import word_findings
 
     reports, unreadable, notes = [], False, []
-    asked = editions_asked(root, resolve_games(root, games), games, options.languages)
-    cache = None
-    if draw:   # faces drawn through the build's face cache: a validate after a build draws nothing again
-        cache = face_cache_ready(options.output(root))
+    draw = cache is not None
     for game_id in asked:
-        try:
-            with session.stage("load"):
-                game = load_game(root, game_id, session)
-            notes += [f"note: {note}" for note in game.notes]
-            with session.stage("rules"):
-                report = check_game(game, strict=options.strict)
-            with session.stage("load"):
-                made, translated = checked_editions(game, asked[game_id])
-            report = _with(report, translated, "translations")
-            with session.stage("words"):
-                words, word_notes = word_findings(game, made)
-            notes += [f"note: {note}" for note in word_notes]
-            if words:
-                report = replace(report, rules=(*report.rules, *sorted({f.rule for f in words})),
-                                 findings=(*report.findings, *words))
-            if draw:
-                for edition in made:
-                    report, drawn_notes = _with_drawing(edition, report, options, session, cache)
-                    notes += [f"note: {note}" for note in drawn_notes]
-                unreadable = unreadable or report.broken
-            else:
-                notes.append(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out")
-            reports.append(report)
-        except (InputError, RenderError) as exc:
-            unreadable = True
-            problems = exc.problems or [Problem(f"cards/{game_id}", exc.message)]
-            kind = "render" if isinstance(exc, RenderError) else "schema"
-            findings = tuple(from_problem(game_id, p, kind) for p in problems)
-            reports.append(RulesReport(game_id, (kind,), findings, options.strict))
+        with kept(game_id):
+            try:
+                with session.stage("load"):
+                    game = load_game(root, game_id, session)
+                notes += [f"note: {note}" for note in game.notes]
+                with session.stage("rules"):
+                    report = check_game(game, strict=options.strict)
+                with session.stage("load"):
+                    made, translated = checked_editions(game, asked[game_id])
+                report = _with(report, translated, "translations")
+                with session.stage("words"):
+                    words, word_notes = word_findings(game, made)
+                notes += [f"note: {note}" for note in word_notes]
+                if words:
+                    report = replace(report, rules=(*report.rules, *sorted({f.rule for f in words})),
+                                     findings=(*report.findings, *words))
+                if draw:
+                    for edition in made:
+                        report, drawn_notes = _with_drawing(edition, report, options, session, cache)
+                        notes += [f"note: {note}" for note in drawn_notes]
+                    unreadable = unreadable or report.broken
+                else:
+                    notes.append(f"{game_id}: --no-render: cards were not drawn, nor sheets and rulebook laid out")
+                reports.append(report)
+            except (InputError, RenderError) as exc:
+                unreadable = True
+                problems = exc.problems or [Problem(f"cards/{game_id}", exc.message)]
+                kind = "render" if isinstance(exc, RenderError) else "schema"
+                findings = tuple(from_problem(game_id, p, kind) for p in problems)
+                reports.append(RulesReport(game_id, (kind,), findings, options.strict))
     return Validated(reports, unreadable, notes)
 
 

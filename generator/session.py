@@ -113,15 +113,16 @@ class Session:
         (the command's games) left in `folder` (diskmemo.py), kept there again when the
         build ends well. Its drawing workers are not forked early when the last build's
         were found (a draw of several bundles forks its own). A remembering session keeps
-        them in memory instead. `keep=False`: read only (`pnp check colour` reads what the
-        last build of its games kept, and leaves the pack as that build left it); `name`
+        them in memory instead. `keep=False`: read only (`pnp check colour` and `validate` read
+        what the last build of their games kept, write nothing there, and leave the pack as
+        that build left it); `name`
         may then be several, the first pack found read (its games', else every game's)."""
         if self.remember:
             yield
             return
         store = Store(folder, "memo", MEMO_BYTES, base)
         for each in (name,) if isinstance(name, str) else name:
-            shelves = Shelves(store, each)
+            shelves = Shelves(store, each, read_only=not keep)
             shelves.load()
             if shelves.warm:
                 break

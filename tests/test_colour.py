@@ -203,3 +203,40 @@ def test_check_colour_of_one_game_reads_what_a_build_of_every_game_kept(mini, mo
     monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[3].id) or real(*a, **k))
     assert run(root, "check", "colour", "other", "--no-sheet").exit_code == 1
     assert rendered == []
+
+
+def test_eight_bit_faces_are_measured_to_the_same_numbers():
+    """The check measures faces as drawn, 8-bit: luminance looked up per value and medians
+    counted give exactly the numbers of the faces as 0-to-1 floats (the sort and the powers
+    they replace), text on a face of anti-aliased blends and on a flat face (both medians:
+    an even and an odd count)."""
+    from generator.colourcheck import luminance, text_contrast
+    from generator.draw.colourfacts import TextBox
+
+    rng = np.random.default_rng(7)
+    values = np.stack([np.arange(256, dtype=np.uint8)] * 3, axis=1)
+    assert np.array_equal(luminance(values), luminance(values / 255.0))
+    face = np.tile(np.array([0x22, 0x80, 0x7e], dtype=np.uint8), (40, 61, 1))
+    face[10:30, 5:55] = rng.integers(180, 256, (20, 50, 3), dtype=np.uint8)   # text and its blends
+    for colour in ((1.0, 1.0, 1.0), (0.1, 0.5, 0.5), (0.0, 0.0, 0.0)):
+        for box in ((0, 0, 61, 40), (1, 1, 60, 40), (3, 8, 50, 31)):
+            text = TextBox(box, colour, 3.0, False, "x")
+            assert text_contrast(text, face, (61, 40)) == text_contrast(text, face / 255.0, (61, 40))
+
+
+def test_each_face_is_loaded_once_for_the_face_and_its_small_texts(mini, monkeypatch):
+    """A face is drawn at the check's resolution, then its small text's parts again finer,
+    its page loaded once for them all (loading a page parses its content)."""
+    import pypdfium2 as pdfium
+
+    from generator.draw.render import draw_found, render_svgs
+
+    _, game = _game(mini, SUITS.replace("ICON", ICONS).replace('font-size="5"', 'font-size="3"'))
+    loaded = []
+    real = pdfium.PdfDocument.get_page
+    monkeypatch.setattr(pdfium.PdfDocument, "get_page", lambda self, n: loaded.append(n) or real(self, n))
+    session = Session()
+    assert check_colour(game, session, sheet=False).problems == []
+    found = render_svgs(game, session)
+    faces = {k for rc in draw_found(game, found, session).cards for k in (rc.front, rc.back) if k}
+    assert len(loaded) == len(faces) == 8   # four fronts, four backs

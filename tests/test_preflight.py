@@ -72,3 +72,37 @@ def test_validate_draws_through_the_face_cache_and_finds_a_drawing_problem_again
 def test_shipped_games_pass_the_full_validation(warm_project):
     result = run(warm_project, "validate", "olympians", "meteor")
     assert result.exit_code == 0, result.output
+
+
+def test_validate_after_a_build_renders_and_lays_out_nothing_again_and_writes_no_memo(mini, monkeypatch):
+    """`pnp validate` after `pnp build GAME` reads the faces' SVG and the laid-out rulebook
+    that build kept (output/.cache/memo; the game's own, when the command names more games),
+    read only: no face of it rendered, no rulebook laid out, nothing written in the memo
+    (even where a reader's chunk fills: diskmemo.CHUNK_ENTRIES); a game never built is; and
+    it says what a validate before any build said, the warnings of the memo's faces too."""
+    import shutil
+
+    from generator import diskmemo, rulebook
+    from generator.draw import render
+
+    root = mini("- {id: c1, name: Card 1, text: words}")
+    game_yaml = root / "cards" / "mini" / "game.yaml"
+    game_yaml.write_text(game_yaml.read_text() + "rulebook: rulebook.md\nprint: {min_text_pt: 12}\n")
+    (root / "cards" / "mini" / "rulebook.md").write_text("# Rules\n\nPlay a card.\n\n```figure\ncards: c1\n```\n")
+    for kind in ("cards", "templates"):
+        shutil.copytree(root / kind / "mini", root / kind / "other")
+    edit(root / "cards" / "other" / "rulebook.md", "Play a card.", "Play two cards.")
+    cold = run(root, "validate")
+    assert cold.exit_code == 0 and "below print: min_text_pt" in cold.output, cold.output
+    assert run(root, "build", "mini", "--paper", "a4").exit_code == 0
+    memo = root / "output" / ".cache" / "memo"
+    kept = {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()}
+    rendered, laid_out = [], []
+    real_face, real_book = render._render_face, rulebook.build_pdf
+    monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[1].id) or real_face(*a, **k))
+    monkeypatch.setattr(rulebook, "build_pdf", lambda *a, **k: laid_out.append(a[0].id) or real_book(*a, **k))
+    monkeypatch.setattr(diskmemo, "CHUNK_ENTRIES", 2)
+    warm = run(root, "validate")
+    assert warm.output == cold.output
+    assert (set(rendered), laid_out) == ({"other"}, ["other"])
+    assert {p: p.read_bytes() for p in memo.rglob("*") if p.is_file()} == kept

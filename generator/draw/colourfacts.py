@@ -14,11 +14,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lxml import etree
 
 from . import svgtree
-from .svgtree import IDENTITY, Matrix, local, multiply, number, paint, rgb
+from .svgtree import IDENTITY, Matrix, local, multiply, number, rgb
 
 _NOT_DRAWN = frozenset({"defs", "clipPath", "mask", "pattern", "linearGradient", "radialGradient", "marker",
                         "filter", "style", "title", "desc", "metadata", "symbol"})
@@ -55,11 +56,12 @@ def face_facts(svg: str) -> Facts:
             continue
         m = multiply(outer, svgtree.transform(el.get("transform")))
         here = dict(inherited)
+        own = svgtree.style(el)   # its style read once: `paint` of each property
         for prop in here:
-            value = paint(el, prop)
+            value = own.get(prop, el.get(prop))
             if value is not None and value != "inherit":
                 here[prop] = value
-        here["opacity"] = f"{number(paint(el, 'opacity'), 1.0) * number(inherited['opacity'], 1.0):g}"
+        here["opacity"] = f"{number(own.get('opacity', el.get('opacity')), 1.0) * number(inherited['opacity'], 1.0):g}"
         if name == "svg":
             cues.add("icon:" + _shape_of(el))
             m = multiply(m, svgtree.viewport(el))
@@ -87,7 +89,13 @@ def _pnp() -> str:
 
 def _shape_of(icon) -> str:
     """An icon's drawing without its colours: the same shape in another colour is the same cue."""
-    copy = etree.fromstring(etree.tostring(icon))
+    return _shape_of_text(etree.tostring(icon))
+
+
+@lru_cache(maxsize=1024)
+def _shape_of_text(text: bytes) -> str:
+    """`_shape_of` an icon written as `text` (the same icon on many faces: once)."""
+    copy = etree.fromstring(text)
     for el in copy.iter():
         if isinstance(el.tag, str):
             for attr in ("x", "y", "width", "height", *_PAINTS):

@@ -1,10 +1,10 @@
 """Vector faces to pixels of an exact size, with PDFium.
 
 In: the faces PDFs of a `RenderedGame`, a face key, a target size in pixels and the part of
-the face (mm from its top-left corner) that must fill it. Out: an RGB `PIL.Image`. The
-page is drawn through a matrix (FPDF_RenderPageBitmapWithMatrix) into a bitmap of exactly
-the asked size, so a poker card with 1/8 in bleed at 300 dpi is 825 x 1125 px, never
-824 or 826 from rounding a scale.
+the face (mm from its top-left corner) that must fill it. Out: an RGB `PIL.Image` (or its
+pixels as an 8-bit array, for the colour check). The page is drawn through a matrix
+(FPDF_RenderPageBitmapWithMatrix) into a bitmap of exactly the asked size, so a poker card
+with 1/8 in bleed at 300 dpi is 825 x 1125 px, never 824 or 826 from rounding a scale.
 
 Every pypdfium2 call here holds `PDFIUM` (pdfiumlock.py: PDFium allows one call at a time in
 a process). The preview server's threads draw through `page_png` here.
@@ -71,12 +71,20 @@ class Rasteriser:
         y down; may reach outside the face to add white) scaled to width_px x height_px."""
         memo = (key, width_px, height_px, tuple(round(v, 6) for v in box_mm))
         if memo not in self._cache:
-            problem = too_many_pixels(width_px, height_px, width_px / box_mm[2] * MM_PER_IN)
-            if problem:
-                raise InputError("1 face is too large to export", [self._problem(key, problem)])
-            with PDFIUM:
-                self._cache[memo] = _draw(self._page(key), width_px, height_px, box_mm)
+            self._cache[memo] = self._drawn(key, width_px, height_px, box_mm, _image)
         return self._cache[memo]
+
+    def face_pixels(self, key: str, width_px: int, height_px: int, box_mm: tuple[float, float, float, float]):
+        """`face`'s pixels as an 8-bit RGB array (height x width x 3), not kept: the colour
+        check measures each part it draws once."""
+        return self._drawn(key, width_px, height_px, box_mm, _array)
+
+    def _drawn(self, key: str, width_px: int, height_px: int, box_mm, copy):
+        problem = too_many_pixels(width_px, height_px, width_px / box_mm[2] * MM_PER_IN)
+        if problem:
+            raise InputError("1 face is too large to export", [self._problem(key, problem)])
+        with PDFIUM:
+            return _draw(self._page(key), width_px, height_px, box_mm, copy)
 
     def _page(self, key: str):
         """Face `key`'s page, kept open until another face is drawn (call it holding PDFIUM):
@@ -93,8 +101,17 @@ class Rasteriser:
             self._open = None
 
 
-def _draw(page, width_px: int, height_px: int, box_mm) -> Image.Image:
-    """`box_mm` of `page` in a width_px x height_px RGB image (call it holding PDFIUM)."""
+def _image(bitmap) -> Image.Image:
+    return bitmap.to_pil().convert("RGB")   # a copy: the bitmap's memory is freed after
+
+
+def _array(bitmap):
+    return bitmap.to_numpy()[:, :, 2::-1].copy()   # BGRx to RGB, a copy
+
+
+def _draw(page, width_px: int, height_px: int, box_mm, copy=_image):
+    """`box_mm` of `page` in a width_px x height_px RGB image (`copy`: as an array; call it
+    holding PDFIUM)."""
     x, y, w, h = box_mm
     sx = width_px / (w * PT_PER_MM)
     sy = height_px / (h * PT_PER_MM)
@@ -104,7 +121,7 @@ def _draw(page, width_px: int, height_px: int, box_mm) -> Image.Image:
         matrix = raw.FS_MATRIX(sx, 0, 0, sy, -x * PT_PER_MM * sx, -y * PT_PER_MM * sy)
         clip = raw.FS_RECTF(0, 0, width_px, height_px)
         raw.FPDF_RenderPageBitmapWithMatrix(bitmap, page, ctypes.byref(matrix), ctypes.byref(clip), raw.FPDF_ANNOT)
-        return bitmap.to_pil().convert("RGB")   # a copy: the bitmap's memory is freed below
+        return copy(bitmap)
     finally:
         bitmap.close()
 
