@@ -93,3 +93,47 @@ def test_a_cold_rulebook_lays_its_body_out_once_and_draws_it_once(mini, monkeypa
     assert (drawn, wrapped) == (1, 1)
     monkeypatch.setattr(book.Rulebook, "sketch", lambda self, story, body: None)   # two whole passes
     assert layout() == (pdf, headings, 2, 2)
+
+
+FRAME = ('<svg xmlns="http://www.w3.org/2000/svg" width="30mm" height="20mm" viewBox="0 0 30 20">'
+         '<defs><clipPath id="c"><rect width="28" height="18"/></clipPath></defs>'
+         '<g clip-path="url(#c)" transform="translate(1 1)">'
+         + '<rect x="1" y="1" width="4mm" height="3mm" fill="#c9a23f" stroke="rgb(10,20,30)"/>' * 5
+         + '<path d="M0 9 H10 M9 9 V1 H3 V6.5" stroke="#1f5a37" stroke-dasharray="1,0.5"/></g>'
+         '<text x="2" y="12" font-family="Lato" font-size="5" fill="navy">{}</text></svg>')
+
+
+def test_cairosvgs_readers_read_each_attribute_string_once_and_its_cursor_is_never_deep_copied(monkeypatch):
+    """A string the faces of a bundle repeat (a size in mm, a path, a colour, a url()) is read
+    by CairoSVG's own reader once; the text cursor CairoSVG saves before every node is
+    copied without copy.deepcopy; the same bytes as CairoSVG's own readers draw."""
+    import copy
+
+    import cairosvg.helpers
+
+    from generator.draw import bundlepdf, svgbridge
+
+    faces = [(f"k{n}", FRAME.format(word), None) for n, word in enumerate(["Alpha", "Beta", "Alpha"])]
+    read: Counter = Counter()
+    own = cairosvg.helpers.normalize
+
+    def normalize(string):
+        read[string] += 1
+        return own(string)
+    deep = Counter()
+    real_deepcopy = copy.deepcopy
+    monkeypatch.setattr(copy, "deepcopy", lambda *a: (deep.update([type(a[0]).__name__]), real_deepcopy(*a))[1])
+    monkeypatch.setitem(svgbridge._READERS, "normalize", normalize)
+    for each in svgbridge._remembered.values():
+        getattr(each, "cache_clear", lambda: None)()
+    svgbridge._url.cache_clear()
+    pdf, keys, problems, _ = bundlepdf.draw_bundle(faces)
+    assert keys == ["k0", "k1", "k2"] and not problems
+    assert read and max(read.values()) == 1, read.most_common(3)
+    assert "3mm" in read and "translate(1 1)" in read
+    assert deep["tuple"] == 0
+    # CairoSVG's own readers, and its own deep copy of the cursor: the same bytes
+    monkeypatch.setattr(svgbridge, "_READER_MODULES", ())
+    monkeypatch.setattr(svgbridge, "_CursorCopy", copy)
+    assert bundlepdf.draw_bundle(faces)[0] == pdf
+    assert deep["tuple"] > 3 * 8   # one a node
