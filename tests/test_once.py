@@ -137,3 +137,31 @@ def test_cairosvgs_readers_read_each_attribute_string_once_and_its_cursor_is_nev
     monkeypatch.setattr(svgbridge, "_CursorCopy", copy)
     assert bundlepdf.draw_bundle(faces)[0] == pdf
     assert deep["tuple"] > 3 * 8   # one a node
+
+
+def test_a_rulebooks_jinja_markdown_and_checks_are_done_once_for_every_paper(mini, monkeypatch):
+    """The Jinja, the Markdown, the figures' faces and the glyph checks do not depend on the
+    paper: a layout of both papers does them for the first only (each paper still gets its
+    own book)."""
+    import generator.rulebook as rulebook
+    from generator.data.load import load_game
+    from generator.draw.render import render_game
+    from generator.options import BuildOptions
+    from generator.pipeline import Layout, layout_game
+    from generator.printing import print_mode_of
+
+    root = mini('- {id: a, name: Alpha, text: "Words."}')
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\nrulebook: rulebook.md\n")
+    (root / "cards" / "mini" / "rulebook.md").write_text("# Play\n\n![Alpha](card:a)\n\nPlay {{ decks | length }}.\n")
+    session = Session()
+    game = load_game(root, "mini", session)
+    rendered = render_game(game, session)
+    done: Counter = Counter()
+    for name in ("render_markdown", "parse_blocks", "_missing_glyphs", "_expand_components"):
+        real = getattr(rulebook, name)
+        monkeypatch.setattr(rulebook, name, lambda *a, _real=real, _name=name, **k: (done.update([_name]), _real(*a, **k))[1])
+    artifacts = layout_game(game, rendered, Layout(("a4", "letter"), print_mode_of(game, BuildOptions()), session))
+    books = [a for a in artifacts if a.kind == "rulebook"]
+    assert [b.paper for b in books] == ["a4", "letter"] and books[0].data != books[1].data
+    assert all(b.placements for b in books)
+    assert done == {"render_markdown": 1, "parse_blocks": 1, "_missing_glyphs": 1, "_expand_components": 1}
