@@ -165,3 +165,26 @@ def test_a_rulebooks_jinja_markdown_and_checks_are_done_once_for_every_paper(min
     assert [b.paper for b in books] == ["a4", "letter"] and books[0].data != books[1].data
     assert all(b.placements for b in books)
     assert done == {"render_markdown": 1, "parse_blocks": 1, "_missing_glyphs": 1, "_expand_components": 1}
+
+
+def test_a_rulebook_paragraph_is_measured_and_hyphenated_once_for_both_papers(monkeypatch):
+    """Its words, their widths and where each may break do not depend on the paper (only the
+    lines chosen over them do): the paragraph set on A4 and on Letter measures them once."""
+    from reportlab.lib.styles import ParagraphStyle
+
+    from generator.draw.hyphenate import Hyphenation, rules_for
+    from generator.rulebook import breaking
+
+    looked_up: Counter = Counter()
+    real = Hyphenation.points
+    monkeypatch.setattr(Hyphenation, "points", lambda self, word, *a: (looked_up.update([word]), real(self, word, *a))[1])
+    text = "Each <b>opponent</b> then draws until every player holds seven remarkable cards, whatever happened. " * 4
+    style = ParagraphStyle("b", fontName="Helvetica", fontSize=9.6, leading=13.4)
+    hyphenation = Hyphenation("en", rules_for("en"), frozenset({"Olympians"}))
+    lines = []
+    for width in (210 - 40, 215.9 - 40):   # the text's width on A4 and on Letter, mm
+        paragraph = breaking.WholeParagraph(text, style, hyphenation=hyphenation)
+        paragraph.wrap(width * 72 / 25.4, 1000)
+        lines.append(paragraph.planned[1])
+    assert lines[0] != lines[1]
+    assert looked_up["remarkable"] == 4 and max(looked_up.values()) == 4   # once a paragraph, not once a paper
