@@ -124,7 +124,7 @@ def test_cairosvgs_readers_read_each_attribute_string_once_and_its_cursor_is_nev
     real_deepcopy = copy.deepcopy
     monkeypatch.setattr(copy, "deepcopy", lambda *a: (deep.update([type(a[0]).__name__]), real_deepcopy(*a))[1])
     monkeypatch.setitem(svgbridge._READERS, "normalize", normalize)
-    for each in svgbridge._remembered.values():
+    for each in svgbridge._REMEMBERING.values():
         getattr(each, "cache_clear", lambda: None)()
     svgbridge._url.cache_clear()
     pdf, keys, problems, _ = bundlepdf.draw_bundle(faces)

@@ -26,7 +26,7 @@ Out: parsed trees (`parse`) and faces drawn onto the next page of that surface
   What it paints comes from picturedraw.py (prepared once, passed to the PDF as is).
 - CairoSVG's pure readers of attribute text, `helpers.normalize`, `url.parse_url` and
   `colors.color` (`_READERS`), each bound by name in the modules of `_READER_MODULES`: while
-  `drawing()` runs, each of those names is bound to a remembering copy (`_remembered`; a
+  `drawing()` runs, each of those names is bound to a remembering copy (`_REMEMBERING`; a
   URL read against a base is not remembered: that looks at the files there), so
   a string every face of a bundle repeats (a frame's path, a size in mm, a colour) is read
   once; and `surface.copy` (whose only use is `copy.deepcopy` of the text cursor, before
@@ -223,7 +223,7 @@ def _parse_url(url, base=None):
 
 
 _normalize, _url, _color = (_remembering(name) for name in _READERS)
-_remembered = {"normalize": _normalize, "parse_url": _parse_url, "color": _color}
+_REMEMBERING = {"normalize": _normalize, "parse_url": _parse_url, "color": _color}
 _PLAIN = (int, float)
 
 
@@ -268,7 +268,7 @@ def drawing(pictures=None):
     for tag in images:
         cairosvg.surface.TAGS[tag] = functools.partial(_draw_image, pictures)
     for module, name in bound:
-        setattr(module, name, _remembered[name])
+        setattr(module, name, _REMEMBERING[name])
     own_copy, cairosvg.surface.copy = cairosvg.surface.copy, _CursorCopy
     try:
         yield
