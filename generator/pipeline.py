@@ -330,9 +330,10 @@ def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str 
     print_mode, session, guides = layout.print_mode, layout.session, layout.guides
     no_book = guides or layout.proof   # proofs are sheets (and --proof's cut files) only
     artifacts: list[Artifact] = []
+    kept: dict = {}   # the rulebook's work that does not depend on the paper, done for the first
     for index, paper in enumerate(layout.papers):
         if part == "rest" and index == 0:   # its sheets are made: its rulebook
-            artifacts += [] if no_book else _rulebooks(game, rendered, paper, session)
+            artifacts += [] if no_book else _rulebooks(game, rendered, paper, session, kept)
             continue
         sheets = layout_sheets(rendered, paper, crop_marks=settings.get("crop_marks", True), mode=print_mode,
                                session=session, spool=layout.spool)
@@ -360,7 +361,7 @@ def layout_game(game, rendered, layout: Layout, advance=lambda: None, part: str 
                 artifacts += [Artifact(path=f"{game.stem}-cut-{paper}-sheet{n}.dxf", data=data, kind="cut",
                                        paper=paper, pages=1, extra=cut_extra) for n, data in cut_dxf(sheets.plans)]
         if not no_book and part != "first":  # proofs are sheets only; the rulebook keeps its clean figures
-            artifacts.extend(_rulebooks(game, rendered, paper, session))
+            artifacts.extend(_rulebooks(game, rendered, paper, session, kept))
         session.release()  # the paper's page objects
         advance()
         if part == "first":
@@ -401,13 +402,13 @@ def _has_rulebook(game) -> bool:
     return bool(game.meta.get("rulebook"))   # a rulebook.md game.yaml does not name is not read
 
 
-def _rulebooks(game, rendered, paper, session: Session):
+def _rulebooks(game, rendered, paper, session: Session, kept: dict | None = None):
     if not _has_rulebook(game):
         return []  # no rulebook: Platypus is not even imported
     from .rulebook import layout_rulebook
 
     with session.stage("rulebook"):
-        book = layout_rulebook(game, rendered, paper, session)
+        book = layout_rulebook(game, rendered, paper, session, kept)
     if book is None:
         return []
     return [Artifact(path=f"{game.stem}-rulebook-{paper}.pdf", data=book.pdf, kind="rulebook", paper=paper,

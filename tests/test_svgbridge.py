@@ -247,3 +247,43 @@ def test_colours_are_read_as_cairosvg_paints_them():
     assert svgbridge.colour("gold")[:3] == (1.0, 215 / 255, 0.0)
     assert svgbridge.colour("rgb(0, 51, 255)")[:3] == (0.0, 0.2, 1.0)
     assert svgbridge.colour("none")[3] == 0
+
+
+def test_the_readers_drawing_remembers_are_cairosvgs_pure_readers_bound_where_the_bridge_binds_them():
+    """`drawing()` binds a remembering copy of normalize, parse_url and color in the modules that
+    bind them by name, and a plain copy of the text cursor as cairosvg.surface's `copy`: an
+    upgrade that moves a reader, or copies anything else with `copy`, fails here."""
+    import copy
+    import re
+    import sys
+
+    import cairosvg.colors
+    import cairosvg.url
+
+    own = {"normalize": cairosvg.helpers.normalize, "parse_url": cairosvg.url.parse_url, "color": cairosvg.colors.color}
+    assert svgbridge._OWN == own
+    drawn_by = {m.__name__: sorted(n for n, f in own.items() if getattr(m, n, None) is f)
+                for m in svgbridge._READER_MODULES}
+    assert drawn_by == {"cairosvg.helpers": ["normalize", "parse_url"],
+                        "cairosvg.surface": ["color", "normalize", "parse_url"],
+                        "cairosvg.path": ["normalize", "parse_url"], "cairosvg.shapes": ["normalize"],
+                        "cairosvg.text": ["normalize", "parse_url"], "cairosvg.bounding_box": ["normalize", "parse_url"],
+                        "cairosvg.defs": ["parse_url"], "cairosvg.image": ["parse_url"]}
+    others = {name for name, m in sys.modules.items() if name.startswith("cairosvg") and m not in svgbridge._READER_MODULES
+              and any(getattr(m, n, None) is f for n, f in own.items())}
+    assert others == {"cairosvg.colors", "cairosvg.url", "cairosvg.css", "cairosvg.parser"}   # parsing, not drawing
+    for reader in own.values():   # pure: no state but the module's constants
+        source = inspect.getsource(reader)
+        assert "global " not in source and "self" not in source
+    assert "os.path.is" in inspect.getsource(cairosvg.url.parse_url)   # why a URL with a base is not remembered
+    surface = inspect.getsource(cairosvg.surface)
+    assert re.findall(r"\bcopy\.\w+\(", surface) == ["copy.deepcopy("]
+    assert ("save_cursor = copy.deepcopy(\n            (self.cursor_position, self.cursor_d_position,\n"
+            "             self.text_path_width))") in surface
+    with svgbridge.drawing():
+        assert cairosvg.surface.normalize is svgbridge._normalize and cairosvg.surface.copy is svgbridge._CursorCopy
+        assert cairosvg.helpers.size(None, "3") == 3.0
+    assert cairosvg.surface.normalize is cairosvg.helpers.normalize and cairosvg.surface.copy is copy
+    cursor = ([1, 2.5], (0, 0), 0)
+    copied = svgbridge._CursorCopy.deepcopy(cursor)
+    assert copied == cursor and copied[0] is not cursor[0]

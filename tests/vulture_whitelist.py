@@ -66,3 +66,4 @@ _.png_target, _.tts_target, _.faces_target, _.profile_target   # exports: named 
 _.showcase_target, _.hand_target   # exports: named in exports/targets.TARGETS
 _.prints                     # data/kinds.Kind: docs/reference.md's kinds table (tests/test_kinds.py)
 _.Rulebook._frame   # rulebook/book.py: what reportlab's frame gives a flowable it draws, given as it would
+_.patterns, _.maxlen   # draw/pyphenbridge: a HyphDict's attributes, read by Pyphen's own HyphDict.positions

@@ -5,9 +5,10 @@ shortest word hyphenated, the fewest letters before and after the break: `DEFAUL
 game's `print: hyphenation` overrides) and the words the game protects (its card and deck
 names, glossary terms and keywords, words.txt's names: `for_game`). Out:
 `Hyphenation.points(word)`, the offsets the word may break at: the dictionary's own patterns
-(Pyphen's, LibreOffice's hyphenation dictionaries; bare `en` reads TeX's American patterns,
-en_US, as TeX does), never in a word in capitals, in a protected word, or (where nouns are
-not capitalised) in a capitalised word inside a sentence: a name. An existing hyphen is a
+(Pyphen's, LibreOffice's hyphenation dictionaries, read lazily: pyphenbridge.py; bare `en`
+reads TeX's American patterns, en_US, as TeX does), never in a word in capitals, in a
+protected word, or (where nouns are not capitalised) in a capitalised word inside a
+sentence: a name. An existing hyphen is a
 break of its own: each part of "non-dealer" is a word. Sources of the defaults:
 docs/typography.md.
 """
@@ -18,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import pyphen
+
+from .pyphenbridge import hyphenator
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def dictionary(lang: str, before: int, after: int):
     """Pyphen's dictionary for a language (its nearest: de-AT uses de), or None."""
     tag = lang.replace("-", "_")
     name = DICTIONARIES.get(tag) or pyphen.language_fallback(tag)
-    return pyphen.Pyphen(lang=name, left=before, right=after) if name else None
+    return hyphenator(name, before, after) if name else None
 
 
 @lru_cache(maxsize=16384)

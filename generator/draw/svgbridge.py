@@ -24,6 +24,14 @@ Out: parsed trees (`parse`) and faces drawn onto the next page of that surface
   `node.image_width`/`image_height`, the same clip, opacity and `IMAGE_RENDERING`
   filter; the bytes come from `node.fetch_url(parse_url(node.get_href(), base), ...)`.
   What it paints comes from picturedraw.py (prepared once, passed to the PDF as is).
+- CairoSVG's pure readers of attribute text, `helpers.normalize`, `url.parse_url` and
+  `colors.color` (`_READERS`), each bound by name in the modules of `_READER_MODULES`: while
+  `drawing()` runs, each of those names is bound to a remembering copy (`_REMEMBERING`; a
+  URL read against a base is not remembered: that looks at the files there), so
+  a string every face of a bundle repeats (a frame's path, a size in mm, a colour) is read
+  once; and `surface.copy` (whose only use is `copy.deepcopy` of the text cursor, before
+  every node) to `_CursorCopy`, which copies a cursor of plain numbers without deepcopy's
+  walk. The same values come back, so the same bytes.
 """
 from __future__ import annotations
 
@@ -35,11 +43,16 @@ from contextlib import contextmanager
 
 import cairocffi as cairo
 import cairosvg
+import cairosvg.bounding_box
 import cairosvg.colors
+import cairosvg.defs
 import cairosvg.helpers
 import cairosvg.image
 import cairosvg.parser
+import cairosvg.path
+import cairosvg.shapes
 import cairosvg.surface
+import cairosvg.text
 import cairosvg.url
 from cairosvg.defs import gradient_or_pattern
 from cairosvg.helpers import paint, size
@@ -187,22 +200,84 @@ def _draw_image(pictures, surface, node) -> None:
     return None
 
 
+# CairoSVG's readers of attribute text, pure functions of their arguments (strings, numbers),
+# and the modules that bind them by name: remembered while faces are drawn (`drawing`)
+_READERS = {"normalize": cairosvg.helpers.normalize, "parse_url": cairosvg.url.parse_url,
+            "color": cairosvg.colors.color}
+_OWN = dict(_READERS)   # what the modules bind (`_READERS` is what the remembering copies call)
+_READER_MODULES = (cairosvg.helpers, cairosvg.surface, cairosvg.path, cairosvg.shapes, cairosvg.text,
+                   cairosvg.bounding_box, cairosvg.defs, cairosvg.image)
+REMEMBERED = 4096   # strings each reader remembers (a drawing worker's; the least recently used dropped)
+
+
+def _remembering(name: str):
+    @functools.lru_cache(maxsize=REMEMBERED, typed=True)
+    def remembered(*args):
+        return _READERS[name](*args)
+    return remembered
+
+
+def _parse_url(url, base=None):
+    """`parse_url` remembered but where a base is given (it then looks at the files there)."""
+    return _READERS["parse_url"](url, base) if base else _url(url)
+
+
+_normalize, _url, _color = (_remembering(name) for name in _READERS)
+_REMEMBERING = {"normalize": _normalize, "parse_url": _parse_url, "color": _color}
+_PLAIN = (int, float)
+
+
+class _CursorCopy:
+    """`copy` as cairosvg.surface sees it while faces are drawn: its one use,
+    `copy.deepcopy((cursor_position, cursor_d_position, text_path_width))` before every node,
+    done without deepcopy's walk when the cursor holds plain numbers (as it does); anything
+    else deep-copied as before."""
+
+    @staticmethod
+    def deepcopy(value, memo=None):
+        if memo is None and type(value) is tuple and len(value) == 3:
+            position, moved, width = value
+            if type(width) in _PLAIN and _numbers(position) and _numbers(moved):
+                return (list(position) if type(position) is list else position,
+                        list(moved) if type(moved) is list else moved, width)
+        return copy.deepcopy(value, memo)
+
+
+def _numbers(value) -> bool:
+    """Whether `value` is a list or tuple of plain numbers (deep-copied by copying the list)."""
+    if type(value) is not list and type(value) is not tuple:
+        return False
+    for item in value:
+        if type(item) not in _PLAIN:
+            return False
+    return True
+
+
 @contextmanager
 def drawing(pictures=None):
     """While faces are drawn: `<pnp:text>` drawn by `_draw_text` (an entry of CairoSVG's table
     of drawers, `cairosvg.surface.TAGS`, taken out again afterwards), and raster pictures by
     `_draw_image` with `pictures` (a picturedraw.Pictures; None: by CairoSVG). CairoSVG's
     own table is put back as it was afterwards, whatever happens; its `<text>` drawer is
-    left as it is."""
+    left as it is. CairoSVG's readers of attribute text are remembered meanwhile, and its
+    cursor copied plainly (the module's docstring); bound back as they were afterwards."""
     images = [tag for tag, drawer in cairosvg.surface.TAGS.items() if drawer is _cairosvg_image] if pictures else []
+    bound = [(module, name) for module in _READER_MODULES for name, own in _OWN.items()
+             if getattr(module, name, None) is own]
     cairosvg.surface.TAGS[TEXT_TAG] = _draw_text
     for tag in images:
         cairosvg.surface.TAGS[tag] = functools.partial(_draw_image, pictures)
+    for module, name in bound:
+        setattr(module, name, _REMEMBERING[name])
+    own_copy, cairosvg.surface.copy = cairosvg.surface.copy, _CursorCopy
     try:
         yield
     finally:
         cairosvg.surface.TAGS.pop(TEXT_TAG, None)
         for tag in images:
             cairosvg.surface.TAGS[tag] = _cairosvg_image
+        for module, name in bound:
+            setattr(module, name, _OWN[name])
+        cairosvg.surface.copy = own_copy
 
 

@@ -55,13 +55,37 @@ class RulebookPDF:
     headings: tuple   # (level, text, page)
 
 
-def layout_rulebook(game, rendered, paper: str, session: Session) -> RulebookPDF | None:
+def layout_rulebook(game, rendered, paper: str, session: Session, kept: dict | None = None) -> RulebookPDF | None:
     """The game's rulebook on `paper`, with its figures' faces placed, or None when the game
     has none. A remembering session gives back its finished book, or its Platypus layout,
-    when they would come out the same."""
+    when they would come out the same. `kept`: a dict the caller keeps while it lays out
+    the same `game` and `rendered` on its papers: what does not depend on the paper (the
+    Jinja, the Markdown, the figures' faces, the checks) is made for the first only."""
     path = rulebook_file(game)
     if path is None:
         return None
+    made = (kept or {}).get("rulebook")
+    if made is None or made[0] is not game or made[1] is not rendered or made[2] != path:
+        made = (game, rendered, path, _prepared(game, rendered, path, session))
+        if kept is not None:
+            kept["rulebook"] = made
+    blocks, figure_faces, cover, words, forms = made[3]
+    memo = session.memo
+    # the finished book, remembered while `pnp watch` rebuilds: its text and figures, and each
+    # face it shows as the sheets have it (bundle bytes and page)
+    whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms,
+                  _stamp(rendered), words, hyphenation_of(game).key()))
+    book = _Book(game, blocks, figure_faces, paper, cover, words)
+    faces = {rc.card.id: rc for rc in rendered.cards}
+    return memo.derived(("rulebook", whole), lambda: _placed(book, faces, rendered, session), few=True)
+
+
+def _prepared(game, rendered, path, session: Session) -> tuple:
+    """What a rulebook is laid out from, whatever the paper: its blocks (Jinja and Markdown
+    done, components expanded), the faces each figure shows, the cover's, its words and
+    the face bundles it shows.
+
+    :raises InputError: the problems of its text, words, figures and glyphs."""
     words = rulebook_words(game)
     word_problems = [p for p in problems_of_words(game, words_file(game)) if p.severity == "error"]
     memo = session.memo
@@ -107,13 +131,8 @@ def layout_rulebook(game, rendered, paper: str, session: Session) -> RulebookPDF
         raise InputError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} in the rulebook", problems)
     cover = _cover(rendered)
     used = sorted({f[0] for f in cover} | {f[0] for chosen, _ in figure_faces.values() for f in chosen})
-    # the finished book, remembered while `pnp watch` rebuilds: its text and figures, and each
-    # face it shows as the sheets have it (bundle bytes and page)
     forms = [(k, bundle_identity(rendered.faces_pdfs, rendered.page_of[k][0]), *rendered.page_of[k]) for k in used]
-    whole = repr((game.title, dict(game.meta), paper, blocks, cover, sorted(figure_faces.items()), forms,
-                  _stamp(rendered), words, hyphenation_of(game).key()))
-    book = _Book(game, blocks, figure_faces, paper, cover, words)
-    return memo.derived(("rulebook", whole), lambda: _placed(book, faces, rendered, session), few=True)
+    return blocks, figure_faces, cover, words, forms
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ give a paragraph's words and its lines by either method (tests, benchmarks/typog
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
@@ -27,13 +29,13 @@ def _text(f) -> str:
     return "\n" if is_line_break(f) else fragment_text(f)
 
 
-def _segments(frags) -> tuple[str, list]:
-    """The paragraph's plain text and, per character, the fragment it is set in."""
+def _segments(pieces) -> tuple[str, list]:
+    """The paragraph's plain text and, per character, the piece (text, font, size) it is set in."""
     text, owner = [], []
-    for f in frags:
-        t = _text(f)
+    for piece in pieces:
+        t = piece[0]
         text.append(t)
-        owner += [f] * len(t)
+        owner += [piece] * len(t)
     return "".join(text), owner
 
 
@@ -44,7 +46,7 @@ def _width(text: str, owner: list, a: int, b: int) -> float:
         j = i
         while j < b and owner[j] is f:
             j += 1
-        out += stringWidth(text[i:j], *fragment_font(f))
+        out += stringWidth(text[i:j], *f[1:])
         i = j
     return out
 
@@ -55,8 +57,16 @@ def _short(part: str) -> bool:
 
 def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[tuple[int, int, tuple, bool]]]:
     """The paragraph's words (draw/linebreak.Word) and where each lies in its plain text:
-    (start, end, the offsets of its allowed hyphenations, whether a line must end after it)."""
-    text, owner = _segments(frags)
+    (start, end, the offsets of its allowed hyphenations, whether a line must end after it).
+    Remembered by the fragments' text and fonts: a paragraph on another paper (another
+    width) has the same words."""
+    words, where = _words(tuple((_text(f), *fragment_font(f)) for f in frags), hyphenation)
+    return list(words), list(where)
+
+
+@lru_cache(maxsize=1024)
+def _words(pieces: tuple, hyphenation: Hyphenation | None) -> tuple[tuple, tuple]:
+    text, owner = _segments(pieces)
     spans, i = [], 0
     while i < len(text):
         if text[i] in SPACES:
@@ -72,12 +82,12 @@ def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[t
         last = n == len(spans) - 1 or "\n" in text[b:spans[n + 1][0]]
         starts = n == 0 or text[spans[n - 1][1] - 1] in SENTENCE_ENDS
         cuts = () if last or hyphenation is None else hyphenation.points(text[a:b], starts)
-        heads = tuple((_width(text, owner, a, a + c) + stringWidth("-", *fragment_font(owner[a + c - 1])),
+        heads = tuple((_width(text, owner, a, a + c) + stringWidth("-", *owner[a + c - 1][1:]),
                        _width(text, owner, a + c, b), _short(text[a:a + c]) or _short(text[a + c:b])) for c in cuts)
-        space = 0.0 if last else stringWidth(" ", *fragment_font(owner[b])) if b < len(owner) else 0.0
+        space = 0.0 if last else stringWidth(" ", *owner[b][1:]) if b < len(owner) else 0.0
         words.append(Word(_width(text, owner, a, b), space, heads))
         where.append((a, b, cuts, last))
-    return words, where
+    return tuple(words), tuple(where)
 
 
 def _ends(frags, widths, hyphenation, whole: bool):
