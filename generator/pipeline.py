@@ -183,7 +183,6 @@ def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> Bu
     session.release()  # the YAML parser's nodes
     artifacts, rendered_editions, changed = [], [], None
     later: list | None = [] if run.early else None   # what makes the rest, each edition's (build(early=))
-
     def edition(n: int, ed, later_parts: list | None) -> list[Artifact]:
         nonlocal changed
         built, drawn_warnings, ed_changed, rendered = _build_edition(
