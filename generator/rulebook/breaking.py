@@ -60,8 +60,21 @@ def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[t
     (start, end, the offsets of its allowed hyphenations, whether a line must end after it).
     Remembered by the fragments' text and fonts: a paragraph on another paper (another
     width) has the same words."""
-    words, where = _words(tuple((_text(f), *fragment_font(f)) for f in frags), hyphenation)
+    pieces = tuple((_text(f), *fragment_font(f)) for f in frags)
+    words, where = _words(pieces, hyphenation)
+    if hyphenation is not None and hyphenation.known is not None:
+        _learn(pieces, where, hyphenation)
     return list(words), list(where)
+
+
+def _learn(pieces: tuple, where, hyphenation: Hyphenation) -> None:
+    """Ask `hyphenation` about each word of a paragraph `_words` remembered: the points it
+    knows are what a build's memo keeps (hyphenate.keep_points), so that a one-shot rebuild
+    asks the dictionary about new words only, also after another build in this process."""
+    text = "".join(piece[0] for piece in pieces)
+    for n, (a, b, _, last) in enumerate(where):
+        if not last:
+            hyphenation.points(text[a:b], n == 0 or text[where[n - 1][1] - 1] in SENTENCE_ENDS)
 
 
 @lru_cache(maxsize=1024)
