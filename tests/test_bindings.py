@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from generator import bindings
 
 PACKAGE = Path(bindings.__file__).parent
@@ -49,6 +51,7 @@ def emit(folder: Path) -> dict[str, str]:
     return json.loads((folder / "digests.json").read_text())
 
 
+@pytest.mark.slow   # cffi parses the installed headers: an upgrade's check, in make test
 def test_the_shipped_declarations_are_what_cffi_writes_from_the_installed_bindings(tmp_path):
     digests = emit(tmp_path)
     assert digests == bindings.DIGESTS, "a binding's declarations changed: run python -m tests.test_bindings --emit"
@@ -57,6 +60,7 @@ def test_the_shipped_declarations_are_what_cffi_writes_from_the_installed_bindin
             f"{name} is not what cffi writes today: run python -m tests.test_bindings --emit")
 
 
+@pytest.mark.slow   # a fresh process
 def test_a_process_that_draws_reads_the_written_declarations_and_parses_none():
     """A fresh pnp process that draws a face and lays out text: the bindings' ffi modules are
     the written ones, and neither pycparser nor cffi's parser is ever imported."""
@@ -74,6 +78,7 @@ def test_a_process_that_draws_reads_the_written_declarations_and_parses_none():
     assert found.strip() == "[]", found
 
 
+@pytest.mark.slow   # a fresh process
 def test_loading_cairo_and_pango_runs_no_compiler():
     """ctypes' find_library runs gcc and ld for a name the cache of the system's libraries
     does not have; the names the bindings try first that Linux never has are answered at

@@ -81,6 +81,7 @@ def bench_pdf(tmp_path_factory) -> bytes:
     return bench_sheets(tmp_path_factory.mktemp("bench"))
 
 
+@pytest.mark.slow   # builds the benchmark deck's sheets
 def test_benchmark_sheets_match_the_pinned_hash(request):
     pin = _pin()
     pdf = request.getfixturevalue("bench_pdf")   # after _pin: no build where the pin is skipped

@@ -153,6 +153,7 @@ def read_shipped_faces() -> dict:
             for path in fonts.font_files(fonts.FONT_DIR)}
 
 
+@pytest.mark.slow   # reads every shipped font file
 def test_the_shipped_faces_table_is_what_the_fonts_say():
     """faces.json (read at start-up instead of the fonts' name tables) is what fontTools reads
     from the shipped fonts: a font added, replaced or renamed fails here until `python -m

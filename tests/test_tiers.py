@@ -195,6 +195,7 @@ def test_the_fast_tier_reaches_every_package():
     assert PARTS >= {_part(m) for m in _modules()} - {None}, "a new package of generator/: add it to PARTS"
 
 
+@pytest.mark.slow   # reads every test file, as the check it tests does
 def test_the_check_sees_a_package_left_to_the_slow_tier():
     """Were every test file that reaches the rulebook marked slow, the check above would fail."""
     reaching = frozenset(reached_by_fast_tier()["rulebook"])
