@@ -189,7 +189,8 @@ def test_check_colour_after_a_build_renders_only_what_changed_and_leaves_the_bui
 
 def test_check_colour_of_one_game_reads_what_a_build_of_every_game_kept(mini, monkeypatch):
     """`pnp build` (every game), then `pnp check colour GAME`: the faces of the whole
-    project's build are read, not rendered again."""
+    project's build are read, not rendered again; after `pnp build GAME` of each game, a
+    check of several reads each game's own."""
     import shutil
 
     from generator.draw import render
@@ -202,6 +203,13 @@ def test_check_colour_of_one_game_reads_what_a_build_of_every_game_kept(mini, mo
     real = render._render_face
     monkeypatch.setattr(render, "_render_face", lambda *a, **k: rendered.append(a[3].id) or real(*a, **k))
     assert run(root, "check", "colour", "other", "--no-sheet").exit_code == 1
+    assert rendered == []
+    # each game built alone (`pnp build GAME`), then one check of both: each game's own pack is read
+    apart = root / "apart"
+    for game in ("mini", "other"):
+        assert run(root, "build", game, "--paper", "a4", "--output", str(apart)).exit_code == 0
+    rendered.clear()
+    assert run(root, "check", "colour", "mini", "other", "--no-sheet", "--output", str(apart)).exit_code == 1
     assert rendered == []
 
 

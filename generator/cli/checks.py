@@ -45,13 +45,15 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
     with session.budget("pnp check colour"):
         cache = face_cache_ready(out)
         ids = resolve_games(root, list(games))
-        # the faces as the last `pnp build` of these games (or of every game) rendered them
-        # (diskmemo.py), read only
-        packs = (pack_name(editions_asked(root, ids, games, None)),
-                 pack_name(editions_asked(root, list_games(root), (), None)))
-        with session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False):
-            checks = [check_colour(source_edition(load_game(root, game_id, session)), session, cache,
-                                   sheet=not no_sheet) for game_id in ids]
+        # the faces as the last `pnp build` of these games (or of the game alone, or of every
+        # game) rendered them (diskmemo.py), read only
+        command, everyone = (pack_name(editions_asked(root, named, games, None)) for named in (ids, list_games(root)))
+        checks = []
+        for game_id in ids:
+            packs = tuple(dict.fromkeys((command, pack_name({game_id: None}), everyone)))
+            with session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False):
+                checks.append(check_colour(source_edition(load_game(root, game_id, session)), session, cache,
+                                           sheet=not no_sheet))
         for checked in checks:
             for problem in checked.problems:
                 click.echo(f"{problem.severity}: {problem}")
