@@ -1,10 +1,13 @@
 """Shared fixtures: copies of the real project to mutate, tiny games to break, one real build."""
 from __future__ import annotations
 
+import atexit
 import functools
+import gc
 import os
 import re
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 
@@ -16,6 +19,8 @@ from generator.draw import fonts
 
 REPO = Path(__file__).resolve().parents[1]
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []   # before a worker is pinned
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "").startswith("gw")
+WORKER_PID = os.getpid()
 
 
 def pytest_configure(config):
@@ -32,6 +37,26 @@ def pytest_configure(config):
 # The fixtures that build every shipped game (or need such a build): a test asking for one is
 # slow, marked here so `make check` (pytest -m "not slow") never waits for the build.
 SLOW_FIXTURES = frozenset({"drawn_faces", "olympians_build", "all_builds", "olympians_dtc", "warm", "warm_project"})
+
+
+def pytest_sessionfinish(session):
+    """A test worker's results are all with the controller when its session ends: its heap is
+    frozen for the last garbage collections pytest makes (about 2 s of walking it), and once
+    its exit handlers have run it leaves without tearing the heap down (about 4 s more), so
+    the run ends when its tests do."""
+    if WORKER:
+        gc.freeze()
+
+
+def _leave():
+    if os.getpid() == WORKER_PID:   # not in a process a test forked: its exit status is its own
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+if WORKER:
+    atexit.register(_leave)   # registered first: runs after every other exit handler
 
 
 def pytest_collection_modifyitems(items):
