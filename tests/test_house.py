@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.astcache import parsed, walked
+from tests.astcache import imports, parsed
 
 PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 
@@ -43,7 +43,7 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The generator modules `name` imports, at the top or inside a function."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = set()
-    for node in walked(path):
+    for node in imports(path):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -176,7 +176,7 @@ def test_the_pdfx_package_is_used_through_its_surface_only():
     through = [f"{m} imports {t}" for m, targets in graph.items() if m != inside and not m.startswith(inside + ".")
                for t in targets if t.startswith(inside + ".")]
     for path in (PACKAGE.parent / "benchmarks").glob("*.py"):
-        for node in walked(path):
+        for node in imports(path):
             names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
                      else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
             names += [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
