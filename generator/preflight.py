@@ -40,8 +40,6 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     """The rules, translations and (`draw`) everything a build would refuse, of the named
     games (all when none are named), every edition `options.languages` asks for; the rules
     run once a game, on the cards as written."""
-    from .data.load import list_games
-    from .diskmemo import pack_name
     from .pipeline import editions_asked, face_cache_ready, resolve_games
 
     ids = resolve_games(root, games)
@@ -54,12 +52,23 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     # a build draws, renders and lays out nothing again, and writes nothing in the memo
     out = options.output(root)
     cache = face_cache_ready(out)
+    return _validated(root, asked, options, session, cache, kept_by_build(root, ids, games, out, session))
+
+
+def kept_by_build(root: Path, ids: list[str], games, out: Path, session: Session):
+    """`kept(game_id)`: a `with` in which `session` reads what the last `pnp build` into `out`
+    kept of the game (output/.cache/memo, read only): the pack of a build of the command's
+    games `ids` (as named: `games`), else of the game alone, else of every game."""
+    from .data.load import list_games
+    from .diskmemo import pack_name
+    from .pipeline import editions_asked
+
     command, everyone = (pack_name(editions_asked(root, named, games, None)) for named in (ids, list_games(root)))
 
     def kept(game_id: str):
         packs = tuple(dict.fromkeys((command, pack_name({game_id: None}), everyone)))
         return session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False)
-    return _validated(root, asked, options, session, cache, kept)
+    return kept
 
 
 def _validated(root: Path, asked: dict, options: BuildOptions, session: Session, cache, kept) -> Validated:

@@ -31,10 +31,10 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
     Exit 0 when nothing fails (warnings are printed), 1 when something does."""
     from ..colourcheck import check_colour, write_sheet
     from ..data.editions import source_edition
-    from ..data.load import list_games, load_game
-    from ..diskmemo import pack_name
+    from ..data.load import load_game
     from ..options import BuildOptions
-    from ..pipeline import editions_asked, face_cache_ready, resolve_games
+    from ..pipeline import face_cache_ready, resolve_games
+    from ..preflight import kept_by_build
     from ..printing import game_papers
 
     root = _root(ctx)
@@ -45,13 +45,10 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
     with session.budget("pnp check colour"):
         cache = face_cache_ready(out)
         ids = resolve_games(root, list(games))
-        # the faces as the last `pnp build` of these games (or of the game alone, or of every
-        # game) rendered them (diskmemo.py), read only
-        command, everyone = (pack_name(editions_asked(root, named, games, None)) for named in (ids, list_games(root)))
+        kept = kept_by_build(root, ids, games, out, session)   # the faces as the last build rendered them
         checks = []
         for game_id in ids:
-            packs = tuple(dict.fromkeys((command, pack_name({game_id: None}), everyone)))
-            with session.kept_on_disk(out / ".cache" / "memo", out.parent, packs, keep=False):
+            with kept(game_id):
                 checks.append(check_colour(source_edition(load_game(root, game_id, session)), session, cache,
                                            sheet=not no_sheet))
         for checked in checks:
