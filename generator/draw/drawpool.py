@@ -52,9 +52,7 @@ def drawing_workers(session: Session):
             or "fork" not in multiprocessing.get_all_start_methods()):
         yield
         return
-    ours = threads()
-    _load_fonts_once()  # workers inherit a ready fontconfig instead of racing to build its cache
-    settled(ours)
+    _ready_to_fork()
     before = children_cpu()
     gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
     try:
@@ -99,10 +97,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
                 future.cancel()
             raise
     elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        # workers inherit a ready fontconfig instead of racing to build its cache
-        before_fonts = threads()
-        _load_fonts_once(fontset(game_fonts))
-        settled(before_fonts)
+        _ready_to_fork(fontset(game_fonts))
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         before = children_cpu()
         try:
@@ -123,6 +118,14 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
         for group in groups:
             yield draw_bundle(group, primer, roots=roots, game_fonts=game_fonts, face_seconds=seconds,
                               policy=policy, memo=session.pictures)
+
+
+def _ready_to_fork(fonts=None) -> None:
+    """The fonts loaded here (`_load_fonts_once`: workers inherit a ready fontconfig instead of
+    racing to build its cache), and the threads that loading started ended (`settled`)."""
+    ours = threads()
+    _load_fonts_once(fonts)
+    settled(ours)
 
 
 def settled(before: frozenset[int], seconds: float = SETTLE_SECONDS) -> None:
