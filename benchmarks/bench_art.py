@@ -18,7 +18,8 @@ Printed, each build cold in a fresh process (no face cache) unless said:
   with as many distinct pictures (target: at most 200 MB for the largest process);
 - `--draft`: the same deck with pictures at 100 dpi; and the deck with its art already at
   300 dpi for the window (674 x 505 px: passed through, nothing resampled);
-- the floor of a first build: the CPU of only decoding the deck's pictures once each, which
+- the floor of a first build: the CPU of only decoding the deck's pictures once each (and of
+  decoding and resampling them with Lanczos, Pillow's), which
   no build that resamples them can avoid, against the deck without pictures;
 - the edit loop: in one process (as `pnp watch` runs), the deck built once, then one card's
   text edited and the game rebuilt to updated A4 sheets, median of 5 edits (target: within
@@ -129,7 +130,8 @@ def build(root: Path, *extra: str, cold: bool = True, engine: str = "") -> dict:
     pictures prepared by `engine` (PNP_PICTURES: pillow, vips; "": as pnp chooses)."""
     if cold:
         shutil.rmtree(root / "output", ignore_errors=True)
-    shutil.rmtree(root / "output" / ".cache" / "faces", ignore_errors=True)   # always drawn
+    for kept in ("faces", "memo"):   # always drawn: no face cache, no sheets the last build laid out
+        shutil.rmtree(root / "output" / ".cache" / kept, ignore_errors=True)
     log = tempfile.TemporaryFile("w+")
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", RUN, str(ROOT), "--root", str(root), "build", "art", "--paper",
@@ -223,16 +225,24 @@ def export_dtc(root: Path) -> tuple[int, int, float]:
     return pdf.stat().st_size, images_in(pdf), cpu + time.process_time() - started
 
 
-def decoding(root: Path) -> float:
+def decoding(root: Path) -> tuple[float, float]:
     """CPU seconds of only decoding every picture the deck uses, once each (Pillow, this
-    process): what no build that resamples the art can do without, the first time it sees it."""
+    process): what no build that resamples the art can do without, the first time it sees it;
+    and of decoding and resampling them (Lanczos) to their window at 300 dpi (674 x 506 px;
+    the background to its card's bleed), without encoding them."""
     from PIL import Image
 
-    started = time.process_time()
+    decoded = resampled = 0.0
     for path in sorted((root / "templates" / "art" / "art").iterdir()):
+        started = time.process_time()
         with Image.open(path) as im:
             im.load()
-    return time.process_time() - started
+            decoded += time.process_time() - started
+            want = (815, 1111) if path.name == "background.jpg" else (674, 506)
+            if im.width > want[0]:
+                im.resize(want, Image.Resampling.LANCZOS)
+        resampled += time.process_time() - started
+    return decoded, resampled
 
 
 def _row(what: str, r: dict, cards: int, art: int | None = None) -> None:
@@ -289,10 +299,11 @@ def main() -> None:
               f"time the art is seen, {warm['drawing'] / base['drawing']:.1f}x once it is prepared, "
               f"{at300['drawing'] / base['drawing']:.1f}x for art at 300 dpi the first time (target <= 4); "
               f"whole build {cold['cpu'] / base['cpu']:.1f}x and {warm['cpu'] / base['cpu']:.1f}x")
-        floor = decoding(pictured)
+        floor, lanczos = decoding(pictured)
         print(f"decoding the art alone, once: {floor:.2f} s CPU = {floor / base['drawing']:.1f}x the drawing without "
               f"pictures; so the first build of art to resample is at least {(warm['drawing'] + floor) / base['drawing']:.1f}x "
-              f"(drawing with prepared pictures + decoding), whatever resamples and encodes it")
+              f"(drawing with prepared pictures + decoding), whatever resamples and encodes it; decoding and Lanczos "
+              f"(Pillow) {lanczos:.2f} s: at least {(warm['drawing'] + lanczos) / base['drawing']:.1f}x before any encoding")
         tiny = [w for w in cold["warnings"] if f"card c{TINY}:" in w]
         print(f"warnings: {len(cold['warnings'])} ({tiny[0][:150] if tiny else 'NONE for the tiny picture'})")
         if not args.no_edit:

@@ -12,7 +12,7 @@ from multiprocessing import get_context
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from generator.draw import picturevips, vipsbridge
+from generator.draw import picturevips, pngrows, vipsbridge
 from generator.draw.pictures import Policy, header
 from generator.draw.picturestore import PictureStore
 from generator.errors import InputError
@@ -167,8 +167,8 @@ def test_the_engine_is_chosen_by_pnp_pictures(monkeypatch):
 def test_pictures_of_either_engine_never_mix():
     assert VIPS.digest() != PILLOW.digest() and vipsbridge.version() in VIPS.digest()
     assert PictureStore.key("ab" * 32, (600, 450), VIPS) != PictureStore.key("ab" * 32, (600, 450), PILLOW)
-    # what Pillow makes keeps the key it had (a2ca325): its store and face cache stay valid
-    assert PILLOW.digest() == "pictures 1 dpi 300 q 92 ss 0 png 4 slack 1.15"
+    # what Pillow makes says which zlib compressed its PNG rows (version 2: Up-filtered, pngrows.py)
+    assert PILLOW.digest() == f"pictures 2 dpi 300 q 92 ss 0 png 4 slack 1.15 zlib {pngrows.ZLIB}"
 
 
 def test_a_picture_libvips_reads_otherwise_than_its_header_is_refused():

@@ -4,18 +4,23 @@ In: the href CairoSVG hands its url fetcher, and the folders a game's pictures m
 in. Out: the picture's bytes, or `ImageNotFound` saying why it cannot be used: `data:`
 URIs and regular files inside the game's template folders only, never the network, a
 device, a FIFO or a link out of the project; at most MAX_IMAGE_BYTES on disk and
-MAX_IMAGE_PIXELS once decoded, both checked before the picture is decoded.
+MAX_IMAGE_PIXELS once decoded, both checked before the picture is decoded. A fetcher
+draws one bundle: a file it read is read again only when it changed (its inode, size or
+time), so a background on every face is read and checked once a bundle, and the same
+bytes object comes back each time (picturedraw.py remembers its header and sha256 by it).
 """
 from __future__ import annotations
 
 import io
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from ..guard import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, OutsideProject, read_bytes_inside
 from .svgbridge import fetch_data_url
+
+KEPT_BYTES = 64 * 2**20   # the files a fetcher keeps read (a bundle shows a few pictures)
 
 
 class ImageNotFound(Exception):
@@ -28,6 +33,7 @@ class ArtFetcher:
     """CairoSVG url_fetcher: `data:` URIs, and files inside the game's template folders only."""
 
     roots: tuple[str, ...]
+    read: dict = field(default_factory=dict, compare=False, repr=False)   # (path, stat) -> bytes, this bundle's
 
     def __call__(self, url: str, resource_type):
         if url.startswith("data:"):
@@ -43,6 +49,9 @@ class ArtFetcher:
         if not self.roots:
             raise ImageNotFound(f"image '{href}' has no templates folder to come from")
         written = os.path.normpath(os.path.join(self.roots[0], href))
+        seen = _identity(written)
+        if seen is not None and seen in self.read:   # read (and checked) before, unchanged since
+            return self.read[seen]
         shown = os.path.relpath(written, os.path.dirname(self.roots[0]))
         real = os.path.realpath(written)
         root = next((r for r in self.roots if real.startswith(os.path.realpath(r) + os.sep)), None)
@@ -55,7 +64,20 @@ class ArtFetcher:
         except OutsideProject as exc:
             raise ImageNotFound(str(exc)) from None
         check_pixels(data, f"image '{shown}'")
+        if seen is not None and seen == _identity(written):   # the file read is the one seen before reading
+            if sum(map(len, self.read.values())) + len(data) > KEPT_BYTES:
+                self.read.clear()
+            self.read[seen] = data
         return data
+
+
+def _identity(path: str) -> tuple | None:
+    """The file at `path` as it is now (its device, inode, size and time), or None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def check_pixels(data: bytes, shown: str) -> None:

@@ -37,6 +37,7 @@ from .picturestore import PictureStore
 from .picturevips import prepare
 
 STUB = b"pnp-picture "
+KNOWN_BYTES = 64 * 2**20   # the sources whose header and sha256 a bundle keeps (art.KEPT_BYTES: the same)
 
 
 class Pictures:
@@ -49,6 +50,7 @@ class Pictures:
         self.memo = Forgets() if memo is None else memo   # a session's (a Kept while pnp watch rebuilds)
         self.recent: dict[str, Prepared] = {}    # prepared pictures of this bundle, by store key
         self.stubs: dict[str, Prepared] = {}     # uid -> lossless picture cairo got a stub of
+        self.known: dict[bytes, tuple[Header, str]] = {}   # a source's header and sha256, by its bytes
         self.begin_face()
 
     def begin_face(self) -> None:
@@ -64,9 +66,15 @@ class Pictures:
         self.begin_face()
         return found
 
-    @staticmethod
-    def header(data: bytes, shown: str) -> Header:
-        return header(data, shown)
+    def header(self, data: bytes, shown: str) -> Header:
+        """The picture's header; read once a bundle (the fetcher hands a picture shown again
+        as the same bytes object: its hash is Python's, kept on the object)."""
+        found = self.known.get(data)
+        if found is None:
+            if sum(map(len, self.known)) + len(data) > KNOWN_BYTES:
+                self.known.clear()
+            found = self.known[data] = header(data, shown), hashlib.sha256(data).hexdigest()
+        return found[0]
 
     def surface(self, data: bytes, head: Header, shown: str, placed_pt: tuple[float, float],
                 vector: bool) -> cairo.ImageSurface:
@@ -98,7 +106,8 @@ class Pictures:
         return image
 
     def _prepared(self, data: bytes, head: Header, size) -> Prepared:
-        key = PictureStore.key(hashlib.sha256(data).hexdigest(), size, self.policy)
+        seen = self.known.get(data)
+        key = PictureStore.key(seen[1] if seen else hashlib.sha256(data).hexdigest(), size, self.policy)
         found = self.recent.get(key)
         if found is None:
             found = self.memo.get(key)

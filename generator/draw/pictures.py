@@ -36,9 +36,9 @@ from typing import NamedTuple
 
 from PIL import Image, ImageCms, ImageOps
 
-from . import vipsbridge
+from . import pngrows, vipsbridge
 
-PREP_VERSION = 1
+PREP_VERSION = 2   # 2: PNG data Up-filtered (pngrows.py), not adaptive
 # Ghostscript's SWOP profile (Debian's libgs-common): a CMYK JPEG without a profile of its own
 # was most likely separated for it; without it, Pillow's plain conversion (colours approximate)
 CMYK_FALLBACK = Path("/usr/share/color/icc/ghostscript/default_cmyk.icc")
@@ -80,7 +80,7 @@ class Policy:
         """What decides the prepared bytes (part of the draw key of a face with pictures)."""
         return (f"pictures {PREP_VERSION} dpi {self.target_dpi:g} q {self.jpeg_quality} ss {self.subsampling} "
                 f"png {self.png_level} slack {self.slack:g}" + (" gap 2" if self.draft else "")
-                + (f" by {vipsbridge.version()}" if self.engine == "vips" else ""))
+                + (f" by {vipsbridge.version()}" if self.engine == "vips" else f" zlib {pngrows.ZLIB}"))
 
 
 @dataclass(frozen=True)
@@ -403,9 +403,7 @@ def _jpeg(im: Image.Image, policy: Policy) -> bytes:
 
 
 def _png(im: Image.Image, level: int) -> bytes:
-    out = io.BytesIO()
-    im.save(out, "PNG", compress_level=level)
-    return out.getvalue()
+    return pngrows.png(im, level)
 
 
 def idat(png: bytes) -> bytes:
