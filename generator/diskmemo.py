@@ -46,7 +46,7 @@ from .rendermemo import RenderMemo, protected_key
 LIMIT_BYTES = 500 * 1024 * 1024
 CHUNK = 1024 * 1024         # bytes of pickled small values per chunk of a pack (held until written)
 CHUNK_ENTRIES = 4096        # entries per chunk at most (a name is a 64-character digest: held too)
-NOT_KEPT = {"rulebook template"}   # a compiled template: remade on demand
+NOT_KEPT = {"rulebook template", "rules file"}   # a compiled template, compiled rules: remade on demand
 ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"),
     ("generator.layout.pdfstream", "Segment"), ("generator.layout.pdfstream", "Ref"),

@@ -176,7 +176,7 @@ def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> Bu
         if options.validate:
             log.info("%s: step 2/5 validate", game_id)
             with session.stage("rules"):
-                warnings = check_rules(game, options.strict) + warnings
+                warnings = check_rules(game, options.strict, session.memo) + warnings
         advance()
     if options.strict and warnings:
         _strict_stop(warnings, "in the translations")
@@ -374,11 +374,11 @@ def _strict_stop(warnings, where: str):
     raise RulesFailed(f"{n} warning{'s' if n != 1 else ''} {where}, and --strict makes warnings fail", list(warnings))
 
 
-def check_rules(game, strict: bool) -> list:
-    """Run the game's rules: their warnings; raises RulesFailed when the deck is not fit to print."""
+def check_rules(game, strict: bool, memo=None) -> list:
+    """The game's rules run (with `memo`, those reading what changed): their warnings; RulesFailed if unfit to print."""
     from .rules import check_game
 
-    return check_game(game, strict=strict).raise_if_failed()
+    return check_game(game, strict=strict, memo=memo).raise_if_failed()
 
 
 def _changed_sheets(rendered, changed, paper, layout: Layout):
