@@ -274,6 +274,10 @@ class DiskMemo(RenderMemo):
         elif value is not None and not (key and key[0] in NOT_KEPT):
             self.shelves.put("memo", key, value, large=few)
 
+    def parsed(self, key: tuple, parse: Callable[[], Any], copy: Callable[[Any], Any]):
+        """Parsed once a process (a one-shot build reads each file once): not kept."""
+        return parse()
+
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`RenderMemo.reads_decks`, kept by the digest of the template files (parsing a
         game's templates costs more than rendering a card)."""
