@@ -59,9 +59,10 @@ def spots(card):
         word = re.match(r"\w+", value)
         if not word:
             continue
+        head = value[:24]   # where the value is written (a text may go on over lines: its start)
         for n in range(card.source.line - 1, min(card.source.line + 20, len(lines))):
-            if re.search(r"\b" + re.escape(word.group(0)) + r"\b", lines[n]):
-                yield path, n, word.group(0)
+            if head in lines[n]:
+                yield path, n, head
                 break
 
 def rebuild(seen, early):
@@ -80,8 +81,10 @@ for deck in load_game(root, game, Session()).decks:
             for k in range(repeat):
                 session.settle()  # as `pnp watch` does once a rebuild is reported
                 lines = path.read_text().splitlines(keepends=True)
-                lines[n] = re.sub(r"\b" + re.escape(word) + r"\b", word + "qwxyz"[k % 5], lines[n], count=1)
-                word += "qwxyz"[k % 5]
+                first = re.match(r"\w+", word).group(0)   # a letter added to the text's first word
+                edited = first + "qwxyz"[k % 5] + word[len(first):]
+                lines[n] = lines[n].replace(word, edited, 1)
+                word = edited
                 path.write_text("".join(lines))
                 seen = []
                 prof = cProfile.Profile() if profile == deck.id and k == repeat - 1 else None

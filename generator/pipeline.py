@@ -6,6 +6,7 @@ until every artifact of the game is complete in memory.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -284,8 +285,9 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         return artifacts
     with run.progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
         artifacts = laid_out("first" if more else None, advance)
-    if later is not None:   # None: nothing more to make
-        later.append((lambda: laid_out("rest")) if more else None)
+    record = functools.partial(changes.record_written, out_dir, game.stem, rendered, name)
+    if later is not None:   # None: nothing more to make (the build record: once the first paper is in place)
+        later.append((lambda: laid_out("rest") + ([] if sheets_only else record())) if more else None)
     if sheets_only:
         return artifacts, list(rendered.warnings), changed, rendered
     words = []
@@ -295,10 +297,8 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         words = rulebook_warnings(game)
     if options.strict and words:
         _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
-    try:
-        changes.write_record(out_dir, game.stem, rendered)
-    except OSError as exc:
-        raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
+    if later is None or not more:
+        record()
     return artifacts, [*rendered.warnings, *words], changed, rendered
 
 

@@ -29,3 +29,4 @@ def test_placements_are_written_as_json_writes_them(item, monkeypatch):
 @pytest.mark.parametrize("item", [{1: "a key that is not text"}, {"nan": float("nan")}, {"t": (1, 2)}])
 def test_what_it_does_not_write_goes_to_json(item):
     assert manifest._item_json(item) == json.dumps(item, indent=1, ensure_ascii=False)
+
