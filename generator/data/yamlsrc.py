@@ -125,15 +125,14 @@ def copied(data: Any, seen: dict | None = None) -> Any:
         seen[id(data)] = out = set(data)
         return out
     if kind is LineDict:
-        made = seen[id(data)] = LineDict()
+        mapping = seen[id(data)] = LineDict()
         for key, value in data.items():
-            made[key] = copied(value, seen)
-        made.lines = dict(data.lines)
-    else:
-        made = seen[id(data)] = LineList(copied(value, seen) for value in data)
-        made.lines = list(data.lines)
-    made.line = data.line
-    return made
+            mapping[key] = copied(value, seen)
+        mapping.line, mapping.lines = data.line, dict(data.lines)
+        return mapping
+    sequence = seen[id(data)] = LineList(copied(value, seen) for value in data)
+    sequence.line, sequence.lines = data.line, list(data.lines)
+    return sequence
 
 
 def read_source(path: Path, shown_as: str, encoding: str = "utf-8") -> str:
