@@ -30,7 +30,7 @@ from .draw.cardid import short_ids
 from .draw.drawkey import face_key
 from .draw.pictures import policy_for
 from .draw.render import render_svgs
-from .errors import InputError, RenderError, collect
+from .errors import InputError, OutputError, RenderError, collect
 from .guard import git_command, git_env
 from .session import Session
 
@@ -135,6 +135,16 @@ def write_record(out_dir: Path, stem: str, rendered) -> None:
     planted in a checkout is not taken for the last build."""
     safefs.write_file(out_dir.parent, record_path(out_dir, stem), _tagged(f"builds/{stem}", record(rendered)),
                       sync=True)
+
+
+def record_written(out_dir: Path, stem: str, rendered, name: str) -> list:
+    """`write_record` for a build: what cannot be written an OutputError naming the
+    edition `name`; nothing returned (an empty list of artifacts)."""
+    try:
+        write_record(out_dir, stem, rendered)
+    except OSError as exc:
+        raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
+    return []
 
 
 def _tagged(name: str, pieces):

@@ -46,7 +46,7 @@ from .rendermemo import RenderMemo, protected_key
 LIMIT_BYTES = 500 * 1024 * 1024
 CHUNK = 1024 * 1024         # bytes of pickled small values per chunk of a pack (held until written)
 CHUNK_ENTRIES = 4096        # entries per chunk at most (a name is a 64-character digest: held too)
-NOT_KEPT = {"rulebook template"}   # a compiled template: remade on demand
+NOT_KEPT = {"rulebook template", "rules file"}   # a compiled template, compiled rules: remade on demand
 ALLOWED = {
     ("builtins", "set"), ("builtins", "frozenset"),
     ("generator.layout.pdfstream", "Segment"), ("generator.layout.pdfstream", "Ref"),
@@ -273,6 +273,10 @@ class DiskMemo(RenderMemo):
             self._settle(value)
         elif value is not None and not (key and key[0] in NOT_KEPT):
             self.shelves.put("memo", key, value, large=few)
+
+    def parsed(self, key: tuple, parse: Callable[[], Any], copy: Callable[[Any], Any]):
+        """Parsed once a process (a one-shot build reads each file once): not kept."""
+        return parse()
 
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`RenderMemo.reads_decks`, kept by the digest of the template files (parsing a

@@ -6,6 +6,7 @@ until every artifact of the game is complete in memory.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -176,7 +177,7 @@ def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> Bu
         if options.validate:
             log.info("%s: step 2/5 validate", game_id)
             with session.stage("rules"):
-                warnings = check_rules(game, options.strict) + warnings
+                warnings = check_rules(game, options.strict, session.memo) + warnings
         advance()
     if options.strict and warnings:
         _strict_stop(warnings, "in the translations")
@@ -284,8 +285,9 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         return artifacts
     with run.progress.bar(f"{name}: laying out {', '.join(papers)}", len(papers)) as advance:
         artifacts = laid_out("first" if more else None, advance)
-    if later is not None:   # None: nothing more to make
-        later.append((lambda: laid_out("rest")) if more else None)
+    record = functools.partial(changes.record_written, out_dir, game.stem, rendered, name)
+    if later is not None:   # None: nothing more to make (the build record: once the first paper is in place)
+        later.append((lambda: laid_out("rest") + ([] if sheets_only else record())) if more else None)
     if sheets_only:
         return artifacts, list(rendered.warnings), changed, rendered
     words = []
@@ -295,10 +297,8 @@ def _build_edition(run: Run, game, papers, print_mode: PrintMode, last: bool = T
         words = rulebook_warnings(game)
     if options.strict and words:
         _strict_stop(words, "in the rulebook's own words (Contents, Rules of play...)")
-    try:
-        changes.write_record(out_dir, game.stem, rendered)
-    except OSError as exc:
-        raise OutputError(f"cannot write {name}'s build record: {exc.strerror or exc}") from None
+    if later is None or not more:
+        record()
     return artifacts, [*rendered.warnings, *words], changed, rendered
 
 
@@ -374,11 +374,11 @@ def _strict_stop(warnings, where: str):
     raise RulesFailed(f"{n} warning{'s' if n != 1 else ''} {where}, and --strict makes warnings fail", list(warnings))
 
 
-def check_rules(game, strict: bool) -> list:
-    """Run the game's rules: their warnings; raises RulesFailed when the deck is not fit to print."""
+def check_rules(game, strict: bool, memo=None) -> list:
+    """The game's rules run (with `memo`, those reading what changed): their warnings; RulesFailed if unfit to print."""
     from .rules import check_game
 
-    return check_game(game, strict=strict).raise_if_failed()
+    return check_game(game, strict=strict, memo=memo).raise_if_failed()
 
 
 def _changed_sheets(rendered, changed, paper, layout: Layout):

@@ -90,7 +90,7 @@ def _validated(root: Path, asked: dict, options: BuildOptions, session: Session,
                     game = load_game(root, game_id, session)
                 notes += [f"note: {note}" for note in game.notes]
                 with session.stage("rules"):
-                    report = check_game(game, strict=options.strict)
+                    report = check_game(game, strict=options.strict, memo=session.memo)
                 with session.stage("load"):
                     made, translated = checked_editions(game, asked[game_id])
                 report = _with(report, translated, "translations")

@@ -124,6 +124,11 @@ class Memo:
         under `key()` before)."""
         return check()
 
+    def parsed(self, key: tuple, parse: Callable[[], Any], copy: Callable[[Any], Any]):
+        """`parse()` (a file's data, which its reader may change): a remembering memo parses
+        once under `key` (the file's digest) and hands out a `copy` of what it keeps."""
+        return parse()
+
     def recall(self, key: tuple, few: bool = False):
         """What `keep` kept under `key` (None: nothing was)."""
         return None
@@ -218,6 +223,13 @@ class RenderMemo(Memo):
         if not found:
             self.keep(passed, True)
         return found
+
+    def parsed(self, key: tuple, parse: Callable[[], Any], copy: Callable[[Any], Any]):
+        found = self.recall(key)
+        if found is None:
+            found = parse()
+            self.keep(key, found)
+        return copy(found)
 
     def recall(self, key: tuple, few: bool = False):
         return (self._few if few else self._derived).get(key)

@@ -120,17 +120,20 @@ def test_a_failed_rest_puts_the_previous_files_back(booked, monkeypatch):
 
 @pytest.mark.slow
 def test_the_watch_reports_the_first_paper_then_the_whole_build(booked):
+    from generator.changes import record_path
     from generator.loop.preview import Preview
     from generator.loop.watch import build_one
 
-    reported, preview = [], Preview()
+    reported, preview, recorded = [], Preview(), []
 
     def report(outcome):
         reported.append(outcome)
+        recorded.append(record_path(booked / "output", "mini").exists())
         preview.update(outcome)
     last = build_one(booked, "mini", BuildOptions(), Session(remember=True), report=report)
     preview.update(last)
     (early,) = reported
+    assert recorded == [False] and record_path(booked / "output", "mini").exists()   # written with the rest
     assert early.ok and early.early and not last.early
     assert [p.name for p in early.result.files] == ["mini-sheets-a4.pdf", "mini-cut-a4.svg", "manifest.json"]
     assert "mini-rulebook-letter.pdf" in [p.name for p in last.result.files]

@@ -33,7 +33,7 @@ from .kinds import KINDS, kind_of
 from .model import Card, Deck, Game, Source
 from .schema import NOT_BLANK, bundled, check, check_items, schema_problem
 from .spreadsheet import CardRows, make_ids
-from .yamlsrc import line_of, read_yaml
+from .yamlsrc import line_of, read_kept
 
 CARD_KEYS = {
     "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
@@ -68,8 +68,8 @@ def load_game(root: Path, game_id: str, session: Session) -> Game:
     rel = lambda p: str(p.relative_to(root))
     if not is_file_inside(root, game_file):
         raise InputError(missing_message(root, game_file, rel(game_file)))
-    meta = read_yaml(game_file, rel(game_file))
-    problems = check(meta, bundled("game"), rel(game_file))
+    meta, digest = read_kept(game_file, rel(game_file), memo)
+    problems = memo.unless_passed(lambda: ("game schema", digest), lambda: check(meta, bundled("game"), rel(game_file)))
     listed = [str(x).lower() for x in meta.get("languages") or []] if isinstance(meta, dict) else []
     if len(set(listed)) < len(listed):
         problems.append(Problem(rel(game_file), "a language is listed twice (languages are told apart without regard "
@@ -86,7 +86,7 @@ def load_game(root: Path, game_id: str, session: Session) -> Game:
                                     f"`{key}: {usual}` to use it)", field=key, severity="note"))
 
     templates_dir = root / "templates" / game_id
-    data, data_sources = _load_data(meta, cards_dir, rel, problems, root)
+    data, data_sources = _load_data(meta, cards_dir, rel, problems, root, memo)
     strings = read_source_strings(root, cards_dir, meta, problems)
     decks = []
     seen_ids: dict[str, str] = {}   # card id -> where it was first seen (file:line)
@@ -125,7 +125,7 @@ def load_game(root: Path, game_id: str, session: Session) -> Game:
                 data_sources=data_sources, meta=meta, source=Source(rel(game_file), 1), notes=notes, strings=strings)
 
 
-def _load_data(meta, cards_dir, rel, problems, root):
+def _load_data(meta, cards_dir, rel, problems, root, memo: Memo):
     data, sources = {}, {}
     for name, spec in (meta.get("data") or {}).items():
         path, schema_path = cards_dir / spec["file"], cards_dir / spec["schema"]
@@ -135,7 +135,8 @@ def _load_data(meta, cards_dir, rel, problems, root):
             problems.append(_with(where, missing_message(root, missing[0], f"file '{missing[1]}'")))
             continue
         try:
-            schema = json.loads(read_text_inside(root, schema_path, rel(schema_path)))
+            schema_text = read_text_inside(root, schema_path, rel(schema_path))
+            schema = json.loads(schema_text)
         except OutsideProject as exc:
             problems.append(Problem(rel(schema_path), str(exc)))
             continue
@@ -147,11 +148,12 @@ def _load_data(meta, cards_dir, rel, problems, root):
             problems.append(Problem(rel(schema_path), f"not a valid JSON Schema: {bad}"))
             continue
         try:
-            value = read_yaml(path, rel(path))
+            value, digest = read_kept(path, rel(path), memo)
         except InputError as exc:
             problems.extend(exc.problems)
             continue
-        problems.extend(check(value, schema, rel(path)))
+        key = ("data schema", digest, schema_text)
+        problems.extend(memo.unless_passed(lambda key=key: key, lambda v=value, s=schema, p=rel(path): check(v, s, p)))
         data[name], sources[name] = value, rel(path)
     return data, sources
 
@@ -193,15 +195,15 @@ def _text_problems(card: dict, shown: str, raw, i: int) -> list[Problem]:
 def _load_deck(path: Path, shown: str, templates_dir: Path, problems: list, memo: Memo,
                made: set[str]) -> Deck | None:
     try:
-        raw = read_yaml(path, shown)
+        raw, digest = read_kept(path, shown, memo)
     except InputError as exc:
         problems.extend(exc.problems)
         return None
-    found = check(raw, bundled("deck"), shown)
+    found = memo.unless_passed(lambda: ("deck schema", digest), lambda: check(raw, bundled("deck"), shown))
     if found:
         problems.extend(found)
         return None
-    cards_schema, bad = card_schema(raw, shown)
+    cards_schema, bad = card_schema(raw, shown, lambda check: memo.unless_passed(lambda: ("defaults", digest), check))
     if bad:
         problems.extend(bad)
         return None
@@ -283,9 +285,10 @@ def _cards_from_table(raw, path: Path, shown: str, schema: dict, problems: list)
     return table
 
 
-def card_schema(raw, shown):
+def card_schema(raw, shown, unless_passed=lambda check: check()):
     """The JSON Schema of one card of deck `raw` (its fields, the built-in keys, its required
-    fields), and the problems with the deck's `fields:`, `required:` and `defaults:`."""
+    fields), and the problems with the deck's `fields:`, `required:` and `defaults:`
+    (`unless_passed(check)`: the defaults' check, not made again for a deck that passed it)."""
     fields = raw.get("fields") or {}
     problems = []
     for name, sub in fields.items():
@@ -308,7 +311,7 @@ def card_schema(raw, shown):
                                     line=line_of(raw, ("defaults", name)), field="defaults"))
     if not problems:  # a default must be a value its field accepts
         wrapped = {"type": "object", "properties": {"defaults": {"type": "object", "properties": fields}}}
-        problems.extend(check(raw, wrapped, shown))
+        problems.extend(unless_passed(lambda: check(raw, wrapped, shown)))
     spec = raw.get("cards")
     mapped = {str(k): {} for k in ((spec.get("fields") or {}) if isinstance(spec, dict) else {})
               if k not in CARD_KEYS and k not in fields}   # a field the deck maps but does not declare: any value

@@ -8,6 +8,7 @@ at the line the designer has to edit. Duplicate keys are errors, not silent over
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,37 @@ _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
 def read_yaml(path: Path, shown_as: str) -> Any:
     """Parse one YAML file; a syntax error becomes an InputError naming file and line."""
     return parse_yaml(read_source(path, shown_as), shown_as)
+
+
+def read_kept(path: Path, shown_as: str, memo) -> tuple[Any, str]:
+    """`read_yaml`, and the sha256 of the file's text: a remembering session's `memo`
+    (rendermemo.Memo.parsed) parses a file once for its text and hands out copies."""
+    text = read_source(path, shown_as)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return memo.parsed(("yaml", shown_as, digest), lambda: parse_yaml(text, shown_as), copied), digest
+
+
+def copied(data: Any, seen: dict | None = None) -> Any:
+    """A copy of data `parse_yaml` made, its mappings and sequences new (with their lines),
+    one copy of a node several places share (a YAML alias), its scalars as they are."""
+    seen = {} if seen is None else seen
+    kind = type(data)
+    if kind is not LineDict and kind is not LineList and kind is not set:
+        return data
+    if id(data) in seen:
+        return seen[id(data)]
+    if kind is set:
+        seen[id(data)] = out = set(data)
+        return out
+    if kind is LineDict:
+        mapping = seen[id(data)] = LineDict()
+        for key, value in data.items():
+            mapping[key] = copied(value, seen)
+        mapping.line, mapping.lines = data.line, dict(data.lines)
+        return mapping
+    sequence = seen[id(data)] = LineList(copied(value, seen) for value in data)
+    sequence.line, sequence.lines = data.line, list(data.lines)
+    return sequence
 
 
 def read_source(path: Path, shown_as: str, encoding: str = "utf-8") -> str:

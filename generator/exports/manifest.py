@@ -56,13 +56,46 @@ def manifest_json(manifest: dict):
 
 
 def _item_json(item: dict) -> str:
-    """json.dumps(item, indent=1, ensure_ascii=False), written directly for a flat dict of
-    strings and finite numbers (a placement): the indenting encoder is pure Python, and a
-    deck's manifest holds thousands of placements."""
-    parts = []
-    for k, v in item.items():
-        kind = type(v)
-        if type(k) is not str or not (kind is str or kind is int or (kind is float and math.isfinite(v))):
-            return json.dumps(item, indent=1, ensure_ascii=False)
-        parts.append(f" {_json_str(k)}: {_json_str(v) if kind is str else repr(v)}")
-    return "{\n" + ",\n".join(parts) + "\n}" if parts else "{}"
+    """json.dumps(item, indent=1, ensure_ascii=False), written directly for dicts and lists
+    of strings, numbers, booleans and None (a placement, its outline's points): the
+    indenting encoder is pure Python, and a deck's manifest holds thousands of placements."""
+    parts: list[str] = []
+    if not _put(item, "\n", parts):
+        return json.dumps(item, indent=1, ensure_ascii=False)
+    return "".join(parts)
+
+
+def _put(value, inner: str, parts: list[str]) -> bool:
+    """`value` as json.dumps(indent=1) writes it at the indent of `inner` ("\n" and the
+    spaces before its lines), appended to `parts`; False for what it does not write alike
+    (a key that is not text, a float that is not finite, a value of another type)."""
+    kind = type(value)
+    if kind is str:
+        parts.append(_json_str(value))
+    elif kind is int:
+        parts.append(int.__repr__(value))
+    elif kind is float:
+        if not math.isfinite(value):
+            return False
+        parts.append(float.__repr__(value))
+    elif value is True or value is False or value is None:
+        parts.append("true" if value else "false" if value is False else "null")
+    elif kind is dict or kind is list:
+        if not value:
+            parts.append("{}" if kind is dict else "[]")
+            return True
+        deeper = inner + " "
+        parts.append("{" if kind is dict else "[")
+        for n, entry in enumerate(value.items() if kind is dict else value):
+            parts.append("," + deeper if n else deeper)
+            if kind is dict:
+                if type(entry[0]) is not str:
+                    return False
+                parts.append(_json_str(entry[0]) + ": ")
+                entry = entry[1]
+            if not _put(entry, deeper, parts):
+                return False
+        parts.append(inner + ("}" if kind is dict else "]"))
+    else:
+        return False
+    return True

@@ -21,6 +21,7 @@ the standard convention. `fold` recomputes this from the folded 3D solid.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -235,11 +236,19 @@ def _free_edge_pairs(polys: dict[int, list[Point]], tree, fold_angle: float):
     return solid, folds
 
 
+@functools.lru_cache(maxsize=16)
 def net(die: str, edge: float, bleed: float = 0.0) -> DieNet:
-    """The printable net of a die with faces `edge` mm long and face art bled by `bleed` mm.
+    """The printable net of a die with faces `edge` mm long and face art bled by `bleed` mm:
+    a pure function of them, worked out once a process (a watch's rebuild lays its dice
+    out again); a net is never changed (`placed` makes a moved copy).
 
     :raises NetError: for an unknown die or when no tab arrangement fits.
     """
+    return _worked_out(die, edge, bleed)
+
+
+def _worked_out(die: str, edge: float, bleed: float) -> DieNet:
+    """`net`'s work."""
     spec = _die(die)
     if edge <= 0 or bleed < 0:
         raise NetError(f"a {die} needs a positive edge and a bleed of 0 or more")
