@@ -8,7 +8,7 @@ BIN    ?= $(HOME)/.local/bin
 # Ghostscript's SWOP profile (AGPL, so not shipped): pnp export --profile dtc converts to CMYK with it
 CMYK_ICC := /usr/share/color/icc/ghostscript/default_cmyk.icc
 
-.PHONY: build test check bench validate clean browser cmyk-profile install hostile strace bytepin
+.PHONY: build test check bench validate clean browser cmyk-profile install hostile strace eatmydata bytepin
 
 # the system libraries pnp draws and spells with (cairo, Pango, libseccomp, libvips, libhunspell and
 # the Hunspell dictionaries): one list, in .ci/syslibs.sh,
@@ -31,7 +31,10 @@ BYTECODE := $(PY) -m compileall -q -j 0 generator tests benchmarks >/dev/null
 # pytest keeps each test module as it rewrote it (assertions that explain their failure) in
 # tests/__pycache__ only where Python may write bytecode: with PYTHONDONTWRITEBYTECODE set,
 # every test worker rewrote every test module again on every run (about 7 CPU s a worker)
-PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest
+# and under eatmydata: every build a test runs writes its files as pnp always does (each fsynced
+# before it is renamed into place), which on a virtual disk waits 5-30 ms a file, thousands of
+# times a run; the tests see renames, never a power cut, so the waits only make them slower
+PYTEST := env -u PYTHONDONTWRITEBYTECODE eatmydata $(PY) -m pytest
 
 build: $(STAMP)
 	@$(BYTECODE)
@@ -60,7 +63,7 @@ cmyk-profile:
 	    (apt-get install -y ghostscript libgs-common || (apt-get update && apt-get install -y ghostscript libgs-common)) >/dev/null \
 	    || { echo "cannot install ghostscript: pnp export --profile dtc and its tests need it"; exit 1; }; }
 
-test: $(STAMP) browser cmyk-profile strace
+test: $(STAMP) browser cmyk-profile strace eatmydata
 	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
 	@# mypy runs beside the tests, on the CPU they leave idle now and then; either failing fails
@@ -72,7 +75,7 @@ test: $(STAMP) browser cmyk-profile strace
 # (every package of generator/ is reached; none waits for a build of the shipped games, an
 # export, a fresh process or a timeout: tests/test_tiers.py); make test runs everything: the
 # slow tests, vulture's dead-code check (tests/test_house.py) and mypy
-check: $(STAMP)
+check: $(STAMP) eatmydata
 	@$(BYTECODE)
 	$(VENV)/bin/ruff check generator tests benchmarks
 	$(PYTEST) -n auto --dist worksteal -m "not slow"
@@ -87,6 +90,12 @@ strace:
 	  (apt-get install -y strace || (apt-get update && apt-get install -y strace)) >/dev/null \
 	  || { echo "cannot install strace"; exit 1; }; }
 
+# the tests run under eatmydata (PYTEST above): fsync a no-op for them and the processes they start
+eatmydata:
+	@command -v eatmydata >/dev/null || { echo "eatmydata is missing (the tests run under it: no waits on the disk's fsync); installing it"; \
+	  (apt-get install -y eatmydata || (apt-get update && apt-get install -y eatmydata)) >/dev/null \
+	  || { echo "cannot install eatmydata"; exit 1; }; }
+
 validate: $(STAMP)
 	$(VENV)/bin/pnp validate $(ARGS)
 
@@ -99,6 +108,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_editions.py
 	$(PY) benchmarks/bench_untrusted.py
 	$(PY) benchmarks/bench_oneshot.py
+	$(PY) benchmarks/bench_watch.py --repeat 1
 
 clean:
 	rm -rf output/*/ output/.cache
