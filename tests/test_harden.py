@@ -218,3 +218,24 @@ def test_references_inside_the_svg_are_not_warned_about():
     from generator.draw.external import external_references
 
     assert external_references('<svg><rect fill="url(#grad)"/><use href="#a"/><image href="data:x"/></svg>') == []
+
+
+def test_the_href_pattern_finds_what_its_backtracking_form_finds():
+    """external.HREF takes a tag's name whole (possessive), so a tag without an href is not
+    tried again with ever shorter names; on tag soup of names, attributes, hrefs (xlink,
+    quoted, local, data:, outside) and stray '>' it matches exactly what the plain form does."""
+    import random
+    import re
+
+    from generator.draw.external import HREF
+
+    fast, plain = re.compile(HREF), re.compile(HREF.replace(r"(\w++)", r"(\w+)"))
+    assert fast.pattern != plain.pattern
+    rng = random.Random(20261128)
+    pieces = ["<", "<rect", "<image", "<use", "<svg:use", "<a", "<feImage", "<text", " ", "\t", "\n", ">", "/>",
+              'x="1"', " href=", " xlink:href=", "href", '"', "'", "#a", "data:x", "http://e.invalid/p.svg",
+              "p.png", "ab", "é", "=", "url(", ")", "rect>"]
+    for _ in range(3000):
+        soup = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        assert [(m.span(), m.groups()) for m in fast.finditer(soup)] == \
+               [(m.span(), m.groups()) for m in plain.finditer(soup)], soup
