@@ -17,10 +17,12 @@ import warnings
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from cachetools import LRUCache
+
 from ..guard import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS, OutsideProject, read_bytes_inside
 from .svgbridge import fetch_data_url
 
-KEPT_BYTES = 64 * 2**20   # the files a fetcher keeps read (a bundle shows a few pictures)
+KEPT_BYTES = MAX_IMAGE_BYTES   # the files a fetcher keeps read (a bundle shows a few pictures; one always fits)
 
 
 class ImageNotFound(Exception):
@@ -33,7 +35,8 @@ class ArtFetcher:
     """CairoSVG url_fetcher: `data:` URIs, and files inside the game's template folders only."""
 
     roots: tuple[str, ...]
-    read: dict = field(default_factory=dict, compare=False, repr=False)   # (path, stat) -> bytes, this bundle's
+    read: LRUCache = field(default_factory=lambda: LRUCache(KEPT_BYTES, getsizeof=len), compare=False,
+                           repr=False)   # (path, stat) -> bytes, this bundle's
 
     def __call__(self, url: str, resource_type):
         if url.startswith("data:"):
@@ -65,8 +68,6 @@ class ArtFetcher:
             raise ImageNotFound(str(exc)) from None
         check_pixels(data, f"image '{shown}'")
         if seen is not None and seen == _identity(written):   # the file read is the one seen before reading
-            if sum(map(len, self.read.values())) + len(data) > KEPT_BYTES:
-                self.read.clear()
             self.read[seen] = data
         return data
 

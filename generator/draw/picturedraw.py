@@ -30,14 +30,15 @@ import io
 from pathlib import Path
 
 import cairocffi as cairo
+from cachetools import LRUCache
 
 from ..rendermemo import Forgets, Kept
+from .art import KEPT_BYTES
 from .pictures import Header, Placement, Policy, Prepared, header, idat, target_size
 from .picturestore import PictureStore
 from .picturevips import prepare
 
 STUB = b"pnp-picture "
-KNOWN_BYTES = 64 * 2**20   # the sources whose header and sha256 a bundle keeps (art.KEPT_BYTES: the same)
 
 
 class Pictures:
@@ -50,7 +51,8 @@ class Pictures:
         self.memo = Forgets() if memo is None else memo   # a session's (a Kept while pnp watch rebuilds)
         self.recent: dict[str, Prepared] = {}    # prepared pictures of this bundle, by store key
         self.stubs: dict[str, Prepared] = {}     # uid -> lossless picture cairo got a stub of
-        self.known: dict[bytes, tuple[Header, str]] = {}   # a source's header and sha256, by its bytes
+        # a source's header, sha256 and size, by its bytes (which the entry holds: its size is theirs)
+        self.known: LRUCache[bytes, tuple[Header, str, int]] = LRUCache(KEPT_BYTES, getsizeof=lambda e: e[2])
         self.begin_face()
 
     def begin_face(self) -> None:
@@ -71,9 +73,7 @@ class Pictures:
         as the same bytes object: its hash is Python's, kept on the object)."""
         found = self.known.get(data)
         if found is None:
-            if sum(map(len, self.known)) + len(data) > KNOWN_BYTES:
-                self.known.clear()
-            found = self.known[data] = header(data, shown), hashlib.sha256(data).hexdigest()
+            found = self.known[data] = header(data, shown), hashlib.sha256(data).hexdigest(), len(data)
         return found[0]
 
     def surface(self, data: bytes, head: Header, shown: str, placed_pt: tuple[float, float],
