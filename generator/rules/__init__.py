@@ -80,7 +80,7 @@ def check_game(game, strict: bool = False, memo=None) -> RulesReport:
 
 def _plain(finding: Finding) -> tuple:
     """A finding as plain data (what the disk memo keeps)."""
-    return tuple(getattr(finding, f.name) for f in dataclasses.fields(finding))
+    return dataclasses.astuple(finding)
 
 
 def _rules_file_key(game, fields: set[str]) -> tuple:
