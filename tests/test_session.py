@@ -161,9 +161,11 @@ def _caches_of_mutables(functions: dict[ast.AST, list[ast.AST]]) -> list[str]:
                      for d in fn.decorator_list)
         if not cached:
             continue
-        made = {node.targets[0].id for node in nodes if isinstance(node, ast.Assign)
+        inner = {id(n) for other in nodes if other is not fn and other in functions for n in functions[other]}
+        own = [node for node in nodes if id(node) not in inner]   # a nested helper's returns are its own
+        made = {node.targets[0].id for node in own if isinstance(node, ast.Assign)
                 and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _mutable(node.value)}
-        returns = [node.value for node in nodes if isinstance(node, ast.Return) and node.value is not None]
+        returns = [node.value for node in own if isinstance(node, ast.Return) and node.value is not None]
         annotation = ast.unparse(fn.returns).split("[")[0].split(".")[-1].strip("'\"") if fn.returns else ""
         if annotation in MUTABLE_TYPES or any(_mutable(r) or isinstance(r, ast.Name) and r.id in made
                                               for r in returns):
@@ -206,6 +208,9 @@ def test_the_state_guard_sees_a_mutated_constant_and_a_cache_returning_a_dict():
     assert state_outside_a_session("def f(TABLE):\n    TABLE.clear()\nTABLE = {}\n", "m.py") == []  # its own
     cached = "import functools\n\n@functools.lru_cache(maxsize=8)\ndef digests(key: bytes) -> dict:\n    return {}\n"
     assert state_outside_a_session(cached, "m.py") == ["m.py: digests() (a cache that returns a mutable container)"]
+    helper = ("import functools\n\n@functools.lru_cache(maxsize=8)\ndef net(k) -> tuple:\n"
+              "    def pts(ps):\n        return [p for p in ps]\n    return tuple(pts(k))\n")
+    assert state_outside_a_session(helper, "m.py") == []   # what a nested helper returns stays inside
     built = "from functools import cache\n\n@cache\ndef f(k):\n    out = []\n    return out\n"
     assert len(state_outside_a_session(built, "m.py")) == 1
     frozen = "from functools import cache\n\n@cache\ndef f(k) -> tuple:\n    return tuple(k)\n"

@@ -244,11 +244,6 @@ def net(die: str, edge: float, bleed: float = 0.0) -> DieNet:
 
     :raises NetError: for an unknown die or when no tab arrangement fits.
     """
-    return _worked_out(die, edge, bleed)
-
-
-def _worked_out(die: str, edge: float, bleed: float) -> DieNet:
-    """`net`'s work."""
     spec = _die(die)
     if edge <= 0 or bleed < 0:
         raise NetError(f"a {die} needs a positive edge and a bleed of 0 or more")
