@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from generator import jailbridge
+from generator.draw.templates import Sandbox
+from tests.conftest import run
 
 REPO = Path(__file__).resolve().parents[1]
 needs_walls = pytest.mark.skipif(not (jailbridge.landlock_abi() >= 3 and jailbridge.seccomp_available()),
@@ -53,6 +55,17 @@ def pnp(root: Path, *args: str, prelude: str = "", ci: bool = False, timeout: fl
                           capture_output=True, text=True, timeout=timeout)
 
 
+def unjailed(monkeypatch, root: Path, *args: str):
+    """`pnp --root ROOT ARGS` with the Jinja sandbox down (as NO_SANDBOX), run in this process
+    without the jail (the control of a jail test: the payloads work when nothing stops them;
+    no process of its own is needed for that, and none is jailed). ARGS say --trusted."""
+    assert "--trusted" in args
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(Sandbox, "is_safe_attribute", lambda self, obj, attr, value: True)
+    monkeypatch.setattr(Sandbox, "is_safe_callable", lambda self, obj: True)
+    return run(root, *args)
+
+
 @pytest.fixture
 def hostile(mini, tmp_path):
     """(project, marker folder, listening server): a game whose faces, the sandbox off, run
@@ -78,7 +91,7 @@ def accepted(server: socket.socket) -> bool:
 
 
 @needs_walls
-def test_an_escaped_template_is_refused_by_the_kernel(hostile):
+def test_an_escaped_template_is_refused_by_the_kernel(hostile, monkeypatch):
     root, marks, server = hostile
     done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=NO_SANDBOX)
     said = done.stdout + done.stderr
@@ -88,8 +101,8 @@ def test_an_escaped_template_is_refused_by_the_kernel(hostile):
     assert not accepted(server)
     assert "Traceback" not in said
     # the same payloads without the jail: each of them works (the test proves what it claims)
-    done = pnp(root, "build", "--paper", "a4", "--trusted", prelude=NO_SANDBOX, ci=True)
-    assert sorted(p.name for p in marks.iterdir()) == ["outside", "popen", "system"], done.stderr[-3000:]
+    done = unjailed(monkeypatch, root, "build", "--paper", "a4", "--trusted")
+    assert sorted(p.name for p in marks.iterdir()) == ["outside", "popen", "system"], done.output[-3000:]
     assert accepted(server)
 
 
@@ -216,7 +229,7 @@ drawpool.draw_bundle = spying
 
 
 @needs_walls
-def test_a_diff_draws_the_git_ref_inside_the_jail(hostile):
+def test_a_diff_draws_the_git_ref_inside_the_jail(hostile, monkeypatch):
     """pnp diff REF renders the faces of REF's templates, a stranger's too: git unpacks REF
     before the jail, and the drawing happens inside it (it ran unjailed before)."""
     root, marks, _ = hostile
@@ -230,8 +243,8 @@ def test_a_diff_draws_the_git_ref_inside_the_jail(hostile):
     said = done.stdout + done.stderr
     assert sorted(p.name for p in marks.iterdir()) == [], said[-3000:]
     assert "root:x:0" not in said and "Traceback" not in said, said[-3000:]
-    done = pnp(root, "diff", "HEAD", "--trusted", prelude=NO_SANDBOX)
-    assert "system" in [p.name for p in marks.iterdir()], (done.stdout + done.stderr)[-3000:]
+    done = unjailed(monkeypatch, root, "diff", "HEAD", "--trusted")
+    assert "system" in [p.name for p in marks.iterdir()], done.output[-3000:]
 
 
 @needs_walls
@@ -313,7 +326,7 @@ def test_the_cache_key_is_read_before_the_jail_and_an_untrusted_rebuild_uses_the
     assert (tmp_path / "home-cache" / "pnp" / "cache-key").stat().st_size == 32
 
 
-def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git(mini, tmp_path):
+def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git(mini, tmp_path, monkeypatch):
     """A pull request cannot commit a .git folder, but it can commit a game's folder laid out
     as a bare repository whose config names a command (core.fsmonitor): git found it from
     the project folder and ran it while pnp asked for the stamp's facts, before the jail."""
@@ -327,10 +340,14 @@ def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git
                                  f'\tfsmonitor = "touch {mark}; echo"\n')
     env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)   # the checkout around it
-    for args in (("validate", "--untrusted"), ("build", "--paper", "a4", "--stamp", "{version} {date}", "--trusted")):
-        done = pnp(root, *args)
-        assert "Traceback" not in done.stderr, done.stderr
-        assert not mark.exists(), (args, done.stderr)
+    done = pnp(root, "validate", "--untrusted")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert not mark.exists(), done.stderr
+    # a trusted build asks git for the stamp's facts too: in this process (the jail plays no part)
+    monkeypatch.delenv("CI", raising=False)
+    done = run(root, "build", "--paper", "a4", "--stamp", "{version} {date}", "--trusted")
+    assert "Traceback" not in done.output and isinstance(done.exception, (SystemExit, type(None))), done.output
+    assert not mark.exists(), done.output
 
 
 MANY_STEPS = ("{% set big = 'x' * 999000 %}{% set ns = namespace(l=[]) %}{% for i in range(3000) %}"
