@@ -59,7 +59,7 @@ def drawing_workers(session: Session):
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
     finally:
-        gc.unfreeze()
+        memory.thaw()
     session.workers = pool
     try:
         yield
@@ -111,7 +111,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise
         finally:
-            gc.unfreeze()
+            memory.thaw()
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
     else:   # the fonts made ready as before forking: the same bytes on one core as on many
         _load_fonts_once(fontset(game_fonts))
