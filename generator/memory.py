@@ -7,7 +7,7 @@ those pages. Elsewhere (macOS, Windows, musl without it) this does nothing.
 
 In: nothing but the process itself. Out: `release` and `settle` (a session calls them
 between stages and rebuilds; `droppable` memos it may drop), `large_blocks_apart` (a session sets it when it is made),
-`imported` (the `pnp` program imports what a command needs and freezes it; `thaw` after a fork keeps that frozen)
+`imported` (an untrusted command imports what it needs and freezes it; `thaw` after a fork keeps that frozen)
 and `Hygiene`, a drawing worker's policy between bundles: a full collection walks the
 whole heap, and a worker's heap holds its text engine's memos, so collecting it after
 every bundle cost more the more it had drawn (37 % of a 5,400-card build's samples); a
@@ -31,7 +31,6 @@ M_MMAP_THRESHOLD = -3     # mallopt's parameter (glibc's malloc.h)
 LARGE = 128 * 1024        # a block this large or larger is mapped on its own, and unmapped when freed
 
 _DROPPABLE: list[Callable[[], None]] = []   # memory.droppable
-_IMPORTED = False   # memory.imported froze this process's start-up
 _trim = _mallopt = None
 if sys.platform.startswith("linux"):
     try:
@@ -61,7 +60,6 @@ def imported(modules: tuple[str, ...]) -> None:
     cycle among objects frozen here would outlive its use."""
     import importlib
 
-    global _IMPORTED
     gc.disable()
     try:
         for module in modules:
@@ -69,14 +67,14 @@ def imported(modules: tuple[str, ...]) -> None:
     finally:
         gc.enable()
     gc.freeze()
-    _IMPORTED = True
 
 
-def thaw() -> None:
+def thaw(frozen_before: int) -> None:
     """Undo the `gc.freeze()` made before a fork (drawpool: the workers then copy fewer pages
-    of the parent), unless this process froze its start-up (`imported`): a thaw would put
-    it back in every collection, so what the fork froze stays frozen with it."""
-    if not _IMPORTED:
+    of the parent), unless something was frozen before it (`frozen_before`, the freeze
+    count then: the start-up `imported` froze, or what `settle` froze): a thaw would put
+    that back in every collection, so what the fork froze stays frozen with it."""
+    if not frozen_before:
         gc.unfreeze()
 
 

@@ -139,8 +139,9 @@ def test_an_untrusted_start_up_is_frozen_and_a_fork_does_not_thaw_it():
             frozen_before = gc.get_freeze_count()
             memory.imported(("generator.pipeline", "generator.draw.drawpool"))
             frozen = gc.get_freeze_count()
+            before_fork = gc.get_freeze_count()
             gc.freeze()   # as drawpool does before forking its workers...
-            memory.thaw()   # ...and after
+            memory.thaw(before_fork)   # ...and after
             code = 0 if gc.isenabled() and frozen > frozen_before and gc.get_freeze_count() >= frozen else 3
         finally:
             os._exit(code)
