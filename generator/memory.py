@@ -6,7 +6,8 @@ in use, so a process's memory only grows from stage to stage. `malloc_trim(0)` r
 those pages. Elsewhere (macOS, Windows, musl without it) this does nothing.
 
 In: nothing but the process itself. Out: `release` and `settle` (a session calls them
-between stages and rebuilds; `droppable` memos it may drop), `large_blocks_apart` (a session sets it when it is made)
+between stages and rebuilds; `droppable` memos it may drop), `large_blocks_apart` (a session sets it when it is made),
+`imported` (an untrusted command imports what it needs and freezes it; `thaw` after a fork keeps that frozen)
 and `Hygiene`, a drawing worker's policy between bundles: a full collection walks the
 whole heap, and a worker's heap holds its text engine's memos, so collecting it after
 every bundle cost more the more it had drawn (37 % of a 5,400-card build's samples); a
@@ -48,6 +49,33 @@ def large_blocks_apart() -> None:
     so). Set once, the threshold stays put. Elsewhere this does nothing."""
     if _mallopt is not None:
         _mallopt(M_MMAP_THRESHOLD, LARGE)
+
+
+def imported(modules: tuple[str, ...]) -> None:
+    """Import `modules` with the collector off, then freeze what the process then holds out
+    of its sight: modules, classes and functions live as long as the process, so the
+    collections that importing them triggered found nothing (about 0.1 CPU s at every start
+    of an untrusted command), and every later collection of the build, full ones included,
+    walks only what the build makes. Refcounting frees what is frozen as ever; only a
+    cycle among objects frozen here would outlive its use."""
+    import importlib
+
+    gc.disable()
+    try:
+        for module in modules:
+            importlib.import_module(module)
+    finally:
+        gc.enable()
+    gc.freeze()
+
+
+def thaw(frozen_before: int) -> None:
+    """Undo the `gc.freeze()` made before a fork (drawpool: the workers then copy fewer pages
+    of the parent), unless something was frozen before it (`frozen_before`, the freeze
+    count then: the start-up `imported` froze, or what `settle` froze): a thaw would put
+    that back in every collection, so what the fork froze stays frozen with it."""
+    if not frozen_before:
+        gc.unfreeze()
 
 
 def droppable(forget: Callable[[], None]) -> Callable[[], None]:

@@ -3,7 +3,10 @@
 Run by tests/test_fuzz.py in a subprocess (with a memory limit): `python tests/fuzz.py
 SEED CASES [BUILDS]`. Each case copies nothing: it mutates one file of a private copy of
 the project (cards/ and templates/), runs `pnp validate` in this process the way the
-console command does, and puts the file back. Every few cases the card text setter gets a
+console command does, and puts the file back. The validate runs share one remembering
+session (one per set of limits), as `pnp watch` keeps one across the edits it checks: each
+case loads and checks the file it mutated afresh and takes what it did not change from the
+memo (the first case, and the first after a case that hung, starts from an empty one). Every few cases the card text setter gets a
 mutated card text; every TEMPLATE_EVERY cases a template or a rulebook of the smallest
 game gets hostile Jinja (template injection, loops, bombs, broken syntax, files outside
 the project) and the game is validated with its cards drawn; BUILDS cases run a whole
@@ -190,6 +193,15 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
     targets = sorted(p for g in GAMES for p in (work / "cards" / g).iterdir() if p.suffix in (".yaml", ".json"))
     templates = sorted([*(work / "templates" / TEMPLATE_GAME).glob("*.j2"), work / "cards" / TEMPLATE_GAME / "rulebook.md"])
     signal.signal(signal.SIGALRM, _alarm)
+    import generator.cli.commands as commands
+
+    fresh = commands.session_for
+    remembered: dict = {}
+
+    def remembering(limits, remember: bool = False):
+        if limits not in remembered:
+            remembered[limits] = fresh(limits, remember=True)
+        return remembered[limits]
     failures, slowest = [], 0.0
     build_at = set(rng.sample(range(cases), min(builds, cases)))
     for case in range(cases):
@@ -219,6 +231,7 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
                     else ["--root", str(work), "validate", game, "--no-render"])  # load + rules; builds draw
         started = time.perf_counter()
         limit = BUILD_SECONDS if case in build_at else CASE_SECONDS
+        commands.session_for = fresh if case in build_at else remembering   # a build: a session of its own
         signal.alarm(limit)
         try:
             code, output = run_cli(args)
@@ -229,6 +242,9 @@ def main(seed: int, cases: int, builds: int = 0) -> dict:
         finally:
             signal.alarm(0)
             path.write_text(original, encoding="utf-8")
+            commands.session_for = fresh
+        if code in (-2, -3):   # stopped anywhere, perhaps halfway through filling the memo: start afresh
+            remembered.clear()
         slowest = max(slowest, time.perf_counter() - started)
         escaped = (work / "PWNED").exists() or "uid=" in output  # a template that ran a command
         if code not in (0, 1, 2) or "Traceback" in output or escaped:

@@ -285,7 +285,10 @@ def test_the_pre_commit_hooks_via_try_repo(mini, tmp_path):
            "PNP_CACHE_KEY": os.environ["PNP_CACHE_KEY"], "TMPDIR": str(tmp_path),
            "PYTHONPATH": sysconfig.get_paths()["purelib"], "PIP_NO_INDEX": "1", "PIP_NO_DEPS": "1",
            "PIP_NO_BUILD_ISOLATION": "0", "PIP_NO_COMPILE": "0", "VIRTUALENV_NO_SETUPTOOLS": "1",
-           "VIRTUALENV_NO_WHEEL": "1"}
+           "VIRTUALENV_NO_WHEEL": "1",
+           # virtualenv, with an app-data folder of its own (HOME), would otherwise run pip in the
+           # background to download a newer pip for its bundle (3 CPU s, failing: no index)
+           "VIRTUALENV_NO_PERIODIC_UPDATE": "1"}
     result = sh(BIN / "pre-commit", "try-repo", snapshot(tmp_path), "--verbose", "--files", "cards/mini/deck.yaml",
                 "cards/other/deck.yaml", "schemas/deck.schema.json", ok=False, cwd=root, env=env)
     out = result.stdout

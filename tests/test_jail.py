@@ -11,11 +11,14 @@ import shutil
 import socket
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from generator import jailbridge
+from generator.draw.templates import Sandbox
+from tests.conftest import run
 
 REPO = Path(__file__).resolve().parents[1]
 needs_walls = pytest.mark.skipif(not (jailbridge.landlock_abi() >= 3 and jailbridge.seccomp_available()),
@@ -53,6 +56,17 @@ def pnp(root: Path, *args: str, prelude: str = "", ci: bool = False, timeout: fl
                           capture_output=True, text=True, timeout=timeout)
 
 
+def unjailed(monkeypatch, root: Path, *args: str):
+    """`pnp --root ROOT ARGS` with the Jinja sandbox down (as NO_SANDBOX), run in this process
+    without the jail (the control of a jail test: the payloads work when nothing stops them;
+    no process of its own is needed for that, and none is jailed). ARGS say --trusted."""
+    assert "--trusted" in args
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(Sandbox, "is_safe_attribute", lambda self, obj, attr, value: True)
+    monkeypatch.setattr(Sandbox, "is_safe_callable", lambda self, obj: True)
+    return run(root, *args)
+
+
 @pytest.fixture
 def hostile(mini, tmp_path):
     """(project, marker folder, listening server): a game whose faces, the sandbox off, run
@@ -78,7 +92,7 @@ def accepted(server: socket.socket) -> bool:
 
 
 @needs_walls
-def test_an_escaped_template_is_refused_by_the_kernel(hostile):
+def test_an_escaped_template_is_refused_by_the_kernel(hostile, monkeypatch):
     root, marks, server = hostile
     done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=NO_SANDBOX)
     said = done.stdout + done.stderr
@@ -88,8 +102,8 @@ def test_an_escaped_template_is_refused_by_the_kernel(hostile):
     assert not accepted(server)
     assert "Traceback" not in said
     # the same payloads without the jail: each of them works (the test proves what it claims)
-    done = pnp(root, "build", "--paper", "a4", "--trusted", prelude=NO_SANDBOX, ci=True)
-    assert sorted(p.name for p in marks.iterdir()) == ["outside", "popen", "system"], done.stderr[-3000:]
+    done = unjailed(monkeypatch, root, "build", "--paper", "a4", "--trusted")
+    assert sorted(p.name for p in marks.iterdir()) == ["outside", "popen", "system"], done.output[-3000:]
     assert accepted(server)
 
 
@@ -102,14 +116,28 @@ def test_ci_turns_the_jail_on_and_trusted_turns_it_off(hostile):
     assert (marks / "system").exists()
 
 
-@needs_walls
-def test_the_drawing_workers_are_confined_too(mini, tmp_path):
-    """Faces drawn in forked workers (two, whatever the cores) still cannot run a program nor
-    read outside: the jail is inherited, not re-applied."""
-    root = mini("\n".join(f"- {{id: c{n}, name: C{n}, text: T{n}}}" for n in range(40)))
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    prelude = f"""
+FORTY = "\n".join(f"- {{id: c{n}, name: C{n}, text: T{n}}}" for n in range(40))
+
+
+def forty_cards(root: Path) -> Path:
+    """The `mini` game (conftest) of 40 cards in `root`: for a fixture wider than one test."""
+    from tests.conftest import MINI_BACK, MINI_FRONT
+
+    for folder in ("cards", "templates"):
+        (root / folder / "mini").mkdir(parents=True)
+    (root / "cards" / "mini" / "game.yaml").write_text("title: Mini\ndecks: [deck.yaml]\n")
+    (root / "cards" / "mini" / "deck.yaml").write_text(
+        "deck: things\nname: Things\nfront: front.svg.j2\nback: back.svg.j2\nfields:\n  text: {type: string}\n"
+        "  cost: {type: integer, minimum: 0}\nrequired: [text]\ncards:\n" + textwrap.indent(FORTY, "  ") + "\n")
+    (root / "templates" / "mini" / "front.svg.j2").write_text(MINI_FRONT)
+    (root / "templates" / "mini" / "back.svg.j2").write_text(MINI_BACK)
+    return root
+
+
+# A drawing worker, as it starts a bundle, tries what escaped code would: run a program, read
+# /etc/passwd, read a file another program keeps in /dev/shm (SECRET) and leave one there
+# (named LEFT-<its pid>). What it met goes to WORKERS and SHM in the build's output/.
+WORKER_SPY = """
 import ctypes
 import json
 import os
@@ -120,18 +148,65 @@ MAIN = os.getpid()
 drawn = drawpool._draw_in_worker
 
 def spying(*args, **kwargs):
-    said = os.system('touch {marks}/worker-ran-a-program')
+    said = os.system('touch MARKS/worker-ran-a-program')
     try:
         open('/etc/passwd').read()
         read = 'read'
     except OSError as exc:
         read = type(exc).__name__
-    with open({str(root / 'output' / 'workers.txt')!r}, 'a') as f:
-        f.write(f'{{os.getpid() != MAIN}} {{said != 0}} {{read}}\\n')
+    with open('WORKERS', 'a') as f:
+        f.write(f'{os.getpid() != MAIN} {said != 0} {read}\\n')
+    try:
+        secret = open('SECRET').read()
+    except OSError as exc:
+        secret = type(exc).__name__
+    left = 'LEFT-' + str(os.getpid())
+    if not os.path.exists(left):
+        os.close(os.open(left, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    with open('SHM', 'a') as f:
+        f.write(f'{secret}\\n')
     return drawn(*args, **kwargs)
 drawpool._draw_in_worker = spying
 """
-    done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=prelude)
+
+
+@pytest.fixture(scope="module")
+def spied_workers(tmp_path_factory):
+    """One untrusted build of 40 cards, drawn by two workers spied on (WORKER_SPY), shared by
+    the tests of what a worker meets in the jail: (project, its marker folder, the secret
+    /dev/shm file, the prefix of what a worker leaves there, the finished pnp process)."""
+    if not Path("/dev/shm").is_dir():
+        pytest.skip("no /dev/shm")
+    base = tmp_path_factory.mktemp("workers")
+    root = forty_cards(base / "proj")
+    marks = base / "marks"
+    marks.mkdir()
+    secret = Path("/dev/shm") / f"pnp-test-secret-{os.getpid()}"
+    secret.write_text("another program's memory")
+    left = f"/dev/shm/pnp-left-by-{os.getpid()}-"
+    try:
+        done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=spy(root, marks, secret, left))
+        yield root, marks, secret, left, done
+    finally:
+        secret.unlink()
+        for found in Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*"):
+            found.unlink()
+
+
+def spy(root: Path, marks: Path, secret: Path, left: str) -> str:
+    out = root / "output"
+    for name, value in (("MARKS", str(marks)), ("WORKERS", str(out / "workers.txt")), ("SHM", str(out / "shm.txt")),
+                        ("SECRET", str(secret)), ("LEFT-", left)):
+        assert repr(value)[1:-1] == value   # a plain path: no quoting needed inside the prelude's strings
+    return (WORKER_SPY.replace("MARKS", str(marks)).replace("WORKERS", str(out / "workers.txt"))
+            .replace("SHM", str(out / "shm.txt")).replace("SECRET", str(secret)).replace("LEFT-", left))
+
+
+@needs_walls
+def test_the_drawing_workers_are_confined_too(spied_workers):
+    """Faces drawn in forked workers (two, whatever the cores) still cannot run a program nor
+    read outside: the jail is inherited, not re-applied."""
+    root, marks, _, _, done = spied_workers
     assert done.returncode == 0, done.stderr[-3000:]
     lines = set((root / "output" / "workers.txt").read_text().splitlines())
     assert lines == {"True True PermissionError"}
@@ -139,54 +214,24 @@ drawpool._draw_in_worker = spying
 
 
 @needs_walls
-def test_dev_shm_is_a_private_empty_folder_for_the_jailed_build(mini, tmp_path):
+def test_dev_shm_is_a_private_empty_folder_for_the_jailed_build(spied_workers, tmp_path):
     """The drawing workers' queues need semaphore files in /dev/shm, so the jail lets the build
     write there: into an empty tmpfs of its own (a user and a mount namespace), not the
     system's, where other programs keep their shared memory. A file planted there by another
     process cannot be read, and what the build leaves there is gone with it."""
-    if not Path("/dev/shm").is_dir():
-        pytest.skip("no /dev/shm")
-    root = mini("\n".join(f"- {{id: c{n}, name: C{n}, text: T{n}}}" for n in range(40)))
-    secret = Path("/dev/shm") / f"pnp-test-secret-{os.getpid()}"
-    secret.write_text("another program's memory")
-    prelude = f"""
-import ctypes
-import json
-import os
-import generator.session
-from generator.draw import drawpool
-generator.session.usable_cpus = lambda: 2
-drawn = drawpool._draw_in_worker
-
-def spying(*args, **kwargs):
-    try:
-        read = open({str(secret)!r}).read()
-    except OSError as exc:
-        read = type(exc).__name__
-    left = '/dev/shm/pnp-left-by-{os.getpid()}-' + str(os.getpid())
-    if not os.path.exists(left):
-        os.close(os.open(left, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    with open({str(root / 'output' / 'shm.txt')!r}, 'a') as f:
-        f.write(f'{{read}}\\n')
-    return drawn(*args, **kwargs)
-drawpool._draw_in_worker = spying
-"""
-    try:
-        done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=prelude)
-        assert done.returncode == 0, done.stderr[-3000:]
-        seen = set((root / "output" / "shm.txt").read_text().splitlines())
-        assert {line.split()[0] for line in seen} == {"FileNotFoundError"}, seen
-        assert list(Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*")) == []
-        assert secret.read_text() == "another program's memory"
-        # the same spy, untrusted off: the system's /dev/shm (the test proves what it claims)
-        shutil.rmtree(root / "output")   # (its face cache too: every face drawn again)
-        done = pnp(root, "build", "--paper", "a4", "--trusted", prelude=prelude)
-        assert "another program's memory" in (root / "output" / "shm.txt").read_text()
-        assert list(Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*")) != []
-    finally:
-        secret.unlink()
-        for left in Path("/dev/shm").glob(f"pnp-left-by-{os.getpid()}-*"):
-            left.unlink()
+    root, _, secret, left, done = spied_workers
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = set((root / "output" / "shm.txt").read_text().splitlines())
+    assert {line.split()[0] for line in seen} == {"FileNotFoundError"}, seen
+    assert list(Path("/dev/shm").glob(Path(left).name + "*")) == []
+    assert secret.read_text() == "another program's memory"
+    # the same spy, untrusted off: the system's /dev/shm (the test proves what it claims)
+    again = forty_cards(tmp_path / "proj")   # (a face cache of its own: every face drawn again)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    pnp(again, "build", "--paper", "a4", "--trusted", prelude=spy(again, marks, secret, left))
+    assert "another program's memory" in (again / "output" / "shm.txt").read_text()
+    assert list(Path("/dev/shm").glob(Path(left).name + "*")) != []
 
 
 @needs_walls
@@ -204,19 +249,22 @@ jailbridge.private_tmpfs = lambda path, options: "refused here, for the test"
 drawn = drawpool.draw_bundle
 
 def spying(*args, **kwargs):
+    import gc
     with open({str(root / 'output' / 'where.txt')!r}, 'a') as f:
-        f.write(f'{{multiprocessing.parent_process() is None}}\\n')
+        f.write(f'{{multiprocessing.parent_process() is None}} {{gc.get_freeze_count() > 0}}\\n')
     return drawn(*args, **kwargs)
 drawpool.draw_bundle = spying
 """
     done = pnp(root, "build", "--paper", "a4", "--untrusted", prelude=prelude)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "drawing on one core: /dev/shm could not be made private (refused here, for the test)" in done.stderr
-    assert set((root / "output" / "where.txt").read_text().splitlines()) == {"True"}
+    # (and what the untrusted command imported before its jail is frozen: memory.imported,
+    # tests/test_startup.py; nothing else in a build drawn in one process freezes)
+    assert set((root / "output" / "where.txt").read_text().splitlines()) == {"True True"}
 
 
 @needs_walls
-def test_a_diff_draws_the_git_ref_inside_the_jail(hostile):
+def test_a_diff_draws_the_git_ref_inside_the_jail(hostile, monkeypatch):
     """pnp diff REF renders the faces of REF's templates, a stranger's too: git unpacks REF
     before the jail, and the drawing happens inside it (it ran unjailed before)."""
     root, marks, _ = hostile
@@ -230,8 +278,8 @@ def test_a_diff_draws_the_git_ref_inside_the_jail(hostile):
     said = done.stdout + done.stderr
     assert sorted(p.name for p in marks.iterdir()) == [], said[-3000:]
     assert "root:x:0" not in said and "Traceback" not in said, said[-3000:]
-    done = pnp(root, "diff", "HEAD", "--trusted", prelude=NO_SANDBOX)
-    assert "system" in [p.name for p in marks.iterdir()], (done.stdout + done.stderr)[-3000:]
+    done = unjailed(monkeypatch, root, "diff", "HEAD", "--trusted")
+    assert "system" in [p.name for p in marks.iterdir()], done.output[-3000:]
 
 
 @needs_walls
@@ -313,7 +361,7 @@ def test_the_cache_key_is_read_before_the_jail_and_an_untrusted_rebuild_uses_the
     assert (tmp_path / "home-cache" / "pnp" / "cache-key").stat().st_size == 32
 
 
-def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git(mini, tmp_path):
+def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git(mini, tmp_path, monkeypatch):
     """A pull request cannot commit a .git folder, but it can commit a game's folder laid out
     as a bare repository whose config names a command (core.fsmonitor): git found it from
     the project folder and ran it while pnp asked for the stamp's facts, before the jail."""
@@ -327,10 +375,14 @@ def test_a_folder_laid_out_as_a_bare_repository_cannot_run_a_command_through_git
                                  f'\tfsmonitor = "touch {mark}; echo"\n')
     env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)   # the checkout around it
-    for args in (("validate", "--untrusted"), ("build", "--paper", "a4", "--stamp", "{version} {date}", "--trusted")):
-        done = pnp(root, *args)
-        assert "Traceback" not in done.stderr, done.stderr
-        assert not mark.exists(), (args, done.stderr)
+    done = pnp(root, "validate", "--untrusted")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert not mark.exists(), done.stderr
+    # a trusted build asks git for the stamp's facts too: in this process (the jail plays no part)
+    monkeypatch.delenv("CI", raising=False)
+    done = run(root, "build", "--paper", "a4", "--stamp", "{version} {date}", "--trusted")
+    assert "Traceback" not in done.output and isinstance(done.exception, (SystemExit, type(None))), done.output
+    assert not mark.exists(), done.output
 
 
 MANY_STEPS = ("{% set big = 'x' * 999000 %}{% set ns = namespace(l=[]) %}{% for i in range(3000) %}"

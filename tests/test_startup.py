@@ -119,3 +119,32 @@ def test_the_plain_table_follows_the_metaschema():
     assert set(schema.PLAIN) <= declared, set(schema.PLAIN) - declared
     digest = hashlib.sha256(json.dumps(documents, sort_keys=True).encode()).hexdigest()
     assert digest == METASCHEMA, f"the metaschema changed ({digest}): read schema.PLAIN against it again"
+
+
+def test_an_untrusted_start_up_is_frozen_and_a_fork_does_not_thaw_it():
+    """`pnp` confining itself (cli/options._confine) first imports what the command needs with
+    the collector off and freezes it (memory.imported): those objects live as long as the
+    process, and no collection of the build walks them again (0.1-0.2 CPU s of every
+    untrusted start). The drawing pool freezes the heap before it forks and thaws it after
+    (memory.thaw): in such a process the start-up stays frozen. In a child process, as the
+    test process must keep its own collector as it is."""
+    pid = os.fork()
+    if pid == 0:   # the child: answer by the exit code alone
+        code = 1
+        try:
+            import gc
+
+            from generator import memory
+
+            frozen_before = gc.get_freeze_count()
+            memory.imported(("generator.pipeline", "generator.draw.drawpool"))
+            frozen = gc.get_freeze_count()
+            before_fork = gc.get_freeze_count()
+            gc.freeze()   # as drawpool does before forking its workers...
+            memory.thaw(before_fork)   # ...and after
+            code = 0 if gc.isenabled() and frozen > frozen_before and gc.get_freeze_count() >= frozen else 3
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+

@@ -166,11 +166,11 @@ def _confine(ctx, limits, kwargs):
     if since not in (None, "last"):
         raise InputError(f"--changed-since {since}: reading a git ref runs git, which an untrusted build cannot "
                          "(--untrusted, on where CI is set): use --changed-since last, or --trusted")
-    import importlib
+    from .. import memory
 
-    for module in ("generator.pipeline", "generator.changes", "generator.preflight", "generator.exporting",
-                   "generator.draw.drawpool"):
-        importlib.import_module(module)   # libraries found by running ldconfig, before exec is refused
+    # libraries found by running ldconfig, before exec is refused (and frozen: memory.imported)
+    memory.imported(("generator.pipeline", "generator.changes", "generator.preflight", "generator.exporting",
+                     "generator.draw.drawpool"))
     root = _root(ctx)
     from .. import safefs
     from ..diskmemo import code_digest

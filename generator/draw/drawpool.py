@@ -54,12 +54,13 @@ def drawing_workers(session: Session):
         return
     _ready_to_fork()
     before = children_cpu()
+    frozen = gc.get_freeze_count()
     gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
     try:
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
     finally:
-        gc.unfreeze()
+        memory.thaw(frozen)
     session.workers = pool
     try:
         yield
@@ -98,6 +99,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
             raise
     elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         _ready_to_fork(fontset(game_fonts))
+        frozen = gc.get_freeze_count()
         gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         before = children_cpu()
         try:
@@ -111,7 +113,7 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise
         finally:
-            gc.unfreeze()
+            memory.thaw(frozen)
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
     else:   # the fonts made ready as before forking: the same bytes on one core as on many
         _load_fonts_once(fontset(game_fonts))
