@@ -485,8 +485,8 @@ def test_findings_across_files_name_a_line_of_the_file_they_name(project):
     assert set(f.cards) == {"zeus", "contest-play"}
 
 
-@pytest.mark.slow
-def test_validate_render_catches_what_only_drawing_finds(project):
+def test_validate_render_catches_what_only_drawing_finds(project, warm):
+    warm(project / "output")   # the caches the run's build left: validate draws what the edit changed
     edit(project / "cards/olympians/playing-cards.yaml", "title: Ruler of the Sky",
          "title: Ruler of the Sky, the Clouds, the Storms, the Thunder and the Lightning Bolts")
     assert run(project, "validate", "olympians", "--no-render").exit_code == 0  # rules cannot see a text box
