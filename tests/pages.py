@@ -153,19 +153,21 @@ SHIPPED = ("olympians", "meteor", "meta-olympia", "king-of-the-pitch", "metikoro
 FACES_DPI = 30
 
 
-def shipped_faces(root: Path, game_id: str, dpi: float = FACES_DPI) -> dict[str, Image.Image]:
+def shipped_faces(root: Path, game_id: str, dpi: float = FACES_DPI, session: Session | None = None) -> dict[str, Image.Image]:
     """The front of the first card of every deck of a game, drawn as a build draws faces
-    (Jinja, text fitting, one bundle with its primer page), as images at `dpi`."""
+    (Jinja, text fitting, one bundle with its primer page), as images at `dpi`. `session`:
+    the one whose memo renders the SVGs (say, what a build kept on disk); else a fresh one."""
     import tempfile
 
+    from generator.data.editions import source_edition
     from generator.data.load import load_game
     from generator.draw import fonts
     from generator.draw.bundlepdf import draw_bundle, primer
     from generator.draw.render import render_svgs
 
     fonts.activate(Path(tempfile.mkdtemp(prefix="pnp-pages-")))   # the fontconfig plain <text> is drawn with
-    game = load_game(root, game_id, Session())
-    found = render_svgs(game, Session())
+    game = source_edition(load_game(root, game_id, Session()))   # in the language it is written in, as a build draws it
+    found = render_svgs(game, session or Session())
     first = {}
     for rc in found.cards:
         if rc.front is not None:

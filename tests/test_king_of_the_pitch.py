@@ -185,19 +185,25 @@ def test_help_card_and_rulebook_print_the_tables(all_builds, project):
     assert "Friendly Bronze cube 6 of 8 8 of 8 7 of 8 8 of 8" in " ".join(book.split())  # MATCH cards by fixture
 
 
-@pytest.mark.slow
-def test_the_formation_circles_stand_a_chip_apart_as_drawn():
+def test_the_formation_circles_stand_a_chip_apart_as_drawn(drawn_faces):
     """The circles a team board draws (its white discs, r 11.2) are where tables.yaml puts the
     spots, and no two are nearer than a round chip is wide (number 5 and 8 once stood 21.2 mm
-    apart for 22 mm chips)."""
+    apart for 22 mm chips). The faces' SVG as the run's build rendered them (the memo it
+    kept, read only)."""
     import itertools
     import math
 
+    from generator.data.editions import source_edition
+    from generator.diskmemo import pack_name
     from generator.draw.render import render_svgs
 
-    game = load_game(REPO, "king-of-the-pitch", Session())
+    session = Session()
+    with session.kept_on_disk(drawn_faces.parent / "memo", drawn_faces.parent.parent, pack_name({GAME: None}),
+                              keep=False):
+        assert session.warm
+        game = source_edition(load_game(REPO, GAME, session))
+        found = render_svgs(game, session)
     chip = game.deck("chips").trim_w
-    found = render_svgs(game, Session())
     board = next(rc for rc in found.cards if rc.card.id == "team-board-blue")
     svg = found.svgs[board.front]
     centres = [(float(x), float(y)) for x, y in

@@ -205,11 +205,19 @@ def check_drawing(lines, drawn, x, y, s):
             assert "A" not in d
 
 
+@pytest.fixture(scope="module")
+def shipped():
+    """faces(REPO): the shipped game's faces as the build draws them, rendered and drawn once
+    for the tests here that read them."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return faces(REPO, monkeypatch)
+
+
 @pytest.mark.slow
-def test_every_tile_draws_exactly_its_lines(monkeypatch):
+def test_every_tile_draws_exactly_its_lines(shipped):
     game = load_game(REPO, GAME, Session())
     deck = game.deck("pieces")
-    svgs = faces(REPO, monkeypatch)
+    svgs = shipped
     for card in deck.cards:
         svg = svgs[(card.id, "front")]
         b, s = deck.bleed, deck.trim_w
@@ -229,10 +237,10 @@ def test_a_mutated_line_changes_both_the_verdict_and_the_drawing(project, monkey
     check_drawing([["N", "E", "arc"], ["E", "S", "arc"]], drawn, b, b, s)
 
 
-def test_the_board_draws_its_fields_and_fixed_track_from_the_data(monkeypatch):
+def test_the_board_draws_its_fields_and_fixed_track_from_the_data(shipped):
     game = load_game(REPO, GAME, Session())
     deck, t = game.deck("board"), tables()
-    svg = faces(REPO, monkeypatch)[("board", "front")]
+    svg = shipped[("board", "front")]
     grid = [["?"] * 10 for _ in range(10)]
     root = ET.fromstring(svg)
     for el in root.iter():

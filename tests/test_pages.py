@@ -24,10 +24,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "tests" / "fixtures" / "pages"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("game", SHIPPED)
-def test_shipped_faces_look_as_they_did_before_pango(game, tmp_path):
-    now = shipped_faces(ROOT, game)
+def test_shipped_faces_look_as_they_did_before_pango(game, tmp_path, drawn_faces):
+    from generator.diskmemo import pack_name
+    from generator.session import Session
+
+    session = Session()   # the face SVGs the run's build of the game rendered, kept on disk (read only)
+    with session.kept_on_disk(drawn_faces.parent / "memo", drawn_faces.parent.parent, pack_name({game: None}),
+                              keep=False):
+        assert session.warm, "the run's build kept no memo of the game"
+        now = shipped_faces(ROOT, game, session=session)
     pinned = {p.stem: p for p in sorted((PINNED / game).glob("*.png"))}
     assert set(now) == set(pinned), "the decks changed: re-pin with python -m tests.pages --pin-shipped"
     worst = []

@@ -117,27 +117,51 @@ def test_inline_icons_take_the_text_colour():
     assert 'viewBox="0 0 10 10" overflow="visible" fill="#ffffff"' in markup
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("family, bold, italic", [
+FACES = [
     ("Lato", False, False), ("Lato", True, False), ("Lato", False, True), ("Lato", True, True),
     ("Lato Black", False, False), ("EB Garamond", False, False), ("EB Garamond", False, True),
     ("Open Sans Condensed", True, False), ("DejaVu Sans", False, False), ("sans-serif", False, False),
     ("serif", False, False),
-])
-def test_cairo_draws_with_the_face_we_measure(family, bold, italic):
-    """The hermetic fontconfig resolves each request to exactly the file pnp measures with.
-    Drawn in a process of its own: cairo keeps the fonts it has drawn with for the life of a
-    process, and the numbering of a later PDF's resources would depend on this test."""
+]
+
+
+def _hamburg(family, bold, italic) -> bytes:
+    attrs = f'font-family="{family}"' + (' font-weight="bold"' if bold else "") + (
+        ' font-style="italic"' if italic else "")
+    return _svg(f'<text x="5" y="20" {attrs}>Hamburg</text>')
+
+
+@pytest.fixture(scope="module")
+def drawn_by_cairo() -> dict:
+    """{(family, bold, italic): the PDF CairoSVG draws of "Hamburg" in that face}, all drawn
+    in one process of their own (started once for the module): cairo keeps the fonts it has
+    drawn with for the life of a process, and the numbering of a later PDF's resources in a
+    test process would depend on this test. Each request is resolved by fontconfig alone
+    (cairo's fonts are kept by what was asked: family, weight, slant)."""
+    import json
     import subprocess
     import sys
 
-    face = shipped().face(family, bold, italic)
-    attrs = f'font-family="{family}"' + (' font-weight="bold"' if bold else "") + (
-        ' font-style="italic"' if italic else "")
-    draw = ("import sys, cairosvg; sys.stdout.buffer.write(cairosvg.svg2pdf(bytestring=sys.stdin.buffer.read()))")
-    done = subprocess.run([sys.executable, "-c", draw], input=_svg(f'<text x="5" y="20" {attrs}>Hamburg</text>'),
+    draw = ("import json, sys, cairosvg\n"
+            "for svg in json.load(sys.stdin):\n"
+            "    pdf = cairosvg.svg2pdf(bytestring=svg.encode())\n"
+            "    sys.stdout.buffer.write(b'%d\\n' % len(pdf) + pdf)\n")
+    done = subprocess.run([sys.executable, "-c", draw], input=json.dumps([_hamburg(*f).decode() for f in FACES]).encode(),
                           capture_output=True, check=True)   # the environment keeps the hermetic FONTCONFIG_FILE
-    pdf = pikepdf.open(io.BytesIO(done.stdout))
+    out, pdfs = io.BytesIO(done.stdout), {}
+    for face in FACES:
+        pdfs[face] = out.read(int(out.readline()))
+    assert out.read() == b""
+    return pdfs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family, bold, italic", FACES)
+def test_cairo_draws_with_the_face_we_measure(family, bold, italic, drawn_by_cairo):
+    """The hermetic fontconfig resolves each request to exactly the file pnp measures with
+    (drawn in a process of its own: `drawn_by_cairo`)."""
+    face = shipped().face(family, bold, italic)
+    pdf = pikepdf.open(io.BytesIO(drawn_by_cairo[family, bold, italic]))
     names = [str(f.BaseFont).split("+")[-1] for f in pdf.pages[0].Resources.Font.values()]
     assert names == [face.postscript_name]
 

@@ -33,12 +33,20 @@ def test_seams_are_the_edges_of_the_panels_on_top(paper):
 @pytest.fixture(scope="module")
 def drawn(drawn_faces):
     """Each shipped game rendered once for every test here, its faces as the run's one build
-    drew them (its face cache): {game: RenderedGame}."""
+    rendered and drew them (the memo it kept, read only, and its face cache): {game: RenderedGame}."""
+    from generator.data.editions import source_edition
+    from generator.diskmemo import pack_name
+
     rendered = {}
 
     def get(game):
         if game not in rendered:
-            rendered[game] = render_game(load_game(REPO, game, Session()), Session(), cache=FaceCache(drawn_faces))
+            session = Session()
+            with session.kept_on_disk(drawn_faces.parent / "memo", drawn_faces.parent.parent,
+                                      pack_name({game: None}), keep=False):
+                assert session.warm
+                rendered[game] = render_game(source_edition(load_game(REPO, game, session)), session,
+                                             cache=FaceCache(drawn_faces))
             assert rendered[game].drawn == 0
         return rendered[game]
     return get

@@ -2,6 +2,7 @@
 vector text, embedded fonts, clean PDF syntax, byte-identical rebuilds."""
 from __future__ import annotations
 
+import functools
 import io
 import json
 
@@ -60,10 +61,17 @@ def drawn_faces(page):
     return out
 
 
+@functools.cache
+def _decks(game) -> tuple:
+    """The game's decks as loaded from its own data (read once a process: the parametrised
+    tests here ask for the same game a PDF at a time; they only read it)."""
+    from generator.data.load import load_game
+    return load_game(REPO, game, Session()).decks
+
+
 def _bleeds(game):
     """card id -> the bleed of its deck, from the game's own data."""
-    from generator.data.load import load_game
-    return {c.id: d.bleed for d in load_game(REPO, game, Session()).decks for c in d.cards}
+    return {c.id: d.bleed for d in _decks(game) for c in d.cards}
 
 
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
@@ -117,8 +125,7 @@ def test_trim_boxes_follow_the_grid_and_stay_on_paper(olympians_build, paper):
 
 @pytest.mark.parametrize("game, name", [p for p in all_pdfs() if "-sheets-" in p[1]])
 def test_every_back_lands_behind_its_front_after_a_long_edge_flip(all_builds, game, name):
-    from generator.data.load import load_game
-    with_backs = {c.id for d in load_game(REPO, game, Session()).decks if d.layout == "sheet" for c in d.cards if c.back}
+    with_backs = {c.id for d in _decks(game) if d.layout == "sheet" for c in d.cards if c.back}
     info = entry(all_builds[game], name)
     page_w = PAPERS["a4" if name.endswith("-a4.pdf") else "letter"][0]
     fronts = [p for p in info["placements"] if p["side"] == "front" and p["id"] in with_backs]

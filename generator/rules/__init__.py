@@ -84,7 +84,9 @@ def _plain(finding: Finding) -> tuple:
 
 
 def _rules_file_key(game, fields: set[str]) -> tuple:
-    """The key of a game's rules as `load_rules` reads them: the file's text (and where it is) and the game's fields."""
+    """The key of a game's rules as `load_rules` reads them: the file's text, where it is in
+    the project (the rules name it so; not the project's folder, which they never name, as
+    the YAML memo keys a file) and the game's fields."""
     path = rules_path(game)
     try:
         text = path.read_bytes() if path is not None else b""
@@ -92,4 +94,4 @@ def _rules_file_key(game, fields: set[str]) -> tuple:
         text = repr(exc).encode()
     h = hashlib.sha256(text)
     h.update("\0".join(sorted(fields)).encode())
-    return ("rules file", str(path), h.hexdigest())
+    return ("rules file", str(path.relative_to(game.root)) if path is not None else "", h.hexdigest())
