@@ -208,13 +208,13 @@ def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_
     from generator.draw.facecache import FaceCache
 
     cache = FaceCache(project / "output" / ".cache" / "faces")   # faces drawn once, as a build would
-    watching = Session(remember=True)
+    watching = Session(remember=True)   # the watch's one session: it renders, then lays out
     first = rulebook.layout_rulebook(load_game(project, "meteor", Session()),
-                                     render_game(load_game(project, "meteor", Session()), Session(), cache=cache), "a4", watching)
+                                     render_game(load_game(project, "meteor", Session()), watching, cache=cache), "a4", watching)
     # a card on the cover: its face changes, the rulebook's text does not
     edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
     game = load_game(project, "meteor", Session())
-    rendered = render_game(game, Session(), cache=cache)
+    rendered = render_game(game, watching, cache=cache)   # the edited card's faces rendered again, no other
     warm = rulebook.layout_rulebook(game, rendered, "a4", watching)
     assert len(calls) == 1, "the Platypus layout is reused"
     shown = " ".join(" ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(warm.pdf)).split())
