@@ -25,7 +25,6 @@ from .pipeline import (
     face_cache_ready,
     layout_game,
     load_editions,
-    prepare_output,
     render_edition,
     resolve_games,
 )
@@ -53,13 +52,14 @@ def run_exports(root: Path, games, target: str, options: BuildOptions, session: 
     folder of its own (exports/<target>-<language>/; the language the cards are written
     in: exports/<target>/), as `options` ask (dpi, bleed, base_url; stamp and pictures)."""
     made_by = TARGETS[target]
-    run = Run(root, options, session, SILENT)
-    prepare_output(run.out_dir)
-    results = []
+    cache = face_cache_ready(options.output(root))   # as `pnp build`: an export after a build draws nothing again
+    run = Run(root, options, session, SILENT, cache=cache)
+    results, drawn = [], []
     for game_id, langs in editions_asked(root, resolve_games(root, games), games, options.languages).items():
         for edition in _editions(run, game_id, langs):
             started = time.perf_counter()
             rendered = render_edition(run, edition)
+            drawn += rendered.faces_pdfs.keys()
             name = _target(target, edition)
             folder = run.out_dir / game_id / "exports" / name
             files, summary = made_by.make(rendered, folder, options.dpi, options.bleed, options.base_url,
@@ -72,6 +72,7 @@ def run_exports(root: Path, games, target: str, options: BuildOptions, session: 
             results.append(ExportResult(edition.stem, target, written, time.perf_counter() - started,
                                         list(summary.get("skipped", [])), list(summary.get("notes", [])),
                                         list(rendered.warnings)))
+    cache.prune(keep=drawn)   # within its bound, as after a build: never what this export read
     return results
 
 
@@ -103,8 +104,7 @@ def run_kit(root: Path, game_id: str, options: BuildOptions, session: Session) -
     from .exports.kit import kit_words, kit_zip
     from .layout.calibration import calibration_pdf
 
-    # through the face cache, as `pnp build`: a kit after a build draws nothing again
-    cache = face_cache_ready(options.output(root))
+    cache = face_cache_ready(options.output(root))   # as `pnp build`: a kit after a build draws nothing again
     run = Run(root, options, session, SILENT, cache=cache)
     (game_id,) = resolve_games(root, [game_id])
     results, drawn = [], []

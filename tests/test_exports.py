@@ -76,8 +76,11 @@ def test_png_export_is_reproducible(game):
     folder = game / "output" / "ex" / "exports" / "png"
     exported(game, "png", "ex")
     first = {p.name: p.read_bytes() for p in folder.rglob("*.png")}
-    exported(game, "png", "ex")
+    cached = sorted((game / "output" / ".cache" / "faces").glob("*/*.pdf"))
+    assert cached, "an export draws through the face cache, as a build does"
+    exported(game, "png", "ex")   # its faces from the face cache: the same pictures
     assert first == {p.name: p.read_bytes() for p in folder.rglob("*.png")}
+    assert sorted((game / "output" / ".cache" / "faces").glob("*/*.pdf")) == cached   # none drawn again
 
 
 def test_export_needs_a_target(game):
