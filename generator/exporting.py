@@ -22,9 +22,9 @@ from .pipeline import (
     Run,
     check_rules,
     editions_asked,
+    face_cache_ready,
     layout_game,
     load_editions,
-    prepare_output,
     render_edition,
     resolve_games,
 )
@@ -52,13 +52,14 @@ def run_exports(root: Path, games, target: str, options: BuildOptions, session: 
     folder of its own (exports/<target>-<language>/; the language the cards are written
     in: exports/<target>/), as `options` ask (dpi, bleed, base_url; stamp and pictures)."""
     made_by = TARGETS[target]
-    run = Run(root, options, session, SILENT)
-    prepare_output(run.out_dir)
-    results = []
+    cache = face_cache_ready(options.output(root))   # as `pnp build`: an export after a build draws nothing again
+    run = Run(root, options, session, SILENT, cache=cache)
+    results, drawn = [], []
     for game_id, langs in editions_asked(root, resolve_games(root, games), games, options.languages).items():
         for edition in _editions(run, game_id, langs):
             started = time.perf_counter()
             rendered = render_edition(run, edition)
+            drawn += rendered.faces_pdfs.keys()
             name = _target(target, edition)
             folder = run.out_dir / game_id / "exports" / name
             files, summary = made_by.make(rendered, folder, options.dpi, options.bleed, options.base_url,
@@ -71,6 +72,7 @@ def run_exports(root: Path, games, target: str, options: BuildOptions, session: 
             results.append(ExportResult(edition.stem, target, written, time.perf_counter() - started,
                                         list(summary.get("skipped", [])), list(summary.get("notes", [])),
                                         list(rendered.warnings)))
+    cache.prune(keep=drawn)   # within its bound, as after a build: never what this export read
     return results
 
 
@@ -96,20 +98,22 @@ def _write(out_dir: Path, edition, name: str, files, summary: dict, what: str) -
 
 
 def run_kit(root: Path, game_id: str, options: BuildOptions, session: Session) -> list[ExportResult]:
-    """Build a game in memory and write its print-and-play kit (a zip) to exports/kit/, one
-    kit per edition of a game of several languages (exports/kit-<language>/)."""
+    """Build a game in memory (its faces through the face cache, as `pnp build` draws them)
+    and write its print-and-play kit (a zip) to exports/kit/, one kit per edition of a game
+    of several languages (exports/kit-<language>/)."""
     from .exports.kit import kit_words, kit_zip
     from .layout.calibration import calibration_pdf
 
-    run = Run(root, options, session, SILENT)
-    prepare_output(run.out_dir)
+    cache = face_cache_ready(options.output(root))   # as `pnp build`: a kit after a build draws nothing again
+    run = Run(root, options, session, SILENT, cache=cache)
     (game_id,) = resolve_games(root, [game_id])
-    results = []
+    results, drawn = [], []
     for edition in _editions(run, game_id, options.languages):
         started = time.perf_counter()
         papers_of_kit = game_papers(edition, options)
         print_mode = print_mode_of(edition, options)
         rendered = render_edition(run, edition)
+        drawn += rendered.faces_pdfs.keys()
         artifacts = layout_game(edition, rendered, Layout(papers_of_kit, print_mode, session))
         calibration = {p: calibration_pdf(p, print_mode) for p in papers_of_kit} if print_mode.duplex else {}
         kit = kit_zip(edition, artifacts, print_mode, calibration)
@@ -121,4 +125,5 @@ def run_kit(root: Path, game_id: str, options: BuildOptions, session: Session) -
             f"the kit's READ-ME is in English: pnp has no words for it in '{edition.language}'"]
         results.append(ExportResult(edition.stem, "kit", written, time.perf_counter() - started, [], notes,
                                     list(rendered.warnings)))
+    cache.prune(keep=drawn)   # within its bound, as after a build: never what this kit read
     return results

@@ -128,7 +128,7 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
 @dataclass(frozen=True)
 class Run:
     """One command's build: the project, its options, its session, where its progress goes
-    and the face cache it draws through (None: none, as `pnp export` and `kit`)."""
+    and the face cache it draws through (None: none)."""
 
     root: Path
     options: BuildOptions
@@ -144,7 +144,7 @@ class Run:
 
 def face_cache_ready(out_dir: Path) -> FaceCache:
     """The face cache of a build into `out_dir` (output/.cache/faces), the output folder
-    made ready for it (`prepare_output`): what `pnp build`, `validate` and `diff` draw through."""
+    made ready for it (`prepare_output`): what `pnp build`, `validate`, `diff`, `export` and `kit` draw through."""
     from .draw.facecache import FaceCache
 
     cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)

@@ -190,6 +190,27 @@ def _built_once(tmp_path_factory, name: str, *args: str, marker: str = ".built",
     return out
 
 
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """`make(FOLDER)` run once for the whole run, FOLDER shared by pytest-xdist's workers (a
+    lock per `name` in the run's common temporary folder, as `_built_once`): a reference that
+    several tests compare with (a cold build of the same edited data) is made once. Tests
+    only read FOLDER."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / name
+    with open(shared / f"{name}.made.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
+        if not (out / ".made").exists():
+            if out.exists():   # what a failed attempt left
+                shutil.rmtree(out)
+            out.mkdir()
+            make(out)
+            (out / ".made").touch()
+    return out
+
+
 def _shipped_build(tmp_path_factory) -> Path:
     """The output folder of the run's one build of every shipped game (both papers, every
     edition). Each game is built once for the run under a lock of its own, and the test

@@ -10,7 +10,7 @@ from generator.draw.bundles import bundle_count
 from generator.draw.drawkey import face_key
 from generator.draw.facecache import FaceCache
 from generator.session import Session
-from tests.conftest import edit, run
+from tests.conftest import edit, game_copy, made_once, run
 
 
 def files_of(folder):
@@ -18,25 +18,49 @@ def files_of(folder):
             for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts}
 
 
-def test_warm_build_after_an_edit_equals_a_cold_build(warm_project, tmp_path):
+# the edits of the two tests that compare a warm Olympians (English, A4) with a cold build of it
+RULEBOOK_EDIT = ("cards/olympians/rulebook.md", "Every round follows the same five steps",
+                 "Every round follows the same five short steps")
+CARD_EDIT = ("cards/olympians/playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
+EN_A4 = ("--paper", "a4", "--lang", "en")
+
+
+def edited(project, what) -> None:
+    path, old, new = what
+    edit(project / path, old, new)
+
+
+@pytest.fixture(scope="session")
+def edited_olympians_cold(tmp_path_factory):
+    """The output folder of a cold build (a fresh session, no cache at all) of Olympians in
+    English on A4 with both edits made: the two tests below end on the same data, so the
+    run builds it cold once for both (a lock shares it between the test workers)."""
+    def make(folder):
+        project = game_copy(folder / "project", "olympians")
+        edited(project, RULEBOOK_EDIT)
+        edited(project, CARD_EDIT)
+        cold = run(project, "build", "olympians", *EN_A4, "--output", str(folder / "cold"))
+        assert cold.exit_code == 0, cold.output
+    return made_once(tmp_path_factory, "olympians-edited-cold", make) / "cold" / "olympians"
+
+
+def test_warm_build_after_an_edit_equals_a_cold_build(warm_project, edited_olympians_cold):
     """The project's first build stored its faces (the run's shared build, `warm_project`);
     after an edit, a build draws only what changed and writes what a cold build writes."""
     project, out = warm_project, warm_project / "output"
-    assert run(project, "build", "olympians", "--paper", "a4", "--lang", "en").exit_code == 0
+    edited(project, RULEBOOK_EDIT)   # the data the first build is of (the next test's, to share the cold build)
+    assert run(project, "build", "olympians", *EN_A4).exit_code == 0
     entries = sorted((out / ".cache" / "faces").glob("*/*.pdf"))
     assert entries, "a build stores its drawn faces"
     before = (out / "olympians" / "olympians-sheets-a4.pdf").read_bytes()
-    edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
-    warm = run(project, "build", "olympians", "--paper", "a4", "--lang", "en")
+    edited(project, CARD_EDIT)
+    warm = run(project, "build", "olympians", *EN_A4)
     assert warm.exit_code == 0, warm.output
     assert (out / "olympians" / "olympians-sheets-a4.pdf").read_bytes() != before
     new = set((out / ".cache" / "faces").glob("*/*.pdf")) - set(entries)
     assert 1 <= len(new) <= 2, "one edited face redraws at most two bundles"
     # the cold build of the edited data, in a fresh output folder with no cache at all
-    cold_out = tmp_path / "cold"
-    cold = run(project, "build", "olympians", "--paper", "a4", "--lang", "en", "--output", str(cold_out))
-    assert cold.exit_code == 0, cold.output
-    assert files_of(out / "olympians") == files_of(cold_out / "olympians")
+    assert files_of(out / "olympians") == files_of(edited_olympians_cold)
 
 
 @pytest.mark.slow
@@ -236,25 +260,22 @@ def test_remembered_card_checks_report_the_same_problems(mini, remembering):
     assert [p[2] for p in warm] == ["c3", "c3", "c10"]  # in card order (c10 after c3), as one check of the whole deck
 
 
-def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(warm_project, tmp_path, remembering):
+def test_watch_rebuilds_in_process_write_what_a_cold_build_writes(warm_project, remembering, edited_olympians_cold):
     """Rebuilds in one process (sheet segments replayed, rulebook and draw facts remembered)
     give the same files as a cold build of the edited cards in a fresh output folder."""
     from generator.options import BuildOptions
     from generator.pipeline import build
-    from generator.session import Session
 
     project = warm_project
     build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=remembering)
-    edit(project / "cards" / "olympians" / "rulebook.md", "Every round follows the same five steps",
-         "Every round follows the same five short steps")
+    edited(project, RULEBOOK_EDIT)
     build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=remembering)
     assert len(remembering.segments) and len(remembering.rulebooks)  # the second build had these to reuse
-    edit(project / "cards" / "olympians" / "playing-cards.yaml", "title: Ruler of the Sky", "title: Lord of the Sky")
+    edited(project, CARD_EDIT)
     warm = build(project, ["olympians"], BuildOptions(papers=("a4",), languages=("en",)), session=remembering)[0]
     assert warm.rendered.drawn == 1, "one edited card redraws one bundle"
-    build(project, ["olympians"], BuildOptions(papers=("a4",), out_dir=tmp_path / "cold", languages=("en",)),
-          session=Session())  # a fresh session, nothing drawn yet
-    assert files_of(project / "output" / "olympians") == files_of(tmp_path / "cold" / "olympians")
+    # a fresh session, nothing drawn yet, in an output folder of its own: the cold build of the same data
+    assert files_of(project / "output" / "olympians") == files_of(edited_olympians_cold)
 
 
 def test_the_card_check_reads_refs_as_the_whole_deck_check_did():

@@ -410,6 +410,7 @@ def test_a_game_of_one_language_pnp_has_no_rulebook_words_for_still_builds(mini)
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_project")   # what the watch builds is tested, not the drawing: faces drawn already
 def test_watching_one_edition_while_the_translations_catch_up(project):
     """A card whose English text just got an icon its translations lack: every edition's
     build refuses it, but `pnp watch --lang en` keeps showing the English one."""

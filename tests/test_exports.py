@@ -76,8 +76,11 @@ def test_png_export_is_reproducible(game):
     folder = game / "output" / "ex" / "exports" / "png"
     exported(game, "png", "ex")
     first = {p.name: p.read_bytes() for p in folder.rglob("*.png")}
-    exported(game, "png", "ex")
+    cached = sorted((game / "output" / ".cache" / "faces").glob("*/*.pdf"))
+    assert cached, "an export draws through the face cache, as a build does"
+    exported(game, "png", "ex")   # its faces from the face cache: the same pictures
     assert first == {p.name: p.read_bytes() for p in folder.rglob("*.png")}
+    assert sorted((game / "output" / ".cache" / "faces").glob("*/*.pdf")) == cached   # none drawn again
 
 
 def test_export_needs_a_target(game):
@@ -250,8 +253,11 @@ def test_kit_zips_sheets_cut_files_calibration_and_a_readme(game):
     assert "pnp build" not in readme and "side 2" in readme  # players have no pnp: how to compensate a duplex offset
     assert len(pikepdf.open(io.BytesIO(sheets)).pages) == 2
     first = path.read_bytes()
+    cached = sorted((game / "output" / ".cache" / "faces").glob("*/*.pdf"))
+    assert cached, "a kit draws through the face cache, as a build does"
     assert run(game, "kit", "ex", "--paper", "a4", "--paper", "letter").exit_code == 0
-    assert path.read_bytes() == first, "the kit is reproducible"
+    assert path.read_bytes() == first, "the kit is reproducible (its faces from the face cache now)"
+    assert sorted((game / "output" / ".cache" / "faces").glob("*/*.pdf")) == cached   # none drawn again
     # nothing is written outside output/
     assert sorted(p.name for p in game.iterdir()) == ["cards", "output", "templates"]
 

@@ -53,6 +53,31 @@ def meteor_drawn(tmp_path_factory, drawn_faces):
     return project, game, render_game(game, Session(), cache=FaceCache(project / "output" / ".cache" / "faces"))
 
 
+@pytest.fixture(scope="module")
+def shipped_layout(meteor_drawn):
+    """(a remembering session that laid out Meteor's A4 rulebook as shipped, that layout):
+    what `pnp watch` holds before the edit, laid out once for the module (`resumed`)."""
+    import generator.rulebook as rulebook
+
+    _, game, rendered = meteor_drawn
+    watching = Session(remember=True)
+    return watching, rulebook.layout_rulebook(game, rendered, "a4", watching)
+
+
+def resumed(held: Session) -> Session:
+    """A new remembering session holding what `held` holds: each map of the session and of
+    its memo copied (the values shared: a layout reads them and puts new ones, never changes
+    one), as if it had laid out what `held` did; `held` is left as it was."""
+    from collections.abc import MutableMapping
+
+    session = Session(remember=True)
+    for mine, theirs in ((session, held), (session.memo, held.memo)):
+        for name, value in vars(theirs).items():
+            if isinstance(value, MutableMapping):
+                getattr(mine, name).update(value)
+    return session
+
+
 @pytest.fixture
 def meteor_book(meteor_drawn, monkeypatch):
     """(the project, lay out Meteor's A4 rulebook in a session, how many pages the last layout
@@ -83,10 +108,11 @@ def meteor_book(meteor_drawn, monkeypatch):
     (FIRST, " Quickly.", 0),
     (MIDDLE, " A much longer rule goes here, to push every later page on." * 80, 4),
 ], ids=["end", "middle", "first page", "page count"])
-def test_only_the_pages_from_the_edit_on_are_laid_out_and_the_book_is_the_same(meteor_book, marker, added, reused):
+def test_only_the_pages_from_the_edit_on_are_laid_out_and_the_book_is_the_same(meteor_book, shipped_layout, marker,
+                                                                               added, reused):
     project, lay_out, replayed = meteor_book
-    watching = Session(remember=True)   # as `pnp watch` keeps one
-    before = lay_out(watching)
+    held, before = shipped_layout
+    watching = resumed(held)   # as `pnp watch` keeps one, after it laid out the book as shipped
     edit(project / "cards" / "meteor" / "rulebook.md", marker, marker + added)
     replayed.clear()
     after = lay_out(watching)
@@ -100,11 +126,10 @@ def test_only_the_pages_from_the_edit_on_are_laid_out_and_the_book_is_the_same(m
         assert after.pages > before.pages   # the edit moved every later page on
 
 
-def test_a_book_laid_out_again_from_its_plan_replays_again(meteor_book):
+def test_a_book_laid_out_again_from_its_plan_replays_again(meteor_book, shipped_layout):
     """Two edits in a row: the second layout's plan holds the pages the first one replayed."""
     project, lay_out, replayed = meteor_book
-    watching = Session(remember=True)
-    lay_out(watching)
+    watching = resumed(shipped_layout[0])   # it laid out the book as shipped
     for added in (" One.", " Two."):
         edit(project / "cards" / "meteor" / "rulebook.md", END, END + added)
         replayed.clear()

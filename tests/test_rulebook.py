@@ -1,6 +1,7 @@
 """Rulebooks: generated from the game data, complete, navigable, vector."""
 from __future__ import annotations
 
+import functools
 import re
 
 import pikepdf
@@ -38,14 +39,16 @@ def outline_titles(path) -> list[str]:
     return titles
 
 
+@functools.cache
 def blocks_of(game_id, lang: str = ""):
-    """The blocks of a game's rulebook (`lang`: an edition's, in another language)."""
+    """The blocks of a game's rulebook (`lang`: an edition's, in another language), made
+    once a process: the repository's own, which no test changes (the tests only read them)."""
     from generator.data.editions import edition, read_translation
 
     game = load_game(REPO, game_id, Session())
     if lang:
         game = edition(game, lang, read_translation(game, lang))
-    return parse_blocks(render_markdown(game, rulebook_file(game), Session()))
+    return tuple(parse_blocks(render_markdown(game, rulebook_file(game), Session())))
 
 
 def edition_of(game: str, name: str) -> str:
@@ -190,9 +193,20 @@ def test_no_heading_is_left_at_the_foot_of_a_page(all_builds, game, name):
         lines = [words(t) for t in text.splitlines() if words(t)]
         body = [t for t in lines if not re.fullmatch(r"— \d+ —", t)]
         assert body[-1] not in titles, f"page {i + 1} ends with the heading {body[-1]!r}"
-        lowest = min(tp.get_charbox(k)[1] for k in range(tp.count_chars()) if not tp.get_text_range(k, 1).isspace()
-                     and tp.get_charbox(k)[1] > 60)  # ignore the page number in the footer
+        lowest = min(bottom for bottom in _char_bottoms(tp, text) if bottom > 60)  # ignore the page number in the footer
         assert lowest < page.get_height() * 0.45, f"page {i + 1} is less than half full"
+
+
+def _char_bottoms(tp, text: str):
+    """The bottom of each character of a page that is not white space; `text`: the page's
+    whole text, read once (one character of it per character of the page), not a character
+    at a time (when the two do not line up: one at a time)."""
+    count = tp.count_chars()
+    whole = text if len(text) == count else None
+    for k in range(count):
+        char = whole[k] if whole is not None else tp.get_text_range(k, 1)
+        if not char.isspace():
+            yield tp.get_charbox(k)[1]
 
 
 @pytest.mark.usefixtures("warm_project")   # a build, not a drawing, is tested: faces drawn already
@@ -208,13 +222,13 @@ def test_a_card_edit_that_leaves_the_text_alone_reuses_the_layout_and_shows_the_
     from generator.draw.facecache import FaceCache
 
     cache = FaceCache(project / "output" / ".cache" / "faces")   # faces drawn once, as a build would
-    watching = Session(remember=True)
+    watching = Session(remember=True)   # the watch's one session: it renders, then lays out
     first = rulebook.layout_rulebook(load_game(project, "meteor", Session()),
-                                     render_game(load_game(project, "meteor", Session()), Session(), cache=cache), "a4", watching)
+                                     render_game(load_game(project, "meteor", Session()), watching, cache=cache), "a4", watching)
     # a card on the cover: its face changes, the rulebook's text does not
     edit(project / "cards" / "meteor" / "zones.yaml", "and get building.", "and get building, of your choice.")
     game = load_game(project, "meteor", Session())
-    rendered = render_game(game, Session(), cache=cache)
+    rendered = render_game(game, watching, cache=cache)   # the edited card's faces rendered again, no other
     warm = rulebook.layout_rulebook(game, rendered, "a4", watching)
     assert len(calls) == 1, "the Platypus layout is reused"
     shown = " ".join(" ".join(page.get_textpage().get_text_range() for page in pdfium.PdfDocument(warm.pdf)).split())
