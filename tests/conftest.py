@@ -48,6 +48,19 @@ def pytest_sessionfinish(session):
         gc.freeze()
 
 
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After each test its garbage is collected and what outlives it (modules, test items,
+    fixtures, the run's shared builds) frozen out of later collections. A test worker's heap
+    grows to hundreds of MB no `pnp` process holds; unfrozen, every full collection of a
+    build run in it (memory.release, after a stage of a one-shot build) walked all of it
+    (measured: 74 full collections, 39 CPU s of a run). Frozen, a build in a test walks what
+    it made, as in its own process. The collection walks only what the test made."""
+    yield
+    gc.collect()
+    gc.freeze()
+
+
 def _leave():
     if os.getpid() == WORKER_PID:   # not in a process a test forked: its exit status is its own
         sys.stdout.flush()
