@@ -7,7 +7,7 @@ those pages. Elsewhere (macOS, Windows, musl without it) this does nothing.
 
 In: nothing but the process itself. Out: `release` and `settle` (a session calls them
 between stages and rebuilds; `droppable` memos it may drop), `large_blocks_apart` (a session sets it when it is made),
-`imported` (an untrusted command imports what it needs and freezes it; `thaw` after a fork keeps that frozen)
+`imported` (an untrusted command imports what it needs and freezes it; `frozen_for_fork` keeps that frozen)
 and `Hygiene`, a drawing worker's policy between bundles: a full collection walks the
 whole heap, and a worker's heap holds its text engine's memos, so collecting it after
 every bundle cost more the more it had drawn (37 % of a 5,400-card build's samples); a
@@ -20,6 +20,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from .bindings import c_library
 
@@ -69,13 +70,20 @@ def imported(modules: tuple[str, ...]) -> None:
     gc.freeze()
 
 
-def thaw(frozen_before: int) -> None:
-    """Undo the `gc.freeze()` made before a fork (drawpool: the workers then copy fewer pages
-    of the parent), unless something was frozen before it (`frozen_before`, the freeze
-    count then: the start-up `imported` froze, or what `settle` froze): a thaw would put
-    that back in every collection, so what the fork froze stays frozen with it."""
-    if not frozen_before:
-        gc.unfreeze()
+@contextmanager
+def frozen_for_fork():
+    """`with memory.frozen_for_fork():` fork inside: the objects alive now are kept out of the
+    children's garbage collections (they then copy fewer pages of the parent), and thawed
+    after, unless something was frozen before (the start-up `imported` froze, or what
+    `settle` froze): a thaw would put that back in every collection, so what this froze
+    then stays frozen with it."""
+    frozen_before = gc.get_freeze_count()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not frozen_before:
+            gc.unfreeze()
 
 
 def droppable(forget: Callable[[], None]) -> Callable[[], None]:

@@ -126,7 +126,7 @@ def test_an_untrusted_start_up_is_frozen_and_a_fork_does_not_thaw_it():
     the collector off and freezes it (memory.imported): those objects live as long as the
     process, and no collection of the build walks them again (0.1-0.2 CPU s of every
     untrusted start). The drawing pool freezes the heap before it forks and thaws it after
-    (memory.thaw): in such a process the start-up stays frozen. In a child process, as the
+    (memory.frozen_for_fork): in such a process the start-up stays frozen. In a child process, as the
     test process must keep its own collector as it is."""
     pid = os.fork()
     if pid == 0:   # the child: answer by the exit code alone
@@ -139,9 +139,8 @@ def test_an_untrusted_start_up_is_frozen_and_a_fork_does_not_thaw_it():
             frozen_before = gc.get_freeze_count()
             memory.imported(("generator.pipeline", "generator.draw.drawpool"))
             frozen = gc.get_freeze_count()
-            before_fork = gc.get_freeze_count()
-            gc.freeze()   # as drawpool does before forking its workers...
-            memory.thaw(before_fork)   # ...and after
+            with memory.frozen_for_fork():   # as drawpool forks its workers
+                pass
             code = 0 if gc.isenabled() and frozen > frozen_before and gc.get_freeze_count() >= frozen else 3
         finally:
             os._exit(code)

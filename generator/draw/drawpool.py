@@ -10,7 +10,6 @@ is charged to the session's "drawing (CairoSVG)" stage once they have ended.
 """
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import threading
@@ -54,13 +53,9 @@ def drawing_workers(session: Session):
         return
     _ready_to_fork()
     before = children_cpu()
-    frozen = gc.get_freeze_count()
-    gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
-    try:
+    with memory.frozen_for_fork():
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         pool.submit(_load_fonts_once).result()  # a fork pool starts all its workers at the first task
-    finally:
-        memory.thaw(frozen)
     session.workers = pool
     try:
         yield
@@ -99,11 +94,10 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
             raise
     elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         _ready_to_fork(fontset(game_fonts))
-        frozen = gc.get_freeze_count()
-        gc.freeze()  # keep the parent's objects out of the workers' garbage collection: fewer pages copied
         before = children_cpu()
         try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            fork = multiprocessing.get_context("fork")
+            with memory.frozen_for_fork(), ProcessPoolExecutor(workers, mp_context=fork) as pool:
                 futures = deque(pool.submit(_draw_in_worker, group, primer, roots, game_fonts, seconds, policy,
                                             ends) for group in groups)
                 try:
@@ -113,7 +107,6 @@ def draw_bundles(groups: list, primer: tuple, roots, game_fonts, session: Sessio
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise
         finally:
-            memory.thaw(frozen)
             session.stopwatch.add_cpu("drawing (CairoSVG)", children_cpu() - before)  # the workers, once ended
     else:   # the fonts made ready as before forking: the same bytes on one core as on many
         _load_fonts_once(fontset(game_fonts))
