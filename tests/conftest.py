@@ -178,10 +178,10 @@ def mini(tmp_path):
     return make
 
 
-def _built_once(tmp_path_factory, name: str, *args: str, marker: str = ".built", every_core: bool = True) -> Path:
-    """`pnp ARGS --output FOLDER` on the repository's own games, run once for the whole
-    run: pytest-xdist's workers share FOLDER (a lock per `marker` in the run's common
-    temporary folder), so the shipped games are not built once per core. Tests only read it."""
+def _once(tmp_path_factory, name: str, marker: str, make) -> Path:
+    """`make(FOLDER)` run once for the whole run: pytest-xdist's workers share FOLDER (the
+    run's common temporary folder / `name`) under a lock per `marker`; the marker file says
+    it was made. Tests only read FOLDER."""
     import fcntl
 
     base = tmp_path_factory.getbasetemp()
@@ -190,38 +190,37 @@ def _built_once(tmp_path_factory, name: str, *args: str, marker: str = ".built",
     with open(shared / f"{name}{marker}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
         if not (out / marker).exists():
-            pinned = os.sched_getaffinity(0) if CPUS and every_core else None
-            if pinned is not None:   # every core: the other test workers mostly wait for this build
-                os.sched_setaffinity(0, CPUS)
-            try:
-                result = CliRunner().invoke(cli, ["--root", str(REPO), *args, "--output", str(out)])
-            finally:
-                if pinned is not None:
-                    os.sched_setaffinity(0, pinned)
-            assert result.exit_code == 0, result.output
+            make(out)
             (out / marker).touch()
     return out
 
 
-def made_once(tmp_path_factory, name: str, make) -> Path:
-    """`make(FOLDER)` run once for the whole run, FOLDER shared by pytest-xdist's workers (a
-    lock per `name` in the run's common temporary folder, as `_built_once`): a reference that
-    several tests compare with (a cold build of the same edited data) is made once. Tests
-    only read FOLDER."""
-    import fcntl
+def _built_once(tmp_path_factory, name: str, *args: str, marker: str = ".built", every_core: bool = True) -> Path:
+    """`pnp ARGS --output FOLDER` on the repository's own games, run once for the whole run
+    (`_once`), so the shipped games are not built once per core."""
+    def build(out: Path) -> None:
+        pinned = os.sched_getaffinity(0) if CPUS and every_core else None
+        if pinned is not None:   # every core: the other test workers mostly wait for this build
+            os.sched_setaffinity(0, CPUS)
+        try:
+            result = CliRunner().invoke(cli, ["--root", str(REPO), *args, "--output", str(out)])
+        finally:
+            if pinned is not None:
+                os.sched_setaffinity(0, pinned)
+        assert result.exit_code == 0, result.output
+    return _once(tmp_path_factory, name, marker, build)
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    out = shared / name
-    with open(shared / f"{name}.made.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
-        if not (out / ".made").exists():
-            if out.exists():   # what a failed attempt left
-                shutil.rmtree(out)
-            out.mkdir()
-            make(out)
-            (out / ".made").touch()
-    return out
+
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """`make(FOLDER)` run once for the whole run (`_once`), in a folder of its own: a
+    reference that several tests compare with (a cold build of the same edited data) is
+    made once."""
+    def fresh(out: Path) -> None:
+        if out.exists():   # what a failed attempt left
+            shutil.rmtree(out)
+        out.mkdir()
+        make(out)
+    return _once(tmp_path_factory, name, ".made", fresh)
 
 
 def _shipped_build(tmp_path_factory) -> Path:
