@@ -120,3 +120,56 @@ def test_a_segment_is_replayed_only_where_it_was_written():
     w.reserve()  # one object more before it: its numbers would mean other objects
     with pytest.raises(ValueError, match="only where it was written"):
         w.replay(made[0][0])
+
+
+def _bundle(*fonts: str) -> bytes:
+    """A face bundle: a page per font name, each drawing with that font (an indirect font)."""
+    pdf = pikepdf.new()
+    for name in fonts:
+        font = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+                                                    BaseFont=pikepdf.Name("/" + name)))
+        pdf.add_blank_page(page_size=(10, 20))
+        pdf.pages[-1].obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
+        pdf.pages[-1].obj.Contents = pdf.make_stream(b"BT /F1 5 Tf (x) Tj ET")
+    return _saved(pdf)
+
+
+def _forms(bundles: list[bytes], segments, monkeypatch) -> tuple[bytes, list[int]]:
+    """Every face of `bundles` written as forms (forms.write_forms, as the sheets do, with
+    `segments` a watch's); returns the PDF and the bundles written rather than replayed."""
+    from generator.layout import forms
+
+    written = []
+    monkeypatch.undo()   # the writer itself, not the one an earlier call put in its place
+    real = forms._write_bundle
+    monkeypatch.setattr(forms, "_write_bundle", lambda w, data, *rest: (written.append(bundles.index(data)),
+                                                                         real(w, data, *rest))[1])
+    page_of = {f"{doc}/{n}": (doc, n) for doc, data in enumerate(bundles)
+               for n in range(len(pikepdf.open(io.BytesIO(data)).pages))}
+    w = PDFStream()
+    placed = forms.write_forms(w, bundles, page_of, list(page_of), segments, {})
+    return w.finish(w.add({"/Type": Raw(b"/Catalog"), "/Forms": [ref for _, ref, _ in placed.values()]})), written
+
+
+def test_a_bundle_after_an_edited_one_is_replayed_unless_it_met_what_the_edit_changed(monkeypatch):
+    """While watching, a bundle's forms are copied from the last rebuild when what they met
+    of the fonts written before them is the same: an edit that changes one bundle's own
+    font (a letter new to the game) leaves every later bundle as it was, but a later
+    bundle that reused a font the edited bundle wrote is written again. Either way the
+    bytes are those a fresh write makes."""
+    from generator.rendermemo import Kept
+
+    before = [_bundle("Shared", "Own0"), _bundle("Own1"), _bundle("Shared", "Own2")]
+    segments = Kept(1 << 20)
+    _, written = _forms(before, segments, monkeypatch)
+    assert written == [0, 1, 2]
+
+    own_font_edited = [before[0], _bundle("Own1x"), before[2]]   # bundle 2 never met Own1
+    again, written = _forms(own_font_edited, segments, monkeypatch)
+    assert written == [1], "only the edited bundle is written; the one after it is replayed"
+    assert again == _forms(own_font_edited, Kept(1 << 20), monkeypatch)[0]
+
+    shared_font_edited = [_bundle("Other", "Own0"), before[1], before[2]]   # bundle 2 reused bundle 0's Shared
+    again, written = _forms(shared_font_edited, segments, monkeypatch)
+    assert written == [0, 2], "a bundle that met the changed font is written again"
+    assert again == _forms(shared_font_edited, Kept(1 << 20), monkeypatch)[0]

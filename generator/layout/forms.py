@@ -147,9 +147,11 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments, digests) -> d
     Each bundle's forms are one segment of the file. While `pnp watch` rebuilds (`segments`
     is a remembering session's), a segment written before is replayed instead of being made
     again when it would come out the same: the same bundle, the same faces of it, at the
-    same object number, after the same fonts and pictures (an edit redraws one bundle; the
-    others are copied as bytes). A picture or a form (a group drawn with opacity) several
-    bundles hold is written once (`PDFStream.images`). `digests`: the session's font digests of each bundle (a build
+    same object number, finding what it found of the fonts and pictures written before it
+    (an edit redraws one bundle; the others are copied as bytes, even where the edited one's
+    fonts changed: a later bundle that never looked for those fonts is the same). A picture
+    or a form (a group drawn with opacity) several bundles hold is written once
+    (`PDFStream.images`). `digests`: the session's font digests of each bundle (a build
     writes a bundle once for each paper, a rebuild of `pnp watch` mostly the same ones)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:
@@ -159,23 +161,63 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments, digests) -> d
     placed = {}
     for doc in sorted(wanted):
         pages = tuple(sorted(wanted[doc]))
-        memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number(), tuple(fonts.items()),
-                tuple(writer.images.items()))
+        memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number())
         segment = segments.get(memo)
-        if segment is None:
-            mark = writer.mark()
-            refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts, digests)
-            segments.keep(memo, lambda mark=mark, refs=refs, fonts=fonts: (
-                writer.since(mark), refs, tuple(fonts.items()), tuple(writer.images.items())))
-        else:
-            written, refs, fonts_after, images_after = segment
+        if segment is not None and Asked.still(segment[2], fonts) and Asked.still(segment[3], writer.images):
+            written, refs, (_, fonts_added), (_, images_added) = segment
             writer.replay(written)
-            fonts = dict(fonts_after)
-            writer.images = dict(images_after)
+            fonts.update(fonts_added)
+            writer.images.update(images_added)
+        else:
+            mark = writer.mark()
+            fonts, writer.images = Asked(fonts), Asked(writer.images)
+            refs = _write_bundle(writer, faces_pdfs[doc], pages, fonts, digests)
+            asked_fonts, asked_images = fonts.found(), writer.images.found()
+            fonts, writer.images = dict(fonts), dict(writer.images)
+            segments.keep(memo, lambda mark=mark, refs=refs, found=(asked_fonts, asked_images): (
+                writer.since(mark), refs, *found))
         placed.update({wanted[doc][number]: (f"/Face{doc}_{number}", ref, size)
                        for number, (ref, size) in zip(pages, refs)})
     writer.mark()  # the last bundle's objects written whether or not it was kept as a segment
     return placed
+
+
+class Asked(dict):
+    """A map (fonts or pictures written so far, by digest) that notes what each key held
+    when a bundle first asked for it (None: nothing), so that the bundle's segment is
+    replayed only where every key it asked for holds the same again."""
+
+    def __init__(self, items: dict):
+        super().__init__(items)
+        self.asked: dict = {}
+
+    def __contains__(self, key) -> bool:
+        found = dict.get(self, key)
+        self.asked.setdefault(key, found)
+        return found is not None
+
+    def __getitem__(self, key):
+        self.asked.setdefault(key, dict.get(self, key))
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        self.asked.setdefault(key, dict.get(self, key))
+        return dict.get(self, key, default)
+
+    def __setitem__(self, key, value) -> None:
+        self.asked.setdefault(key, dict.get(self, key))
+        dict.__setitem__(self, key, value)
+
+    def found(self) -> tuple[tuple, tuple]:
+        """(what each key asked for held before, what the bundle added), as plain data."""
+        added = tuple((key, dict.__getitem__(self, key)) for key, before in self.asked.items()
+                      if before is None and key in self.keys())
+        return tuple(self.asked.items()), added
+
+    @staticmethod
+    def still(found: tuple[tuple, tuple], now: dict) -> bool:
+        """Whether every key a segment asked for holds in `now` what it held then."""
+        return all(now.get(key) == before for key, before in found[0])
 
 
 def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict, digests) -> tuple:
