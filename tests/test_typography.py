@@ -74,6 +74,34 @@ def test_a_game_protects_its_card_names_terms_and_names():
     assert not found.points("Resource") and found.rules == rules_for("en")
 
 
+@pytest.mark.parametrize("game_id", ["meteor", "king-of-the-pitch"])
+def test_only_words_a_break_could_fall_in_are_protected_and_every_break_is_the_same(game_id, monkeypatch):
+    """A name's word too short to break, a number or one in capitals is not kept among the
+    protected words (so renaming "Drake 1" to "Drake 1b" changes no face's or rulebook's key),
+    and that changes no break: every word of the game's cards and rulebook breaks where it
+    broke with every name's word protected."""
+    from generator.data.load import load_game
+    from generator.draw import hyphenate
+    from generator.session import Session
+
+    game = load_game(REPO, game_id, Session())
+    kept = for_game(game)
+    real = hyphenate.protected_words
+    monkeypatch.setattr(hyphenate, "protected_words", lambda names, rules=None: real(names))
+    every = for_game(game)
+    assert kept.protected < every.protected
+    assert all(hyphenate.may_break(w, kept.rules) for w in kept.protected)
+    left_out = every.protected - kept.protected
+    assert any(w.isdigit() for w in left_out) or any(len(w) < kept.rules.min_word for w in left_out)
+    texts = [v for deck in game.decks for card in deck.cards for v in card.fields.values() if isinstance(v, str)]
+    texts += [(REPO / "cards" / game_id / "rulebook.md").read_text(encoding="utf-8"), *sorted(every.protected)]
+    words = {w for text in texts for w in text.split()}
+    assert len(words) > 300
+    for word in words:
+        for start in (True, False):
+            assert kept.points(word, start) == every.points(word, start), word
+
+
 def paragraphs_of(path: Path, lang: str):
     st = styles(lang, rules(lang))
     return [(WholeParagraph(b.text, st["body"], hyphenation=st["body"].whole).source, st["body"].whole)

@@ -153,9 +153,22 @@ def _positions(word: str, lang: str, rules: Rules) -> tuple[int, ...]:
     return tuple(int(p) for p in found.positions(word)) if found else ()   # plain ints (Pyphen gives DataInt)
 
 
-def protected_words(names) -> frozenset:
-    """Every word of these names (card and deck names, terms), as printed."""
-    return frozenset(w for name in names for w in (_split(p)[1] for p in str(name).split()) if w)
+def protected_words(names, rules: Rules | None = None) -> frozenset:
+    """Every word of these names (card and deck names, terms), as printed; with `rules`, only
+    those a break could fall in (`may_break`): protecting a word too short to break, a
+    number or one in capitals changes nothing, so an edit that adds or takes away such a
+    word (a card named "Drake 1" renamed "Drake 1b") changes neither the protected words nor
+    the faces and rulebooks made with them."""
+    words = frozenset(w for name in names for w in (_split(p)[1] for p in str(name).split()) if w)
+    return words if rules is None else frozenset(w for w in words if may_break(w, rules))
+
+
+def may_break(word: str, rules: Rules) -> bool:
+    """Whether `Hyphenation.points` could find a break in `word` (a word's core) under `rules`:
+    some part of it between hyphens is letters only, at least `min_word` of them and not all
+    capitals (`_positions` gives none otherwise, protected or not)."""
+    return any(part.isalpha() and len(part) >= rules.min_word and not part.isupper()
+               for part in re.split(r"[-\u2010\u2011]", word))
 
 
 def for_game(game) -> Hyphenation:
@@ -171,5 +184,5 @@ def for_game(game) -> Hyphenation:
         names += [name, keyword.printed(lang)[0]]
     for words in glossary.allowed.values():   # words.txt: the names the spelling check is told of
         names += [w for w in words if w[:1].isupper()]
-    settings = (game.meta.get("print") or {}).get("hyphenation")
-    return Hyphenation(lang, rules_for(lang, settings), protected_words(names))
+    rules = rules_for(lang, (game.meta.get("print") or {}).get("hyphenation"))
+    return Hyphenation(lang, rules, protected_words(names, rules))
