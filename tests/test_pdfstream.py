@@ -173,3 +173,39 @@ def test_a_bundle_after_an_edited_one_is_replayed_unless_it_met_what_the_edit_ch
     again, written = _forms(shared_font_edited, segments, monkeypatch)
     assert written == [0, 2], "a bundle that met the changed font is written again"
     assert again == _forms(shared_font_edited, Kept(1 << 20), monkeypatch)[0]
+
+
+def _bundle_of_forms(*faces: dict[str, bytes]) -> bytes:
+    """A face bundle whose faces draw forms: each face {resource name: the form's content},
+    one form object per content in the bundle (a frame on several faces is one object)."""
+    pdf = pikepdf.new()
+    made: dict[bytes, pikepdf.Object] = {}
+    for face in faces:
+        xobjects = {}
+        for name, content in face.items():
+            if content not in made:
+                made[content] = pdf.make_stream(content, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Form,
+                                                BBox=[0, 0, 10, 20])
+            xobjects[name] = made[content]
+        pdf.add_blank_page(page_size=(10, 20))
+        pdf.pages[-1].obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(xobjects))
+        pdf.pages[-1].obj.Contents = pdf.make_stream(b" ".join(b"%s Do" % n.encode() for n in face))
+    return _saved(pdf)
+
+
+def test_an_edit_that_changes_the_order_a_face_meets_its_forms_leaves_later_bundles_alone(monkeypatch):
+    """The forms (and pictures) a bundle's faces use are numbered before anything else of it,
+    those on several of its faces first, each group by digest, not as met: an edited face
+    that now draws its own new form before the frame every face has leaves the frame's
+    number, so a later bundle that draws the frame too is copied while watching."""
+    from generator.rendermemo import Kept
+
+    frame, later = b"0 0 10 20 re S", _bundle_of_forms({"/Fr": b"0 0 10 20 re S", "/Own": b"1 1 2 2 re f"})
+    before = [_bundle_of_forms({"/X1": frame, "/X2": b"0 0 1 1 re f"}, {"/X1": frame}), later]
+    segments = Kept(1 << 20)
+    _, written = _forms(before, segments, monkeypatch)
+    assert written == [0, 1]
+    edited = [_bundle_of_forms({"/X0": b"0 0 3 3 re f", "/X1": frame}, {"/X1": frame}), later]
+    again, written = _forms(edited, segments, monkeypatch)
+    assert written == [0], "the bundle after the edited one is copied: the frame kept its number"
+    assert again == _forms(edited, Kept(1 << 20), monkeypatch)[0]

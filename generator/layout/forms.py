@@ -20,6 +20,7 @@ import pikepdf
 from pikepdf import Name, Rectangle
 
 from .pdfstream import digest as _digest
+from .pdfstream import shareable, shared_digest
 
 KAPPA = 0.5523  # Bezier handle length for a quarter circle
 
@@ -232,6 +233,7 @@ def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict, digests) -> tu
     refs = []
     writer.new_source()
     with pikepdf.open(io.BytesIO(data)) as pdf:
+        _shared_first(writer, [pdf.pages[number] for number in pages])
         for number in pages:
             face = pdf.pages[number]
             box = [float(v) for v in face.mediabox]
@@ -254,6 +256,24 @@ def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict, digests) -> tu
             refs.append((writer.add_stream(entries, data_of_face), (box[2] - box[0], box[3] - box[1])))
         writer.drain()
     return tuple(refs)
+
+
+def _shared_first(writer, faces) -> None:
+    """Number the pictures and forms the faces' resources name that a later bundle may use
+    too (`PDFStream.images`) before anything else of the bundle, those on several of its
+    faces first, each group in the order of their digests: numbered as met, an edit that
+    changed the order in which one face meets them (a longer name drawn before the frame)
+    renumbered them, and every later bundle that uses them was written again while
+    watching instead of being copied."""
+    found: dict[bytes, list] = {}
+    for face in faces:
+        xobjects = face.obj.get("/Resources", {}).get("/XObject", {})
+        for xobject in {x.objgen: x for x in xobjects.values() if shareable(x)}.values():
+            digest = shared_digest(xobject, writer.digests)
+            if digest is not None:
+                found.setdefault(digest, []).append(xobject)
+    for digest in sorted(found, key=lambda d: (len(found[d]) < 2, d)):
+        writer.copy(found[digest][0])
 
 
 def bundle_identity(faces_pdfs, doc: int):

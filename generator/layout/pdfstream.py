@@ -111,7 +111,7 @@ class PDFStream:
         an image or a form written before, from any source, is not written again)."""
         key = obj.objgen
         if key not in self.seen:
-            image = shared_digest(obj, self.digests) if _shareable(obj) else None
+            image = shared_digest(obj, self.digests) if shareable(obj) else None
             if image is not None and image in self.images:
                 self.seen[key] = self.images[image]
                 return self.seen[key]
@@ -304,7 +304,7 @@ def _direct(obj: pikepdf.Object):
 SHARED = ("/Image", "/Form")   # the subtypes of the streams written once however often met
 
 
-def _shareable(obj: pikepdf.Object) -> bool:
+def shareable(obj: pikepdf.Object) -> bool:
     return isinstance(obj, pikepdf.Stream) and obj.get("/Subtype") in SHARED
 
 
