@@ -65,7 +65,8 @@ class Kept(LRUCache):
         super().__init__(limit, getsizeof=size)
 
     def put(self, key, value) -> None:
-        if key not in self and self.getsizeof(value) <= self.maxsize:
+        """Keep `value` under `key` (in place of what was kept under it: a segment moved)."""
+        if self.getsizeof(value) <= self.maxsize:
             self[key] = value
 
     def keep(self, key, make: Callable[..., Any]) -> None:

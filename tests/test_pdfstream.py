@@ -123,27 +123,33 @@ def test_a_segment_is_replayed_only_where_it_was_written():
 
 
 def _bundle(*fonts: str) -> bytes:
-    """A face bundle: a page per font name, each drawing with that font (an indirect font)."""
+    """A face bundle: a page per font name, each drawing with that font (an indirect font,
+    with a string that reads like a reference and a hex string, which moving one leaves)."""
     pdf = pikepdf.new()
     for name in fonts:
         font = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
-                                                    BaseFont=pikepdf.Name("/" + name)))
+                                                    BaseFont=pikepdf.Name("/" + name),
+                                                    Note=pikepdf.String("(see 1 0 R) \\ 2 0 R"),
+                                                    Key=pikepdf.String(b"\x00\xff 3 0 R")))
         pdf.add_blank_page(page_size=(10, 20))
         pdf.pages[-1].obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
         pdf.pages[-1].obj.Contents = pdf.make_stream(b"BT /F1 5 Tf (x) Tj ET")
     return _saved(pdf)
 
 
-def _forms(bundles: list[bytes], segments, monkeypatch) -> tuple[bytes, list[int]]:
+def _forms(bundles: list[bytes], segments, monkeypatch, moved: list | None = None) -> tuple[bytes, list[int]]:
     """Every face of `bundles` written as forms (forms.write_forms, as the sheets do, with
-    `segments` a watch's); returns the PDF and the bundles written rather than replayed."""
+    `segments` a watch's); returns the PDF and the bundles written rather than copied
+    (`moved`: given, each number a segment was moved to is appended)."""
     from generator.layout import forms
 
     written = []
     monkeypatch.undo()   # the writer itself, not the one an earlier call put in its place
-    real = forms._write_bundle
+    real, move = forms._write_bundle, forms.relocated
     monkeypatch.setattr(forms, "_write_bundle", lambda w, data, *rest: (written.append(bundles.index(data)),
                                                                          real(w, data, *rest))[1])
+    if moved is not None:
+        monkeypatch.setattr(forms, "relocated", lambda *a: (moved.append(a[1]), move(*a))[1])
     page_of = {f"{doc}/{n}": (doc, n) for doc, data in enumerate(bundles)
                for n in range(len(pikepdf.open(io.BytesIO(data)).pages))}
     w = PDFStream()
@@ -209,3 +215,69 @@ def test_an_edit_that_changes_the_order_a_face_meets_its_forms_leaves_later_bund
     again, written = _forms(edited, segments, monkeypatch)
     assert written == [0], "the bundle after the edited one is copied: the frame kept its number"
     assert again == _forms(edited, Kept(1 << 20), monkeypatch)[0]
+
+
+def test_bundles_after_one_that_now_writes_other_objects_are_moved_not_written_again(monkeypatch):
+    """While watching, an edit after which a bundle writes more objects (a font more), or
+    numbers a font a later bundle shares otherwise, moves every later bundle's forms to
+    their new numbers (relocate.py) instead of writing them again from their PDF: the
+    bytes a fresh write makes."""
+    from generator.rendermemo import Kept
+
+    moved: list[int] = []
+    before = [_bundle("Shared", "Own0"), _bundle("Own1"), _bundle("Shared", "Own2")]
+    segments = Kept(1 << 20)
+    _forms(before, segments, monkeypatch)
+
+    a_font_more = [before[0], _bundle("Own1", "More1"), before[2]]
+    again, written = _forms(a_font_more, segments, monkeypatch, moved)
+    assert written == [1] and len(moved) == 1, "the bundle after the edited one is moved"
+    assert again == _forms(a_font_more, Kept(1 << 20), monkeypatch)[0]
+
+    moved.clear()
+    shared_renumbered = [_bundle("Extra", "Shared", "Own0"), before[1], before[2]]   # Shared one number on
+    again, written = _forms(shared_renumbered, segments, monkeypatch, moved)
+    assert written == [0] and len(moved) == 2
+    assert again == _forms(shared_renumbered, Kept(1 << 20), monkeypatch)[0]
+    moved.clear()
+    assert _forms(shared_renumbered, segments, monkeypatch, moved)[1:] == ([],) and not moved, \
+        "a moved segment is kept where it was moved: the next rebuild copies it as it is"
+
+
+def test_a_segment_of_real_faces_moved_is_what_a_write_at_those_numbers_makes():
+    """Faces drawn by cairo (fonts with their widths, descriptors and files, a group drawn
+    with opacity, a picture, text): each bundle's forms written after 1 object and after 6;
+    every segment of the first, moved by 5 with every earlier object's number, is the
+    second's byte for byte."""
+    import base64
+
+    from generator.draw.bundlepdf import draw_bundle
+    from generator.layout.forms import write_forms
+    from generator.layout.relocate import relocated
+    from generator.rendermemo import Kept
+
+    dot = base64.b64encode(bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415478da63f8cfc000"
+        "00030101001898ba6b0000000049454e44ae426082")).decode()
+
+    def face(n: int) -> str:
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="20mm" height="30mm" viewBox="0 0 20 30">'
+                f'<g opacity="0.5"><rect width="20" height="30" fill="#c33"/></g>'
+                f'<image href="data:image/png;base64,{dot}" x="2" y="2" width="4" height="4"/>'
+                f'<text x="2" y="20" font-family="Lato" font-size="3">Card {n} (1 0 R)</text>'
+                f'<text x="2" y="25" font-family="Lato" font-weight="bold" font-size="3">Bold {n}</text></svg>')
+
+    bundles = [draw_bundle([(f"k{b}{n}", face(3 * b + n), (20, 30)) for n in range(2)])[0] for b in range(3)]
+    page_of = {f"k{b}{n}": (b, n) for b in range(3) for n in range(2)}
+    kept = []
+    for extra in (1, 6):
+        w, segments = PDFStream(), Kept(1 << 24)
+        for _ in range(extra):
+            w.reserve()
+        write_forms(w, bundles, page_of, list(page_of), segments, {})
+        kept.append({key[:3]: value[0] for key, value in segments.items()})
+    assert len(kept[0]) == 3
+    for key, segment in kept[0].items():
+        there = kept[1][key]
+        assert relocated(segment, there.first, {n: n + 5 for n in range(1, segment.first)}).data == there.data
+        assert relocated(segment, there.first, {n: n + 5 for n in range(1, segment.first)}).entries == there.entries

@@ -19,8 +19,9 @@ from typing import Any
 import pikepdf
 from pikepdf import Name, Rectangle
 
+from .pdfstream import Ref, shareable, shared_digest
 from .pdfstream import digest as _digest
-from .pdfstream import shareable, shared_digest
+from .relocate import relocated
 
 KAPPA = 0.5523  # Bezier handle length for a quarter circle
 
@@ -146,25 +147,27 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments, digests) -> d
     counterpart of `FacePlacer` for sheets and rulebooks of any size.
 
     Each bundle's forms are one segment of the file. While `pnp watch` rebuilds (`segments`
-    is a remembering session's), a segment written before is replayed instead of being made
-    again when it would come out the same: the same bundle, the same faces of it, at the
-    same object number, finding what it found of the fonts and pictures written before it
-    (an edit redraws one bundle; the others are copied as bytes, even where the edited one's
-    fonts changed: a later bundle that never looked for those fonts is the same). A picture
-    or a form (a group drawn with opacity) several bundles hold is written once
-    (`PDFStream.images`). `digests`: the session's font digests of each bundle (a build
-    writes a bundle once for each paper, a rebuild of `pnp watch` mostly the same ones)."""
+    is a remembering session's), a segment written before is copied instead of being made
+    again when it would come out the same but for its object numbers: the same bundle, the
+    same faces of it, finding the fonts and pictures it asked for written before it (or not
+    written) as then. An edit redraws one bundle; the others are copied as bytes, moved to
+    other numbers where the edited one now writes more or fewer objects or numbers a font
+    they share otherwise (relocate.py). A picture or a form (a group drawn with opacity)
+    several bundles hold is written once (`PDFStream.images`). `digests`: the session's font
+    digests of each bundle (a build writes a bundle once for each paper, a rebuild of `pnp
+    watch` mostly the same ones)."""
     wanted: dict[int, dict[int, str]] = {}
     for key in keys:
         doc, number = page_of[key]
         wanted.setdefault(doc, {})[number] = key
     fonts: dict[bytes, object] = {}
     placed = {}
+    base = writer.next_number()   # where this document's forms start: the sheets' and a rulebook's apart
     for doc in sorted(wanted):
         pages = tuple(sorted(wanted[doc]))
-        memo = (bundle_identity(faces_pdfs, doc), doc, pages, writer.next_number())
-        segment = segments.get(memo)
-        if segment is not None and Asked.still(segment[2], fonts) and Asked.still(segment[3], writer.images):
+        memo = (bundle_identity(faces_pdfs, doc), doc, pages, base)
+        segment = _copied_here(segments, memo, writer, fonts)
+        if segment is not None:
             written, refs, (_, fonts_added), (_, images_added) = segment
             writer.replay(written)
             fonts.update(fonts_added)
@@ -181,6 +184,44 @@ def write_forms(writer, faces_pdfs, page_of: dict, keys, segments, digests) -> d
                        for number, (ref, size) in zip(pages, refs)})
     writer.mark()  # the last bundle's objects written whether or not it was kept as a segment
     return placed
+
+
+def _copied_here(segments, memo: tuple, writer, fonts: dict) -> tuple | None:
+    """The kept segment of `memo` as it is written at `writer`'s next object number: itself
+    where it was made there and finds what it asked for at the same numbers; moved
+    (relocate.py, and kept so) where it was made at another number or finds them at others;
+    None where there is none, or a font or picture it found is missing now or one it
+    missed is there now (it would write other objects), or it cannot be moved."""
+    segment = segments.get(memo)
+    if segment is None:
+        return None
+    written, refs, fonts_found, images_found = segment
+    renumber: dict[int, int] = {}
+    for (asked, _), now in ((fonts_found, fonts), (images_found, writer.images)):
+        for key, before in asked:
+            found = now.get(key)
+            if (found is None) != (before is None):
+                return None
+            if found is not None and found != before:
+                renumber[before] = found
+    first = writer.next_number()
+    if first == written.first and not renumber:
+        return segment
+    try:
+        moved = relocated(written, first, renumber)
+    except ValueError:   # not as PDFStream writes (it always does): written anew
+        return None
+    delta = first - written.first
+
+    def again(found: tuple[tuple, tuple], now: dict) -> tuple[tuple, tuple]:
+        asked, added = found
+        return (tuple((key, now.get(key) if before is not None else None) for key, before in asked),
+                tuple((key, Ref(number + delta)) for key, number in added))
+
+    segment = (moved, tuple((Ref(ref + delta), size) for ref, size in refs),
+               again(fonts_found, fonts), again(images_found, writer.images))
+    segments.put(memo, segment)
+    return segment
 
 
 class Asked(dict):
@@ -215,10 +256,6 @@ class Asked(dict):
                       if before is None and key in self.keys())
         return tuple(self.asked.items()), added
 
-    @staticmethod
-    def still(found: tuple[tuple, tuple], now: dict) -> bool:
-        """Whether every key a segment asked for holds in `now` what it held then."""
-        return all(now.get(key) == before for key, before in found[0])
 
 
 def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict, digests) -> tuple:
