@@ -227,7 +227,8 @@ def _copied_here(segments, memo: tuple, writer, fonts: dict) -> tuple | None:
 class Asked(dict):
     """A map (fonts or pictures written so far, by digest) that notes what each key held
     when a bundle first asked for it (None: nothing), so that the bundle's segment is
-    replayed only where every key it asked for holds the same again."""
+    copied only where every key it asked for is there again, or missing again
+    (`_copied_here`: at other numbers, it is moved)."""
 
     def __init__(self, items: dict):
         super().__init__(items)
@@ -255,7 +256,6 @@ class Asked(dict):
         added = tuple((key, dict.__getitem__(self, key)) for key, before in self.asked.items()
                       if before is None and key in self.keys())
         return tuple(self.asked.items()), added
-
 
 
 def _write_bundle(writer, data: bytes, pages: tuple, fonts: dict, digests) -> tuple:

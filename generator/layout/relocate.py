@@ -77,6 +77,8 @@ def _moved_object(data: bytes, number: int, new: Callable[[int], int]) -> bytes:
     if not lengths or int(lengths[-1]) != len(raw):
         raise ValueError("a stream whose /Length is not its data's")
     stream = _OBJSTM.match(dictionary)
+    if stream is None and dictionary.startswith(b"<</Type /ObjStm"):
+        raise ValueError("an object stream whose dictionary PDFStream does not write so")
     if stream is not None:
         dictionary, raw = _moved_object_stream(stream, raw, new)
     else:
