@@ -166,3 +166,84 @@ def test_cards_set_aside_leave_the_pool_before_the_draw(mini):
     (root / "cards/mini/rules.yaml").write_text(ROSTER.replace('where: "cost == `1`"', 'where: "cost >= `2`"'))
     out = run(root, "validate", "mini", "--no-render")
     assert out.exit_code == 2 and "differ in what the rule counts" in out.output
+
+
+SEES_FIELDS = {   # (expression, root) -> the card fields it reads
+    ("covers_any(it[].energy, it[?deck=='rocket'].cost)", "hand"): {"energy", "deck", "cost"},
+    ("length(it[?colour=='red']) >= `2`", "hand"): {"colour"},
+    ("it[0:3].cost", "hand"): {"cost"},
+    ("it[*].cost | max(@) > `2`", "hand"): {"cost"},
+    ("sum(it[].cost) > `3` && length(it) > `1`", "hand"): {"cost"},
+    ("it[?@.colour == 'gold'] | [0].cost", "hand"): {"colour", "cost"},
+    ("colour == 'red'", "one card"): {"colour"},
+    ("it.cost >= `2` || !id", "one card"): {"cost", "id"},
+    ("contains(['red', 'blue'], colour)", "one card"): {"colour"},
+}
+SEES_CARDS = [   # a card seen whole (its count of keys, compared whole, sorted, all its values): no fields known
+    ("it[0]", "hand"), ("length(it[0]) > `2`", "hand"), ("it[0] == it[1]", "hand"), ("sort_by(it, &cost)[0].cost", "hand"),
+    ("it[0].* | length(@)", "hand"), ("it | [0]", "hand"), ("it[?@]", "hand"), ("length(keys(@)) > `3`", "one card"),
+    ("it", "one card"), ("!it", "one card"), ("to_string(it)", "one card"), ("values(@)", "one card"),
+    ("{a: it}", "one card"), ("[colour, it]", "one card"), ("not a ( jmespath", "hand"),
+]
+
+
+def test_the_fields_an_odds_expression_reads_are_known_or_it_sees_cards_whole():
+    from generator.rules.cardfields import fields_read
+
+    for (source, root), fields in SEES_FIELDS.items():
+        assert fields_read(source, root) == fields, source
+    for source, root in SEES_CARDS:
+        assert fields_read(source, root) is None, source
+
+
+def test_an_expression_whose_fields_are_known_gives_the_same_on_cards_kept_to_them():
+    """Differential: every expression of both lists, on 300 random hands of random cards with
+    extra fields (text, nested values, nulls), whole and kept to the fields read."""
+    from generator.rules.cardfields import fields_read, kept_to
+    from generator.rules.functions import search
+
+    rng = random.Random(7)
+    extra = ({"text": "a b"}, {"text": None}, {"nested": {"cost": 9}}, {"deck": "rocket"}, {"energy": "fuel"}, {})
+    for _ in range(300):
+        hand = [{**card, **rng.choice(extra), "id": card["id"] + rng.choice("xy")} for card in _deck(rng)]
+        for (source, root), fields in SEES_FIELDS.items():
+            kept = kept_to(hand, fields_read(source, root))
+            if root == "hand":
+                assert search(compile_expr(source), {"it": hand}) == search(compile_expr(source), {"it": kept}), source
+            else:
+                for whole, less in zip(hand, kept):
+                    assert search(compile_expr(source), {**whole, "it": whole}) == \
+                        search(compile_expr(source), {**less, "it": less}), source
+
+
+def test_a_monte_carlo_rule_is_not_sampled_again_after_an_edit_of_what_it_never_reads(monkeypatch):
+    """Meteor's opening-hand rule (`holds` over energy, rocket and technology cards): after
+    one of those cards' text is edited, the rule is run again (it reads the deck) but its
+    estimate is the one remembered; after a cost is edited it is sampled again."""
+    from generator.data.load import load_game
+    from generator.rules import drawchecks
+    from generator.rules.document import build_document
+    from generator.rules.engine import known_fields, load_rules, run_rules
+    from generator.session import Session
+    from tests.conftest import REPO
+
+    game = load_game(REPO, "meteor", Session())
+    rule = [r for r in load_rules(game, known_fields(build_document(game).doc, game))
+            if r.id == "solo-opening-hand-builds-a-rocket"]
+    sampled = []
+    real = drawchecks.monte_carlo
+    monkeypatch.setattr(drawchecks, "monte_carlo", lambda *a, **k: (sampled.append(1), real(*a, **k))[1])
+    drawchecks._monte_carlo.cache_clear()
+
+    def findings(edit=None):
+        deck = next(d for d in game.decks if d.id == "rocket")
+        card = deck.cards[0]
+        if edit:
+            card.fields.update(edit)
+        return run_rules(game, rule, build_document(game))
+
+    first = findings()
+    assert len(sampled) == 1
+    assert findings({"text": "Another text entirely."}) == first and len(sampled) == 1
+    findings({"cost": 1})
+    assert len(sampled) == 2

@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 
+from .cardfields import HAND, ONE_CARD, fields_read, kept_to
 from .checks import NUMBER, SELECTION, Failure, register, selected
 from .functions import compile_expr, search
 from .odds import Counts, Estimate, chance, convolve, every_hand, hand_distribution, monte_carlo, repeated
@@ -146,8 +147,8 @@ def draw_odds(ctx, args) -> Iterable[Failure]:
     if "holds" in args:
         if any(aside for _, _, aside in draws):
             raise ValueError("set_aside goes with `where`/`all` (exact), not with `holds`")
-        pools = json.dumps([[cards for cards, _, _ in draws], [n for _, n, _ in draws]], sort_keys=True,
-                           default=str)
+        pools = json.dumps([_kept_to_what_is_read([cards for cards, _, _ in draws], args["holds"], conditions),
+                            [n for _, n, _ in draws]], sort_keys=True, default=str)
         estimate = _monte_carlo(pools, args["holds"], json.dumps(conditions, sort_keys=True),
                                 args.get("samples", SAMPLES), args.get("seed", 0),
                                 (args.get("p_min", 0.0), args.get("p_max", 1.0)))
@@ -165,6 +166,17 @@ def draw_odds(ctx, args) -> Iterable[Failure]:
         estimate = Estimate(chance(dist, lambda counts: all(_ok(k, c) for k, c in zip(counts, conditions))))
         asked = " and ".join(_asked(c) for c in conditions)
     yield from _judge(args, estimate, f"a hand holds {asked}")
+
+
+def _kept_to_what_is_read(pools: list[list], holds: str, conditions: list[dict]) -> list[list]:
+    """The pools' cards kept to the fields `holds` and the conditions read, where those are
+    known (cardfields.py: they then give the same results): the estimate is then remembered
+    (`_monte_carlo`) across edits of what they never read, a card's text say."""
+    read = [fields_read(holds, HAND), *(fields_read(c["where"], ONE_CARD) for c in conditions)]
+    known = [fields for fields in read if fields is not None]
+    if len(known) < len(read):
+        return pools
+    return [kept_to(cards, frozenset().union(*known)) for cards in pools]
 
 
 @functools.lru_cache(maxsize=64)
