@@ -52,3 +52,9 @@ def save_pdf(pdf: pikepdf.Pdf) -> bytes:
     pdf.save(out, compress_streams=True, deterministic_id=True,
              object_stream_mode=pikepdf.ObjectStreamMode.generate)
     return out.getvalue()
+
+
+def whole_points(v: float) -> int:
+    """A page size cairo writes exactly: whole points, never less than the piece (a rulebook's
+    text set by Pango, pangobook.py, and the pieces placed over its pages)."""
+    return max(1, -int(-v // 1))

@@ -24,6 +24,7 @@ from ..errors import InputError, Problem
 from ..guard import read_text_inside
 from ..layout.forms import bundle_identity
 from ..layout.overlay import place_under
+from ..layout.pdfpage import whole_points
 from ..session import Session
 from ..shapes import Outline
 from .source import Block, book_text, parse_blocks, plain_text, render_markdown, rulebook_file
@@ -150,8 +151,6 @@ class _Book:
 def _placed(book: _Book, faces, rendered, session: Session) -> RulebookPDF:
     """The laid out pages with the faces placed in their figure boxes (and, in a book set by
     Pango, its text over them)."""
-    from .pangobook import whole
-
     pdf_bytes, figures, headings, text = _laid_out(book, faces, session, _stamp(rendered))
     placed, placements = [], []
     for page, face, (x, y, w, h) in figures:
@@ -173,7 +172,7 @@ def _placed(book: _Book, faces, rendered, session: Session) -> RulebookPDF:
         page_of = {**page_of, **{key: (len(faces_pdfs) - 1, n) for n, key in enumerate(dict.fromkeys(
             key for _, key, _ in pieces))}}
         for page, key, (x, top, w, h) in pieces:
-            fw, fh = whole(w), whole(h)
+            fw, fh = whole_points(w), whole_points(h)
             over.append((page, key, (x, top - h, w, h), b"%.4f %.4f %d %d re" % (x, top - fh, fw, fh)))
     pdf, pages = place_under(pdf_bytes, faces_pdfs, page_of, placed, session.segments, session.font_digests, over)
     shown = sorted({p["id"] for p in placements})

@@ -34,6 +34,7 @@ from ..draw.bidi import ordered
 from ..draw.bundlepdf import CREATE_DATE
 from ..draw.fonts import shipped
 from ..draw.textfit import engine_for
+from ..layout.pdfpage import whole_points as whole
 
 ALIGN = {TA_CENTER: 1, TA_RIGHT: 2}   # PangoAlignment; left (the start) and justify are 0
 _TAG = re.compile(r"<(/?)([a-zA-Z]+)([^>]*?)/?>")
@@ -225,11 +226,6 @@ class BookText:
                                    ("RIGHTPADDING", (0, 0), (-1, -1), 0), ("TOPPADDING", (0, 0), (-1, -1), 0),
                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
         return table
-
-
-def whole(v: float) -> int:
-    """A page size cairo writes exactly: whole points, never less than the piece."""
-    return max(1, -int(-v // 1))
 
 
 def _digest(piece: tuple) -> str:
