@@ -14,7 +14,6 @@ from xml.sax.saxutils import escape
 
 import jinja2
 from jinja2.sandbox import SecurityError
-from markdown_it import MarkdownIt
 
 from ..data.yamlsrc import line_of
 from ..draw.helpers import RULEBOOK, Inputs, cache_words, rulebook_environment, template_data
@@ -139,6 +138,8 @@ def parse_blocks(markdown: str, memo: Memo | None = None, shown: str = "the rule
 
 
 def _parse_blocks(markdown: str) -> tuple[Block, ...]:
+    from markdown_it import MarkdownIt  # 70 ms to import: not by a rebuild that remembers the blocks
+
     md = MarkdownIt("commonmark").enable("table")
     tokens = md.parse(markdown)
     blocks, i = [], 0
