@@ -245,16 +245,22 @@ class PDFStream:
             return
         batch, self.batch = self.batch, []
         stream = self.reserve()
-        heads, bodies, at = [], [], 0
-        for index, (number, body) in enumerate(batch):
-            heads.append(b"%d %d" % (number, at))
-            bodies.append(body)
-            at += len(body) + 1
+        for index, (number, _) in enumerate(batch):
             self.where[number] = (2, stream, index)
-        head = b" ".join(heads) + b"\n"
-        data = zlib.compress(head + b"\n".join(bodies) + b"\n", _COMPRESSION)
-        self.add_stream({"/Type": Raw(b"/ObjStm"), "/N": len(batch), "/First": len(head),
-                         "/Filter": Raw(b"/FlateDecode")}, data, stream)
+        entries, data = object_stream(batch)
+        self.add_stream(entries, data, stream)
+
+
+def object_stream(batch: list[tuple[int, bytes]]) -> tuple[dict, bytes]:
+    """An object stream holding `batch` ((number, body), in order): its dictionary (without
+    /Length) and its data, compressed (`_flush_batch`, and relocate.py moving one)."""
+    heads, at = [], 0
+    for number, body in batch:
+        heads.append(b"%d %d" % (number, at))
+        at += len(body) + 1
+    head = b" ".join(heads) + b"\n"
+    data = zlib.compress(head + b"\n".join(body for _, body in batch) + b"\n", _COMPRESSION)
+    return {"/Type": Raw(b"/ObjStm"), "/N": len(batch), "/First": len(head), "/Filter": Raw(b"/FlateDecode")}, data
 
 
 class Spooled:

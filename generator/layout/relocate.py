@@ -21,7 +21,7 @@ import re
 import zlib
 from collections.abc import Callable
 
-from .pdfstream import _COMPRESSION, Segment
+from .pdfstream import PDFStream, Segment, object_stream
 
 _OBJ = re.compile(rb"(\d+) 0 obj\n")
 _STREAM, _END_STREAM, _END_OBJ = b"\nstream\n", b"\nendstream\nendobj\n", b"\nendobj\n"
@@ -87,22 +87,17 @@ def _moved_object(data: bytes, number: int, new: Callable[[int], int]) -> bytes:
 
 
 def _moved_object_stream(head: re.Match, raw: bytes, new: Callable[[int], int]) -> tuple[bytes, bytes]:
-    """An object stream's dictionary and data with its objects' numbers and references moved
-    (its head and offsets made again, compressed as `PDFStream._flush_batch` does)."""
+    """An object stream's dictionary and data with its objects' numbers and references moved,
+    made again as `PDFStream` makes one (`pdfstream.object_stream`)."""
     count, first = int(head.group(1)), int(head.group(2))
     content = zlib.decompress(raw)
     numbers = content[:first].split()
     if len(numbers) != 2 * count or not content.endswith(b"\n"):
         raise ValueError("an object stream that PDFStream did not write")
     starts = [first + int(numbers[2 * i + 1]) for i in range(count)] + [len(content)]
-    bodies = [_moved(content[a:b - 1], new) for a, b in zip(starts, starts[1:])]
-    heads, at = [], 0
-    for i, body in enumerate(bodies):
-        heads.append(b"%d %d" % (new(int(numbers[2 * i])), at))
-        at += len(body) + 1
-    joined = b" ".join(heads) + b"\n"
-    data = zlib.compress(joined + b"\n".join(bodies) + b"\n", _COMPRESSION)
-    return b"<</Type /ObjStm/N %d/First %d/Filter /FlateDecode/Length %d>>" % (count, len(joined), len(data)), data
+    batch = [(new(int(numbers[2 * i])), _moved(content[starts[i]:starts[i + 1] - 1], new)) for i in range(count)]
+    entries, data = object_stream(batch)
+    return PDFStream().serialise({**entries, "/Length": len(data)}), data
 
 
 def _moved(text: bytes, new: Callable[[int], int]) -> bytes:
