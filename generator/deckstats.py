@@ -16,7 +16,8 @@ from .data.model import Game
 from .exports.files import Artifact, write_game
 from .layout.statsheet import stats_pdf
 from .options import BuildOptions
-from .pipeline import prepare_output, resolve_games
+from .outputfolder import prepare_output
+from .pipeline import resolve_games
 from .printing import game_papers
 from .rules.stats import game_stats
 

@@ -17,12 +17,12 @@ from .errors import OutputError
 from .exports.files import write_exports
 from .exports.targets import TARGETS
 from .options import BuildOptions
+from .outputfolder import drawn_through_cache
 from .pipeline import (
     Layout,
     Run,
     check_rules,
     editions_asked,
-    face_cache_ready,
     layout_game,
     load_editions,
     render_edition,
@@ -52,27 +52,26 @@ def run_exports(root: Path, games, target: str, options: BuildOptions, session: 
     folder of its own (exports/<target>-<language>/; the language the cards are written
     in: exports/<target>/), as `options` ask (dpi, bleed, base_url; stamp and pictures)."""
     made_by = TARGETS[target]
-    cache = face_cache_ready(options.output(root))   # as `pnp build`: an export after a build draws nothing again
-    run = Run(root, options, session, SILENT, cache=cache)
-    results, drawn = [], []
-    for game_id, langs in editions_asked(root, resolve_games(root, games), games, options.languages).items():
-        for edition in _editions(run, game_id, langs):
-            started = time.perf_counter()
-            rendered = render_edition(run, edition)
-            drawn += rendered.faces_pdfs.keys()
-            name = _target(target, edition)
-            folder = run.out_dir / game_id / "exports" / name
-            files, summary = made_by.make(rendered, folder, options.dpi, options.bleed, options.base_url,
-                                          (options.cards, options.size))
-            if rendered.draft:
-                summary = {**summary, "draft": "pictures at draft resolution (--draft): not for print"}
-            summary = {**summary, **language_entry(edition)}
-            log.info("%s: writing the %s export", edition.stem, target)
-            written = _write(run.out_dir, edition, name, files, summary, f"{target} export")
-            results.append(ExportResult(edition.stem, target, written, time.perf_counter() - started,
-                                        list(summary.get("skipped", [])), list(summary.get("notes", [])),
-                                        list(rendered.warnings)))
-    cache.prune(keep=drawn)   # within its bound, as after a build: never what this export read
+    results = []
+    with drawn_through_cache(options.output(root)) as (cache, drawn):   # an export after a build draws nothing
+        run = Run(root, options, session, SILENT, cache=cache)
+        for game_id, langs in editions_asked(root, resolve_games(root, games), games, options.languages).items():
+            for edition in _editions(run, game_id, langs):
+                started = time.perf_counter()
+                rendered = render_edition(run, edition)
+                drawn += rendered.faces_pdfs.keys()
+                name = _target(target, edition)
+                folder = run.out_dir / game_id / "exports" / name
+                files, summary = made_by.make(rendered, folder, options.dpi, options.bleed, options.base_url,
+                                              (options.cards, options.size))
+                if rendered.draft:
+                    summary = {**summary, "draft": "pictures at draft resolution (--draft): not for print"}
+                summary = {**summary, **language_entry(edition)}
+                log.info("%s: writing the %s export", edition.stem, target)
+                written = _write(run.out_dir, edition, name, files, summary, f"{target} export")
+                results.append(ExportResult(edition.stem, target, written, time.perf_counter() - started,
+                                            list(summary.get("skipped", [])), list(summary.get("notes", [])),
+                                            list(rendered.warnings)))
     return results
 
 
@@ -104,26 +103,25 @@ def run_kit(root: Path, game_id: str, options: BuildOptions, session: Session) -
     from .exports.kit import kit_words, kit_zip
     from .layout.calibration import calibration_pdf
 
-    cache = face_cache_ready(options.output(root))   # as `pnp build`: a kit after a build draws nothing again
-    run = Run(root, options, session, SILENT, cache=cache)
     (game_id,) = resolve_games(root, [game_id])
-    results, drawn = [], []
-    for edition in _editions(run, game_id, options.languages):
-        started = time.perf_counter()
-        papers_of_kit = game_papers(edition, options)
-        print_mode = print_mode_of(edition, options)
-        rendered = render_edition(run, edition)
-        drawn += rendered.faces_pdfs.keys()
-        artifacts = layout_game(edition, rendered, Layout(papers_of_kit, print_mode, session))
-        calibration = {p: calibration_pdf(p, print_mode) for p in papers_of_kit} if print_mode.duplex else {}
-        kit = kit_zip(edition, artifacts, print_mode, calibration)
-        name = _target("kit", edition)
-        log.info("%s: writing the kit", edition.stem)
-        written = _write(run.out_dir, edition, name, [kit], {"papers": list(papers_of_kit), **language_entry(edition)},
-                         "kit")
-        notes = [] if kit_words(edition.language)[1] else [
-            f"the kit's READ-ME is in English: pnp has no words for it in '{edition.language}'"]
-        results.append(ExportResult(edition.stem, "kit", written, time.perf_counter() - started, [], notes,
-                                    list(rendered.warnings)))
-    cache.prune(keep=drawn)   # within its bound, as after a build: never what this kit read
+    results = []
+    with drawn_through_cache(options.output(root)) as (cache, drawn):   # a kit after a build draws nothing
+        run = Run(root, options, session, SILENT, cache=cache)
+        for edition in _editions(run, game_id, options.languages):
+            started = time.perf_counter()
+            papers_of_kit = game_papers(edition, options)
+            print_mode = print_mode_of(edition, options)
+            rendered = render_edition(run, edition)
+            drawn += rendered.faces_pdfs.keys()
+            artifacts = layout_game(edition, rendered, Layout(papers_of_kit, print_mode, session))
+            calibration = {p: calibration_pdf(p, print_mode) for p in papers_of_kit} if print_mode.duplex else {}
+            kit = kit_zip(edition, artifacts, print_mode, calibration)
+            name = _target("kit", edition)
+            log.info("%s: writing the kit", edition.stem)
+            summary = {"papers": list(papers_of_kit), **language_entry(edition)}
+            written = _write(run.out_dir, edition, name, [kit], summary, "kit")
+            notes = [] if kit_words(edition.language)[1] else [
+                f"the kit's READ-ME is in English: pnp has no words for it in '{edition.language}'"]
+            results.append(ExportResult(edition.stem, "kit", written, time.perf_counter() - started, [], notes,
+                                        list(rendered.warnings)))
     return results

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,12 +18,12 @@ from .data.editions import in_edition, language_entry, languages_of
 from .data.i18ncheck import checked_editions
 from .data.load import list_games, load_game
 from .diskmemo import pack_name
-from .draw import fonts
 from .draw.glyphs import printed_text_problems
 from .errors import InputError, OutputError, PnpError, RulesFailed, collect
 from .exports.files import Artifact, first_in_place, put_back_on_failure, write_game
 from .layout.modes import PrintMode
 from .options import BuildOptions
+from .outputfolder import drawn_through_cache
 from .printing import game_papers, print_mode_of
 from .progress import Progress, _Silent
 from .session import Session
@@ -109,19 +108,17 @@ def build(root: Path, games=(), options: BuildOptions = BuildOptions(), *, sessi
     :param early: `pnp watch`'s: each game's first paper's sheets in place first, `early(result)` told.
     """
     from .draw.drawpool import drawing_workers
-    from .draw.picturestore import PictureStore
     from .progress import SILENT
 
     session.stopwatch.reset()
     out_dir = options.output(root)
     asked = editions_asked(root, resolve_games(root, games), games, options.languages)
-    cache = face_cache_ready(out_dir)
-    run = Run(root, options, session, progress or SILENT, cache, early)
     memo = out_dir / ".cache" / "memo"   # what this build leaves the next (session.kept_on_disk)
-    with session.kept_on_disk(memo, out_dir.parent, pack_name(asked)), drawing_workers(session):
-        results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
-    cache.prune(keep=[key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()])
-    PictureStore(out_dir / ".cache" / "pictures", base=out_dir.parent).prune()
+    with drawn_through_cache(out_dir) as (cache, drawn):
+        run = Run(root, options, session, progress or SILENT, cache, early)
+        with session.kept_on_disk(memo, out_dir.parent, pack_name(asked)), drawing_workers(session):
+            results = [_build_game(run, game_id, asked[game_id]) for game_id in asked]
+        drawn += [key for r in results for ed in r.editions for key in ed.faces_pdfs.keys()]
     return results
 
 
@@ -140,27 +137,6 @@ class Run:
     @property
     def out_dir(self) -> Path:
         return self.options.output(self.root)
-
-
-def face_cache_ready(out_dir: Path) -> FaceCache:
-    """The face cache of a build into `out_dir` (output/.cache/faces), the output folder
-    made ready for it (`prepare_output`): what `pnp build`, `validate`, `diff`, `export` and `kit` draw through."""
-    from .draw.facecache import FaceCache
-
-    cache = FaceCache(out_dir / ".cache" / "faces", base=out_dir.parent)
-    prepare_output(out_dir, cache)
-    return cache
-
-
-def prepare_output(out_dir: Path, cache: FaceCache | None = None) -> None:
-    """The output folder ready for a build: the fonts' cache, and the face cache's folder."""
-    try:
-        out_dir.parent.mkdir(parents=True, exist_ok=True)   # the project, or where an --output named lies
-        fonts.activate(out_dir / ".cache")
-        if cache is not None:
-            os.close(safefs.cache_folder(out_dir.parent, cache.folder))
-    except OSError as exc:
-        raise OutputError(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
 
 
 def _build_game(run: Run, game_id: str, languages: tuple[str, ...] | None) -> BuildResult:

@@ -40,7 +40,8 @@ def validate_games(root: Path, games, options: BuildOptions, session: Session, d
     """The rules, translations and (`draw`) everything a build would refuse, of the named
     games (all when none are named), every edition `options.languages` asks for; the rules
     run once a game, on the cards as written."""
-    from .pipeline import editions_asked, face_cache_ready, resolve_games
+    from .outputfolder import face_cache_ready
+    from .pipeline import editions_asked, resolve_games
 
     ids = resolve_games(root, games)
     asked = editions_asked(root, ids, games, options.languages)

@@ -23,7 +23,7 @@ FLOORS = [
     {"rulebook"},
     {"exports"},
     {"pipeline", "exporting", "preflight", "changes", "options", "clean", "printing", "deckstats", "errata",
-     "erratapack", "colourcheck"},
+     "erratapack", "colourcheck", "outputfolder"},
     {"loop"},
     {"cli", "__main__"},
 ]

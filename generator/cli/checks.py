@@ -33,7 +33,8 @@ def colour(ctx, games, paper, out_dir, no_sheet, limits):
     from ..data.editions import source_edition
     from ..data.load import load_game
     from ..options import BuildOptions
-    from ..pipeline import face_cache_ready, resolve_games
+    from ..outputfolder import face_cache_ready
+    from ..pipeline import resolve_games
     from ..preflight import kept_by_build
     from ..printing import game_papers
 

@@ -42,7 +42,8 @@ def changes_cmd(ctx, args, printed, fmt, files, options, limits):
     from ..errata import as_data, as_text, errata
     from ..erratapack import artifacts
     from ..exports.files import write_game
-    from ..pipeline import face_cache_ready, resolve_games
+    from ..outputfolder import face_cache_ready
+    from ..pipeline import resolve_games
 
     root = _root(ctx)
     if printed is not None:

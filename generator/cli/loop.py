@@ -149,7 +149,8 @@ def diff(ctx, ref, games, out_dir, fail_on_change, page, languages, limits):
     from ..loop.diffreport import Reference, diff_games
     from ..loop.summary import PAGES, summary_files
     from ..options import BuildOptions
-    from ..pipeline import face_cache_ready, resolve_games
+    from ..outputfolder import face_cache_ready
+    from ..pipeline import resolve_games
     from ..preflight import validate_games
 
     formats, pictures = page
