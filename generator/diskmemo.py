@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import pickle
 import sys
 import zlib
@@ -53,36 +54,57 @@ ALLOWED = {
     ("generator.layout.pdfstream", "Raw"),
     ("generator.rulebook", "RulebookPDF"), ("generator.rulebook.source", "Block"),
 }
-LIBRARIES = ("cairosvg", "cairocffi", "pangocffi", "pangocairocffi", "pyphen", "uharfbuzz", "reportlab", "rl_accel",
-             "pikepdf", "fonttools", "jinja2", "jsonschema", "pyyaml", "markdown-it-py", "pillow", "jmespath", "segno")
+DISTRIBUTIONS = (".dist-info", ".egg-info")
+SITE_FOLDERS = ("site-packages", "dist-packages")
 
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """sha256 of pnp's own files (its code, schemas, macros and words; the shipped fonts by
     name, size and time: their bytes are in every face's key already, `drawkey`), Python's
-    version and the versions of the libraries that shape what a build writes. Made once
-    a process, when a build first reads or keeps a memo on disk (an untrusted command's
-    before its jail: cli/options.py), never by a command that keeps none."""
-    from importlib import metadata  # 50 ms to import: only for a command that keeps a memo
-
+    version and every library installed beside pnp, by name and version (`installed`).
+    Made once a process, when a build first reads or keeps a memo on disk (an untrusted
+    command's before its jail: cli/options.py), never by a command that keeps none."""
     h = hashlib.sha256(sys.version.encode())
-    for name in LIBRARIES:
-        try:
-            h.update(f"\n{name} {metadata.version(name)}".encode())
-        except metadata.PackageNotFoundError:
-            h.update(f"\n{name} -".encode())
-    package = Path(__file__).parent
-    for path in sorted(package.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts:
-            continue
-        h.update(f"\n{path.relative_to(package)}\0".encode())
-        if path.suffix.lower() in (".ttf", ".otf"):
-            st = path.stat()
+    for name in installed():
+        h.update(f"\n{name}".encode())
+    package = str(Path(__file__).parent)
+    for relative in _files_in(package):
+        path = os.path.join(package, relative)
+        h.update(f"\n{relative}\0".encode())
+        if relative.lower().endswith((".ttf", ".otf")):
+            st = os.stat(path)
             h.update(f"{st.st_size} {st.st_mtime_ns}".encode())
         else:
-            h.update(path.read_bytes())
+            with open(path, "rb") as fh:
+                h.update(fh.read())
     return h.hexdigest()
+
+
+def _files_in(folder: str) -> list[str]:
+    """The files under `folder` (not in __pycache__), as paths relative to it, in order."""
+    found = []
+    for at, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if f != "__pycache__"]
+        where = os.path.relpath(at, folder)
+        found += [name if where == "." else os.path.join(where, name) for name in files]
+    return sorted(found)
+
+
+def installed() -> list[str]:
+    """The distributions in Python's site-packages folders as their metadata folders name
+    them, `name-version` (pip writes `pikepdf-9.7.0.dist-info`): any library installed,
+    upgraded or removed changes the list. One listing of each folder (importlib.metadata,
+    70 ms in a fresh process, read each library's METADATA instead)."""
+    names = set()
+    for folder in sys.path:
+        if not folder.endswith(SITE_FOLDERS):
+            continue
+        try:
+            names.update(e for e in os.listdir(folder) if e.endswith(DISTRIBUTIONS))
+        except OSError:
+            continue
+    return sorted(names)
 
 
 class _Plain(pickle.Unpickler):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import pickle
 import shutil
+import sys
 
 import pytest
 from PIL import Image
@@ -232,6 +233,21 @@ def test_an_entry_of_another_code_version_is_never_used(tiny, renders, monkeypat
     monkeypatch.setattr(diskmemo, "code_digest", lambda: "this pnp")
     build(tiny)
     assert renders[0] == 12
+
+
+def test_the_code_version_changes_with_any_library_upgraded(tmp_path, monkeypatch):
+    site = tmp_path / "venv" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "cairosvg-2.9.1.dist-info").mkdir()
+    (site / "cairosvg").mkdir()
+    (tmp_path / "pnp-0.1.dist-info").mkdir()   # not a site folder (the working folder): not listed
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(site)])
+    monkeypatch.setattr(diskmemo, "code_digest", diskmemo.code_digest.__wrapped__)
+    assert diskmemo.installed() == ["cairosvg-2.9.1.dist-info"]
+    before = diskmemo.code_digest()
+    assert diskmemo.code_digest() == before
+    (site / "cairosvg-2.9.1.dist-info").rename(site / "cairosvg-2.9.2.dist-info")
+    assert diskmemo.code_digest() != before
 
 
 def test_keys_that_name_objects_by_address_are_never_kept():
