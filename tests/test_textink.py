@@ -9,8 +9,10 @@ import cairosvg
 import pytest
 from PIL import Image
 
-from generator.draw import textink
+from generator.draw import glyphink, textink
 from generator.draw.fonts import shipped
+from generator.draw.glyphink import Letters
+from generator.rendermemo import RenderMemo
 from tests.conftest import MINI_BACK, run
 
 BACK = MINI_BACK.replace("BACK {{ card.id }}", "BACK")
@@ -79,18 +81,18 @@ def test_the_ink_measured_is_where_cairosvg_draws_it(body):
     # the ink is past each edge of a box drawn just inside it, by as much as it is measured
     for box, side, past in (((x0 + 1, 0, 70 - x0 - 1, 90), "left", 1), ((0, 0, x1 - 1, 90), "right", 1),
                             ((0, y0 + 1, 70, 90 - y0 - 1), "top", 1), ((0, 0, 70, y1 - 1), "bottom", 1)):
-        found = textink.overflows(svg, box, shipped())
+        found = textink.overflows(svg, box, Letters(shipped()))
         assert [o.side for o in found] == [side], (body, found)
         assert abs(found[0].past - past) <= slack, (body, side, found[0].past)
-    assert textink.overflows(svg, (x0 - 0.2, y0 - 0.2, x1 - x0 + 0.4, y1 - y0 + 0.4), shipped()) == [] or \
+    assert textink.overflows(svg, (x0 - 0.2, y0 - 0.2, x1 - x0 + 0.4, y1 - y0 + 0.4), Letters(shipped())) == [] or \
         "rotate" in body
 
 
 def test_a_nested_svg_viewport_is_a_box_the_text_must_stay_in():
     body = ('<svg x="10" y="10" width="20" height="10" viewBox="0 0 40 20">'
             '<text x="2" y="15" font-family="Lato" font-size="8">{}</text></svg>')
-    assert textink.overflows(_face(body.format("Fits")), (3, 3, 63, 88), shipped()) == []
-    found = textink.overflows(_face(body.format("Too wide here")), (3, 3, 63, 88), shipped())
+    assert textink.overflows(_face(body.format("Fits")), (3, 3, 63, 88), Letters(shipped())) == []
+    found = textink.overflows(_face(body.format("Too wide here")), (3, 3, 63, 88), Letters(shipped()))
     assert [(o.box, o.side) for o in found] == [("its <svg> viewport", "right")]
 
 
@@ -98,8 +100,8 @@ def test_what_is_not_drawn_or_not_handled_is_not_checked():
     far = 'x="50" y="20" font-family="Lato" font-size="8"'
     for body in (f'<defs><text {far}>hidden</text></defs>', f'<text {far} display="none">none</text>',
                  f'<text {far} font-family="No Such Font">x</text>', f'<text {far} rotate="30">turned</text>'):
-        assert textink.overflows(_face(body), (3, 3, 63, 88), shipped()) == [], body
-    assert textink.overflows(_face(f'<text {far}>shown words</text>'), (3, 3, 63, 88), shipped())
+        assert textink.overflows(_face(body), (3, 3, 63, 88), Letters(shipped())) == [], body
+    assert textink.overflows(_face(f'<text {far}>shown words</text>'), (3, 3, 63, 88), Letters(shipped()))
 
 
 def test_the_template_line_is_the_one_whose_written_attributes_the_face_shows():
@@ -109,3 +111,30 @@ def test_the_template_line_is_the_one_whose_written_attributes_the_face_shows():
     assert textink.template_line(source, face) == (3, 3)
     assert textink.template_line(source, '<text x="6" y="12" font-family="Lato">')[1] == 2
     assert textink.template_line("<svg/>", face) == (-1, None)
+
+
+def test_the_letters_a_build_met_are_kept_and_a_later_build_opens_no_font(monkeypatch):
+    """A later build (`pnp watch`, or a one-shot rebuild through the disk memo) measures ink
+    from the letters the memo kept by the font file's digest: fontTools opens no font."""
+    memo = RenderMemo(10)
+    svg = _face('<text x="40" y="20" font-family="Lato" font-size="8">Kept letters</text>')
+    first = Letters(shipped(), memo)
+    found = textink.overflows(svg, (3, 3, 30, 88), first)
+    assert [o.side for o in found] == ["right"]
+    first.keep()
+    path = str(shipped().face("Lato").path)
+
+    def opened(*args):
+        raise AssertionError("a font file opened")
+
+    monkeypatch.setattr(glyphink, "_glyphs", opened)
+    again = Letters(shipped(), memo)
+    assert textink.overflows(svg, (3, 3, 30, 88), again) == found
+    assert again.ink(path, "Kept") == first.ink(path, "Kept")
+    with pytest.raises(AssertionError, match="opened"):
+        again.letter(path, "Q")   # a letter no build met: read from the font
+    # what the memo holds under a font's key that is not letters is never used
+    digest = next(k[1] for k in memo._derived.keys() if k[0] == glyphink.INK)
+    memo.keep((glyphink.INK, digest), {"K": (1, None), "e": "wide"})
+    with pytest.raises(AssertionError, match="opened"):
+        Letters(shipped(), memo).letter(path, "K")

@@ -1,34 +1,92 @@
 """The ink of a letter or a line of letters in one font file, as cairo sets them (no kerning).
 
-In: a font file's path and a text. Out: its advance and the bounds of its glyphs' outlines,
-in em (fontTools reads each glyph's bounds from the font's glyf table, or draws a CFF
-glyph into a bounds pen), for `textink.py`. A file is read once a process, each letter
-when first asked.
+In: the `FontSet` a face is drawn with, a font file's path and a text; a session's memo.
+Out: its advance and the bounds of its glyphs' outlines, in em (fontTools reads each
+glyph's bounds from the font's glyf table, or draws a CFF glyph into a bounds pen), for
+`textink.py`. The letters a build met are kept in the memo by the font file's sha256
+(`Letters.keep`), so a later build (a one-shot rebuild after an edit too) opens a font
+with fontTools only for a letter no build met: importing fontTools and reading a font's
+tables costs some 0.1 s a process.
 """
 from __future__ import annotations
 
 import math
+import os
 from functools import lru_cache
 
+from .drawkey import _file_digest
 
-@lru_cache(maxsize=4096)
-def ink_em(path: str, text: str) -> tuple[float, float, float, float]:
-    """The ink of `text` set from x = 0 on the baseline, without kerning, in em: (left,
-    right, top above the baseline, bottom above the baseline); right < left: no ink."""
-    glyphs = _glyphs(path)
-    x, left, right, top, bottom = 0.0, math.inf, -math.inf, -math.inf, math.inf
-    for ch in text:
-        advance, bounds = glyphs.letter(ch)
-        if bounds is not None:
-            gx0, gy0, gx1, gy1 = bounds
-            left, right = min(left, x + gx0), max(right, x + gx1)
-            top, bottom = max(top, gy1), min(bottom, gy0)
-        x += advance
-    return (left, right, top, bottom) if right >= left else (0.0, -1.0, 0.0, 0.0)
+INK = "glyph ink"   # the memo's key: (INK, the font file's sha256)
 
 
-def advance_em(path: str, letter: str) -> float:
-    return _glyphs(path).letter(letter)[0]
+class Letters:
+    """The letters of the fonts of `fonts`, known from `memo` (what earlier builds kept) or
+    read from each font file as they are asked; `keep` hands the memo what this build knows."""
+
+    def __init__(self, fonts, memo=None):
+        self.fonts, self.memo = fonts, memo
+        self._files: dict[str, tuple[str, dict]] = {}   # path -> (its sha256, letter -> (advance, bounds))
+        self._grown: set[str] = set()                    # files this build read a letter of
+        self._texts: dict[tuple[str, str], tuple] = {}
+
+    def face(self, family: str | None, bold: bool = False, italic: bool = False):
+        return self.fonts.face(family, bold, italic)
+
+    def ink(self, path: str, text: str) -> tuple[float, float, float, float]:
+        """The ink of `text` set from x = 0 on the baseline, without kerning, in em: (left,
+        right, top above the baseline, bottom above the baseline); right < left: no ink."""
+        found = self._texts.get((path, text))
+        if found is None:
+            x, left, right, top, bottom = 0.0, math.inf, -math.inf, -math.inf, math.inf
+            for ch in text:
+                advance, bounds = self.letter(path, ch)
+                if bounds is not None:
+                    gx0, gy0, gx1, gy1 = bounds
+                    left, right = min(left, x + gx0), max(right, x + gx1)
+                    top, bottom = max(top, gy1), min(bottom, gy0)
+                x += advance
+            found = self._texts[(path, text)] = \
+                (left, right, top, bottom) if right >= left else (0.0, -1.0, 0.0, 0.0)
+        return found
+
+    def advance(self, path: str, letter: str) -> float:
+        return self.letter(path, letter)[0]
+
+    def letter(self, path: str, ch: str) -> tuple[float, tuple | None]:
+        """(advance, glyph bounds or None) of one letter, in em."""
+        digest, known = self._file(path)
+        found = known.get(ch)
+        if found is None:
+            found = known[ch] = _glyphs(path, digest).letter(ch)
+            self._grown.add(path)
+        return found
+
+    def keep(self) -> None:
+        """Hand the memo the letters of every file this build read a letter of."""
+        if self.memo is not None:
+            for path in sorted(self._grown):
+                digest, known = self._files[path]
+                self.memo.keep((INK, digest), dict(known))
+
+    def _file(self, path: str) -> tuple[str, dict]:
+        found = self._files.get(path)
+        if found is None:
+            st = os.stat(path)
+            digest = _file_digest(path, st.st_mtime_ns, st.st_size)
+            kept = self.memo.recall((INK, digest)) if self.memo is not None else None
+            known = {ch: value for ch, value in kept.items() if _is_letter(ch, value)} \
+                if isinstance(kept, dict) else {}
+            found = self._files[path] = (digest, known)
+        return found
+
+
+def _is_letter(ch, value) -> bool:
+    """A kept (letter, (advance, bounds)) as `_Glyphs.letter` makes them."""
+    if not (isinstance(ch, str) and isinstance(value, tuple) and len(value) == 2 and type(value[0]) is float):
+        return False
+    bounds = value[1]
+    return bounds is None or (isinstance(bounds, tuple) and len(bounds) == 4
+                              and all(type(v) is float for v in bounds))
 
 
 class _Glyphs:
@@ -70,5 +128,6 @@ class _Glyphs:
 
 
 @lru_cache(maxsize=32)
-def _glyphs(path: str) -> _Glyphs:
+def _glyphs(path: str, digest: str) -> _Glyphs:
+    """The font file at `path` whose bytes have `digest`, opened once a process."""
     return _Glyphs(path)

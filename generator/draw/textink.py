@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from . import svgtree
 from .fonts import FontSet
-from .glyphink import advance_em, ink_em
+from .glyphink import Letters
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 INHERITED = ("font-family", "font-size", "font-weight", "font-style", "text-anchor", "letter-spacing",
@@ -53,9 +53,9 @@ class Overflow:
                 "print: move it, make it smaller, or set it with textbox(), which fits text to its box")
 
 
-def overflows(svg: str, trim: tuple[float, float, float, float], fonts: FontSet) -> list[Overflow]:
+def overflows(svg: str, trim: tuple[float, float, float, float], letters: Letters) -> list[Overflow]:
     """The texts of `svg` whose ink leaves `trim` (x, y, w, h in mm from the face's top-left)
-    or the nested <svg> viewport that holds them."""
+    or the nested <svg> viewport that holds them; `letters`: the fonts CairoSVG draws with."""
     if "<text" not in svg:
         return []
     try:
@@ -72,7 +72,7 @@ def overflows(svg: str, trim: tuple[float, float, float, float], fonts: FontSet)
     style = _style(root, {"font-size": 12.0})
     for child in root:   # the root <svg>'s own box is the face: its children are laid in its units
         if child.tag in TEXT_TAGS or child.find(".//" + SVG_NS + "text") is not None:
-            _walk(child, to_mm, style, [("the trim", _mm_box(trim))], fonts, found, tags)
+            _walk(child, to_mm, style, [("the trim", _mm_box(trim))], letters, found, tags)
     return found
 
 
@@ -94,7 +94,7 @@ def _mm_box(trim) -> tuple[float, float, float, float]:
     return (x, y, x + w, y + h)
 
 
-def _walk(node, ctm, style, boxes, fonts, found, tags) -> None:
+def _walk(node, ctm, style, boxes, letters, found, tags) -> None:
     tag = node.tag.removeprefix(SVG_NS)
     if tag in NOT_DRAWN or tag in ("use", "textPath"):
         return
@@ -107,11 +107,11 @@ def _walk(node, ctm, style, boxes, fonts, found, tags) -> None:
     if tag == "text":
         tag_text = tags.get(id(node), "")
         if ctm is not None and style.get("visibility") not in ("hidden", "collapse"):
-            _check_text(node, ctm, style, boxes, fonts, found, tag_text)
+            _check_text(node, ctm, style, boxes, letters, found, tag_text)
         return
     for child in node:
         if child.tag in TEXT_TAGS or child.find(".//" + SVG_NS + "text") is not None:
-            _walk(child, ctm, style, boxes, fonts, found, tags)
+            _walk(child, ctm, style, boxes, letters, found, tags)
 
 
 def _viewport(node, ctm, style, boxes):
@@ -126,12 +126,12 @@ def _viewport(node, ctm, style, boxes):
     return inner, [*boxes, ("its <svg> viewport", box)]
 
 
-def _check_text(node, ctm, style, boxes, fonts, found, tag_text) -> None:
+def _check_text(node, ctm, style, boxes, letters, found, tag_text) -> None:
     """The ink of one <text> and its tspans, laid out as CairoSVG lays them, against each box."""
     ink: list[tuple] = []   # each glyph's (x0, y0, x1, y1) in the text's user units
     words: list[str] = []
     cursor = [0.0, 0.0]
-    if not _lay(node, style, fonts, cursor, ink, words, node.text):
+    if not _lay(node, style, letters, cursor, ink, words, node.text):
         return
     text = " ".join(" ".join(words).split())
     if not ink or not text:
@@ -146,12 +146,12 @@ def _check_text(node, ctm, style, boxes, fonts, found, tag_text) -> None:
                 return
 
 
-def _lay(node, style, fonts, cursor, ink, words, text) -> bool:
+def _lay(node, style, letters, cursor, ink, words, text) -> bool:
     """Lay `text` (the node's own) then its children and their tails; False when a font is
     unknown or a feature is not handled (the text is then not checked)."""
     if node.get("rotate"):
         return False
-    if not _run(node, style, fonts, cursor, ink, words, text):
+    if not _run(node, style, letters, cursor, ink, words, text):
         return False
     for child in node:
         tag = child.tag.removeprefix(SVG_NS)
@@ -159,15 +159,15 @@ def _lay(node, style, fonts, cursor, ink, words, text) -> bool:
             return False   # textPath, a, ...: not handled
         child_style = _style(child, style)
         if child_style.get("display") != "none":
-            if not _lay(child, child_style, fonts, cursor, ink, words, child.text):
+            if not _lay(child, child_style, letters, cursor, ink, words, child.text):
                 return False
         if child.tail and child.tail.strip():   # an anonymous tspan, in the parent's style
-            if not _run(ET.Element("tspan"), style, fonts, cursor, ink, words, child.tail):
+            if not _run(ET.Element("tspan"), style, letters, cursor, ink, words, child.tail):
                 return False
     return True
 
 
-def _run(node, style, fonts, cursor, ink, words, text) -> bool:
+def _run(node, style, letters, cursor, ink, words, text) -> bool:
     """One node's letters, as cairosvg.text.text() places them."""
     text = re.sub(" +", " ", (text or "").replace("\n", "").replace("\r", "").replace("\t", " "))
     size = style["font-size"]
@@ -183,11 +183,11 @@ def _run(node, style, fonts, cursor, ink, words, text) -> bool:
     bold = weight == "bold" or (weight.isdigit() and int(weight) >= 550)
     italic = style.get("font-style") in ("italic", "oblique")
     try:
-        face = fonts.face(family, bold, italic)
+        face = letters.face(family, bold, italic)
     except KeyError:
         return False    # an unknown font: an error of its own when the face is drawn
     spacing = _size(style.get("letter-spacing"), style) or 0.0
-    left, right, top, bottom = ink_em(str(face.path), text)
+    left, right, top, bottom = letters.ink(str(face.path), text)
     if right < left:
         return True     # spaces only: no ink
     align = 0.0
@@ -211,12 +211,12 @@ def _run(node, style, fonts, cursor, ink, words, text) -> bool:
         if i:
             px += spacing
         if not letter.isspace():
-            gl, gr, gt, gb = ink_em(str(face.path), letter)
+            gl, gr, gt, gb = letters.ink(str(face.path), letter)
             if gr >= gl:
                 ox, oy = px + d[0] + align, py + d[1]
                 box = (ox + gl * size, oy - gt * size, ox + gr * size, oy - gb * size)
                 ink.append(box)
-        cursor[0], cursor[1] = px + advance_em(str(face.path), letter) * size, py
+        cursor[0], cursor[1] = px + letters.advance(str(face.path), letter) * size, py
     words.append(text)
     return True
 
@@ -309,17 +309,18 @@ def template_line(source: str, tag: str) -> tuple[int, int | None]:
 def ink_warnings(game, owners: dict, svgs, fonts: FontSet, memo) -> list:
     """A warning (a `Problem`) for each plain text of each face whose ink leaves the card,
     naming the first card that shows the face and the template line of the text; a
-    session's memo keeps each face's findings by its key (its SVG's digest)."""
+    session's memo keeps each face's findings by its key (its SVG's digest), and the
+    letters of the fonts measured (glyphink.Letters)."""
     from ..errors import Problem
 
-    problems, sources = [], {}
+    problems, sources, letters = [], {}, Letters(fonts, memo)
     for key, rc in owners.items():
         if key is None or key not in svgs:
             continue
         deck = rc.deck
         trim = (deck.bleed, deck.bleed, deck.trim_w, deck.trim_h)
         found = memo.derived(("text ink", key, trim),
-                             lambda key=key, trim=trim: tuple(overflows(svgs[key], trim, fonts)))
+                             lambda key=key, trim=trim: tuple(overflows(svgs[key], trim, letters)))
         if not found:
             continue
         side = "back" if key == rc.back and key != rc.front else "front"
@@ -334,6 +335,7 @@ def ink_warnings(game, owners: dict, svgs, fonts: FontSet, memo) -> list:
                     file, line, best = shown, number, score
             problems.append(Problem(file, f"{side}: {over.message()}", line=line, card=rc.card.id,
                                     severity="warning"))
+    letters.keep()
     return problems
 
 
