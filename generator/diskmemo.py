@@ -96,7 +96,7 @@ def installed() -> list[str]:
     them, `name-version` (pip writes `pikepdf-9.7.0.dist-info`): any library installed,
     upgraded or removed changes the list. One listing of each folder (importlib.metadata,
     70 ms in a fresh process, read each library's METADATA instead)."""
-    names = set()
+    names: set[str] = set()
     for folder in sys.path:
         if not folder.endswith(SITE_FOLDERS):
             continue

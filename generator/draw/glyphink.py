@@ -23,7 +23,7 @@ class Letters:
     """The letters of the fonts of `fonts`, known from `memo` (what earlier builds kept) or
     read from each font file as they are asked; `keep` hands the memo what this build knows."""
 
-    def __init__(self, fonts, memo=None):
+    def __init__(self, fonts, memo=None) -> None:
         self.fonts, self.memo = fonts, memo
         self._files: dict[str, tuple[str, dict]] = {}   # path -> (its sha256, letter -> (advance, bounds))
         self._grown: set[str] = set()                    # files this build read a letter of
