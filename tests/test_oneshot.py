@@ -198,6 +198,30 @@ def test_a_rebuild_after_a_card_edit_renders_and_writes_only_that_card(tiny, ren
     assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
 
+def test_a_rulebook_laid_out_again_breaks_only_its_changed_paragraphs_into_lines(tiny, monkeypatch):
+    """The line ends of the rulebook's paragraphs are kept in the memo (breaking.LineEnds):
+    laid out again after an edit, a book breaks into lines only the paragraphs whose text
+    changed, and writes a cold layout's bytes."""
+    from generator.rulebook import breaking
+
+    broken = []
+    real = breaking._ends
+    monkeypatch.setattr(breaking, "_ends", lambda frags, *a: (broken.append("".join(
+        breaking._text(f) for f in frags)), real(frags, *a))[1])
+    build(tiny)
+    assert any("Whoever holds" in text for text in broken)
+    broken.clear()
+    EDITS["rulebook"](tiny)
+    build(tiny)
+    assert broken and all("Whoever keeps" in text for text in broken), broken
+    broken.clear()
+    edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 0"', 'name: "Thing Zero"')   # the first paragraph prints it
+    build(tiny)
+    assert broken and all("Thing Zero" in text for text in broken), broken
+    build(tiny, "--output", str(tiny / "cold"))
+    assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
+
+
 def test_a_damaged_or_foreign_memo_entry_is_never_used(tiny, tmp_path, renders):
     build(tiny)
     memo = tiny / "output" / ".cache" / "memo"

@@ -50,6 +50,9 @@ class Hyphenation:
     # the points of the words met so far (`remembering_points`: a session's memo keeps them, so a
     # rebuild reads no dictionary for words an earlier build met); not part of what it is
     known: dict | None = field(default=None, compare=False, repr=False)
+    # the line ends of the rulebook's paragraphs set before and in this layout
+    # (rulebook/breaking.LineEnds, which a session's memo keeps): not part of what it is either
+    lines: object = field(default=None, compare=False, repr=False)
 
     def key(self) -> str:
         """What a rulebook's cache key takes of it: the rules and the protected words."""

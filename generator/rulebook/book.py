@@ -36,6 +36,7 @@ from ..rendermemo import Kept
 from ..session import Session
 from ..units import paper_size
 from . import pageplan
+from .breaking import keep_lines, remembering_lines
 from .pangobook import BookText, PangoHeading
 from .rlbridge import RecordingFrame, private_characters_given, shaping
 from .source import book_text, plain_text
@@ -268,6 +269,8 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     rtl = direction_of(lang) == "rtl"
     text = BookText(lang, rtl) if needs_pango(rtl, book_text(game, blocks, words)) else None
     hyphenation = remembering_points(for_game(game), memo)   # the points of the words met before, kept
+    book = (game.id, lang, paper)
+    hyphenation = remembering_lines(hyphenation, memo, book)   # and the lines of paragraphs set before
     doc = Rulebook(buf, game, paper, words, text, stamp, hyphenation)
     st = doc.st
     story = _title(game, st, cover_faces, doc.record_figure, doc.para, words, rtl)
@@ -312,6 +315,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
             doc.plan = None
     memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
     keep_points(hyphenation, memo)
+    keep_lines(hyphenation, memo, book)
     if isinstance(plans, Kept) and doc.plan is not None:
         doc.plan.index = {}   # the ids of this story's flowables: of no use once it is laid out
         plans[planned] = pageplan.Laid(doc.plan, marks, pageplan.bounds_of(tags), body)

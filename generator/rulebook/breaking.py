@@ -11,12 +11,13 @@ give a paragraph's words and its lines by either method (tests, benchmarks/typog
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
-from ..draw.hyphenate import Hyphenation
+from ..draw.hyphenate import Hyphenation, looked_up
 from ..draw.linebreak import END, Word, fills, first_fit, total_fit
 from .rlbridge import fragment_font, fragment_text, fragment_with, is_line_break, wrapped_lines
 
@@ -145,7 +146,16 @@ def _cut(frags, breaks: list[tuple[int, bool, int, bool]]) -> list:
 
 def plan(frags, widths, hyphenation: Hyphenation | None, whole: bool = True) -> list[tuple[int, bool, int, bool]]:
     """Where the lines end: (offset, hyphenated, next line's offset, whether the text's own
-    line break ends it) of every line but the last."""
+    line break ends it) of every line but the last; as an earlier layout set the same
+    paragraph at the same widths, when the hyphenation's `lines` (LineEnds) kept it."""
+    kept = hyphenation.lines if hyphenation is not None and isinstance(hyphenation.lines, LineEnds) else None
+    if kept is not None:
+        pieces = tuple((_text(f), *fragment_font(f)) for f in frags)
+        words = {part for word in "".join(p[0] for p in pieces).split() for part in looked_up(word)}
+        key = (pieces, tuple(widths), whole, hyphenation.protected_among(words))
+        found = kept.get(key)
+        if found is not None:
+            return list(found)
     _, where, ends = _ends(frags, widths, hyphenation, whole)
     out = []
     for j, k in ends[:-1]:
@@ -154,7 +164,53 @@ def plan(frags, widths, hyphenation: Hyphenation | None, whole: bool = True) -> 
             out.append((b, False, where[j + 1][0], forced))
         else:
             out.append((a + cuts[k], True, a + cuts[k], False))
+    if kept is not None:
+        kept.now[key] = tuple(out)
     return out
+
+
+@dataclass
+class LineEnds:
+    """The line ends (`plan`) of the paragraphs an earlier layout of the book set (`before`,
+    as the session's memo kept them) and of those this layout set (`now`, what it keeps).
+    A paragraph's are a pure function of its key: its text, fonts and sizes, the widths, the
+    method, and the protected words among its own (the hyphenation's rules are the memo
+    key's), so an edited card name lays out again only the paragraphs that print it."""
+    before: dict
+    now: dict = field(default_factory=dict)
+
+    def get(self, key) -> tuple | None:
+        found = self.now.get(key)
+        if found is None:
+            found = self.before.get(key)
+            if found is not None:
+                self.now[key] = found
+        return found
+
+
+def remembering_lines(hyphenation: Hyphenation, memo, book: tuple) -> Hyphenation:
+    """`hyphenation`, knowing the line ends of the paragraphs `memo` kept for `book` (game,
+    language, paper: `keep_lines`)."""
+    found = memo.recall(_lines_key(hyphenation, book))
+    before = {k: v for k, v in found.items() if _is_plan(v)} if isinstance(found, dict) else {}
+    return replace(hyphenation, lines=LineEnds(before))
+
+
+def keep_lines(hyphenation: Hyphenation, memo, book: tuple) -> None:
+    """Keep in `memo` the line ends of the paragraphs this layout set (not those of earlier
+    ones it no longer has: the value stays the size of one book)."""
+    if isinstance(hyphenation.lines, LineEnds):
+        memo.keep(_lines_key(hyphenation, book), dict(hyphenation.lines.now))
+
+
+def _lines_key(hyphenation: Hyphenation, book: tuple) -> tuple:
+    return ("rulebook line ends", *book, hyphenation.rules_key())
+
+
+def _is_plan(value) -> bool:
+    return isinstance(value, tuple) and all(
+        isinstance(end, tuple) and len(end) == 4 and type(end[0]) is int and type(end[1]) is bool
+        and type(end[2]) is int and type(end[3]) is bool for end in value)
 
 
 def measure(frags, widths, hyphenation: Hyphenation | None, whole: bool = True) -> tuple[int, int, list[float]]:
