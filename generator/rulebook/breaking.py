@@ -149,7 +149,7 @@ def plan(frags, widths, hyphenation: Hyphenation | None, whole: bool = True) -> 
     line break ends it) of every line but the last; as an earlier layout set the same
     paragraph at the same widths, when the hyphenation's `lines` (LineEnds) kept it."""
     kept = hyphenation.lines if hyphenation is not None and isinstance(hyphenation.lines, LineEnds) else None
-    if kept is not None:
+    if kept is not None and hyphenation is not None:
         pieces = tuple((_text(f), *fragment_font(f)) for f in frags)
         words = {part for word in "".join(p[0] for p in pieces).split() for part in looked_up(word)}
         key = (pieces, tuple(widths), whole, hyphenation.protected_among(words))
