@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .diskstore import Store
+from .distributions import installed
 from .errors import OutputError
 from .rendermemo import RenderMemo, protected_key
 
@@ -54,15 +55,13 @@ ALLOWED = {
     ("generator.layout.pdfstream", "Raw"),
     ("generator.rulebook", "RulebookPDF"), ("generator.rulebook.source", "Block"),
 }
-DISTRIBUTIONS = (".dist-info", ".egg-info")
-SITE_FOLDERS = ("site-packages", "dist-packages")
 
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """sha256 of pnp's own files (its code, schemas, macros and words; the shipped fonts by
     name, size and time: their bytes are in every face's key already, `drawkey`), Python's
-    version and every library installed beside pnp, by name and version (`installed`).
+    version and every library installed beside pnp, by name and version (distributions.py).
     Made once a process, when a build first reads or keeps a memo on disk (an untrusted
     command's before its jail: cli/options.py), never by a command that keeps none."""
     h = hashlib.sha256(sys.version.encode())
@@ -89,22 +88,6 @@ def _files_in(folder: str) -> list[str]:
         where = os.path.relpath(at, folder)
         found += [name if where == "." else os.path.join(where, name) for name in files]
     return sorted(found)
-
-
-def installed() -> list[str]:
-    """The distributions in Python's site-packages folders as their metadata folders name
-    them, `name-version` (pip writes `pikepdf-9.7.0.dist-info`): any library installed,
-    upgraded or removed changes the list. One listing of each folder (importlib.metadata,
-    70 ms in a fresh process, read each library's METADATA instead)."""
-    names: set[str] = set()
-    for folder in sys.path:
-        if not folder.endswith(SITE_FOLDERS):
-            continue
-        try:
-            names.update(e for e in os.listdir(folder) if e.endswith(DISTRIBUTIONS))
-        except OSError:
-            continue
-    return sorted(names)
 
 
 class _Plain(pickle.Unpickler):

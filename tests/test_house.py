@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "generator"
 # The floors of the house, lowest first: a module may import from its own floor or below.
 FLOORS = [
     {"errors", "guard", "units", "shapes", "memory", "progress", "stopwatch", "session", "rendermemo", "pdfiumlock",
-     "jail", "jailbridge", "safefs", "diskstore", "diskmemo", "bindings", "_cairoffi", "_pixbufffi", "_pangoffi"},
+     "jail", "jailbridge", "safefs", "diskstore", "diskmemo", "distributions", "bindings", "_cairoffi", "_pixbufffi", "_pangoffi"},
     {"data"},
     {"rules"},
     {"draw"},

@@ -12,7 +12,7 @@ import sys
 import pytest
 from PIL import Image
 
-from generator import diskmemo
+from generator import diskmemo, distributions
 from generator.diskstore import Store
 from generator.draw import fonts, render
 from generator.layout import pdfstream
@@ -266,12 +266,20 @@ def test_the_code_version_changes_with_any_library_upgraded(tmp_path, monkeypatc
     (site / "cairosvg").mkdir()
     (tmp_path / "pnp-0.1.dist-info").mkdir()   # not a site folder (the working folder): not listed
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(site)])
+    monkeypatch.setattr(diskmemo, "installed", distributions.installed.__wrapped__)
     monkeypatch.setattr(diskmemo, "code_digest", diskmemo.code_digest.__wrapped__)
-    assert diskmemo.installed() == ["cairosvg-2.9.1.dist-info"]
+    assert diskmemo.installed() == ("cairosvg-2.9.1.dist-info",)
     before = diskmemo.code_digest()
     assert diskmemo.code_digest() == before
     (site / "cairosvg-2.9.1.dist-info").rename(site / "cairosvg-2.9.2.dist-info")
     assert diskmemo.code_digest() != before
+
+
+def test_a_library_version_is_read_from_its_metadata_folder_as_importlib_metadata_reads_it():
+    from importlib import metadata
+
+    for name in ("pangocffi", "pangocairocffi", "pyphen", "segno", "Jinja2", "PyYAML", "markdown-it-py"):
+        assert distributions.version(name) == metadata.version(name), name
 
 
 def test_keys_that_name_objects_by_address_are_never_kept():

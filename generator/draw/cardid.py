@@ -16,10 +16,10 @@ import base64
 import functools
 import hashlib
 import json
-from importlib import metadata
 
 from markupsafe import Markup
 
+from ..distributions import version
 from .textfit import TextError
 
 LENGTH = 6
@@ -90,4 +90,4 @@ def _colour(value) -> str:
 @functools.lru_cache(maxsize=1)
 def qr_version() -> str:
     """segno's version: what `qr()` draws depends on it (the render memo's key holds it)."""
-    return f"segno {metadata.version('segno')}"
+    return f"segno {version('segno')}"

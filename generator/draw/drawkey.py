@@ -18,7 +18,6 @@ import os
 import re
 import stat
 from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -26,6 +25,7 @@ import cairocffi as cairo
 import cairosvg
 
 from .. import __version__
+from ..distributions import version
 from ..guard import MAX_IMAGE_BYTES
 from .fonts import FONT_DIR, font_files, shipped, system_font_files
 from .pangobridge import versions

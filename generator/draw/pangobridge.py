@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import ctypes.util
 import struct
-from importlib.metadata import version
 
 import cairocffi
 import pangocairocffi
 import pangocffi
 
 from generator import bindings
+from generator.distributions import version
 
 TESTED = {"pangocffi": ("0.14.1",), "pangocairocffi": ("0.7.1",)}  # the bindings this bridge was checked with
 PANGO_AT_LEAST = (1, 50)   # line-height attributes (1.50); font features (1.38); the mirrored structs (1.44)

@@ -29,9 +29,9 @@ import multiprocessing
 import os
 import threading
 from functools import lru_cache
-from importlib import metadata
 from typing import NamedTuple
 
+from .. import distributions
 from ..errors import InputError
 
 JPEG_SHRINKS = (8, 4, 2)   # the DCT scalings libjpeg decodes at
@@ -116,7 +116,7 @@ def chosen() -> str:
 @lru_cache(maxsize=1)
 def version() -> str:
     """Which libvips and pyvips prepare pictures (what their bytes depend on)."""
-    return f"libvips {'.'.join(map(str, _libvips_version()))} (pyvips {metadata.version('pyvips')})"
+    return f"libvips {'.'.join(map(str, _libvips_version()))} (pyvips {distributions.version('pyvips')})"
 
 
 def _no_metadata(libvips: tuple[int, int, int]) -> dict[str, object]:
