@@ -286,10 +286,13 @@ class DiskMemo(RenderMemo):
     def reads_decks(self, env, files: str, template: str) -> bool:
         """`RenderMemo.reads_decks`, kept by the digest of the template files (parsing a
         game's templates costs more than rendering a card)."""
-        found = self.shelves.get("reads decks", (files, template))
-        if not isinstance(found, bool):
-            found = super().reads_decks(env, files, template)
-            self.shelves.put("reads decks", (files, template), found)
+        found = self._readers.get((files, template))   # asked for every face: looked up once a build
+        if found is None:
+            found = self.shelves.get("reads decks", (files, template))
+            if not isinstance(found, bool):
+                found = super().reads_decks(env, files, template)
+                self.shelves.put("reads decks", (files, template), found)
+            self._readers[(files, template)] = found
         return found
 
     def done(self) -> None:
