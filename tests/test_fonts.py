@@ -179,6 +179,21 @@ def test_a_process_that_loads_the_shipped_fonts_reads_no_name_table():
     assert found == "[]", found
 
 
+def test_the_shipped_fonts_digest_is_that_of_their_bytes():
+    """The draw key's digest of the shipped fonts takes each file's sha256 from faces.json
+    (no font read at start-up): it is the digest of the files' own bytes."""
+    import hashlib
+
+    from generator.draw import drawkey
+
+    for stand_ins in (False, True):
+        h = hashlib.sha256()
+        for path in fonts.font_files(fonts.FONT_DIR):
+            if path.name.lower().startswith("liberation") == stand_ins:
+                h.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
+        assert drawkey._fonts_digest.__wrapped__(stand_ins) == h.hexdigest()
+
+
 if __name__ == "__main__" and sys.argv[1:2] == ["--faces"]:
     import json
 

@@ -11,6 +11,7 @@ wins over pnp's.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import logging
@@ -66,6 +67,7 @@ class Face:
     weight: int = 400
     aliases: set = field(default_factory=set, repr=False)
     covers: str = field(default="", repr=False, compare=False)   # a shipped font's code points (face_facts)
+    sha256: str = field(default="", repr=False, compare=False)   # a shipped font's file's (face_facts)
 
     @property
     def advances(self) -> dict:
@@ -124,8 +126,9 @@ def _load_face(path: Path, known: dict | None = None) -> Face:
 
 
 def face_facts(face: Face) -> dict:
-    """What FACES_FILE keeps of a face (its file's size beside it)."""
-    return {"bytes": face.path.stat().st_size, "family": face.family, "bold": face.bold, "italic": face.italic,
+    """What FACES_FILE keeps of a face (its file's size and sha256 beside it)."""
+    return {"bytes": face.path.stat().st_size, "sha256": hashlib.sha256(face.path.read_bytes()).hexdigest(),
+            "family": face.family, "bold": face.bold, "italic": face.italic,
             "postscript_name": face.postscript_name, "units_per_em": face.units_per_em, "ascent": face.ascent,
             "descent": face.descent, "weight": face.weight, "aliases": sorted([n, b] for n, b in face.aliases),
             # its code points as (first, last) ranges in order, hex: "20-7e a0-17f" (Face.missing reads them)
@@ -138,6 +141,7 @@ def face_from_facts(path: Path, facts: dict) -> Face:
                 facts["units_per_em"], facts["ascent"], facts["descent"], facts["weight"])
     face.aliases = {(name, bold) for name, bold in facts["aliases"]}
     face.covers = facts["covers"]
+    face.sha256 = facts["sha256"]
     return face
 
 
