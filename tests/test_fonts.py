@@ -11,7 +11,7 @@ import pikepdf
 import pytest
 from fontTools.ttLib import TTFont
 
-from generator.draw import fonts
+from generator.draw import fonts, glyphink
 from tests.conftest import run
 
 FRONT = """<svg xmlns="http://www.w3.org/2000/svg" width="{{ deck.width }}mm" height="{{ deck.height }}mm" viewBox="0 0 {{ deck.width }} {{ deck.height }}">
@@ -138,9 +138,9 @@ def test_rules_text_uses_lining_figures():
     shipped = fonts.shipped()
     # the rulebook's text and the shared text_box macro set rules in Lato: lining figures
     for family in ("Lato", "DejaVu Sans", "DejaVu Serif", "Open Sans Condensed"):
-        assert fonts.figures(shipped.face(family, bold=family == "Open Sans Condensed")) == "lining", family
+        assert glyphink.figures(shipped.face(family, bold=family == "Open Sans Condensed")) == "lining", family
     # EB Garamond's default figures are old-style, which CairoSVG cannot switch: headings only
-    assert fonts.figures(shipped.face("EB Garamond")) == "old-style"
+    assert glyphink.figures(shipped.face("EB Garamond")) == "old-style"
     from generator.rulebook.styles import __file__ as styles_file
     assert "Lato" in open(styles_file).read()
 

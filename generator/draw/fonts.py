@@ -368,26 +368,6 @@ def _add_to_fontconfig(folder: Path, families: tuple = (frozenset(), ())) -> Non
     _added.add((folder, families))
 
 
-def figures(face: Face) -> str:
-    """'lining' when the face's default digits stand on the baseline at cap height, else
-    'old-style' (EB Garamond: 1 at x-height, 3 and 4 below the baseline). CairoSVG cannot
-    switch OpenType features, so a face's default figures are the ones printed."""
-    from fontTools.pens.boundsPen import BoundsPen
-    from fontTools.ttLib import TTFont
-
-    font = TTFont(face.path, lazy=True)
-    glyphs, cmap = font.getGlyphSet(), font.getBestCmap()
-
-    def bounds(ch):
-        pen = BoundsPen(glyphs)
-        glyphs[cmap[ord(ch)]].draw(pen)
-        return pen.bounds
-
-    cap = bounds("H")[3]
-    one, four = bounds("1"), bounds("4")
-    return "lining" if one[3] > 0.9 * cap and four[1] > -0.02 * cap else "old-style"
-
-
 @lru_cache(maxsize=1)
 def shipped() -> FontSet:
     """The process-wide set of shipped fonts."""

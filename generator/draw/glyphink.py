@@ -6,7 +6,8 @@ glyph's bounds from the font's glyf table, or draws a CFF glyph into a bounds pe
 `textink.py`. The letters a build met are kept in the memo by the font file's sha256
 (`Letters.keep`), so a later build (a one-shot rebuild after an edit too) opens a font
 with fontTools only for a letter no build met: importing fontTools and reading a font's
-tables costs some 0.1 s a process.
+tables costs some 0.1 s a process. And which figures a face's digits are (`figures`: the
+rules text's numbers must be lining).
 """
 from __future__ import annotations
 
@@ -131,3 +132,23 @@ class _Glyphs:
 def _glyphs(path: str, digest: str) -> _Glyphs:
     """The font file at `path` whose bytes have `digest`, opened once a process."""
     return _Glyphs(path)
+
+
+def figures(face) -> str:
+    """'lining' when the face's default digits stand on the baseline at cap height, else
+    'old-style' (EB Garamond: 1 at x-height, 3 and 4 below the baseline). CairoSVG cannot
+    switch OpenType features, so a face's default figures are the ones printed."""
+    from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(face.path, lazy=True)
+    glyphs, cmap = font.getGlyphSet(), font.getBestCmap()
+
+    def bounds(ch):
+        pen = BoundsPen(glyphs)
+        glyphs[cmap[ord(ch)]].draw(pen)
+        return pen.bounds
+
+    cap = bounds("H")[3]
+    one, four = bounds("1"), bounds("4")
+    return "lining" if one[3] > 0.9 * cap and four[1] > -0.02 * cap else "old-style"
