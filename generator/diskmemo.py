@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .diskstore import Store
-from .distributions import installed
+from .distributions import version
 from .errors import OutputError
 from .rendermemo import RenderMemo, protected_key
 
@@ -55,18 +55,21 @@ ALLOWED = {
     ("generator.layout.pdfstream", "Raw"),
     ("generator.rulebook", "RulebookPDF"), ("generator.rulebook.source", "Block"),
 }
+LIBRARIES = ("cairosvg", "cairocffi", "pangocffi", "pangocairocffi", "pyphen", "uharfbuzz", "reportlab", "rl_accel",
+             "pikepdf", "fonttools", "jinja2", "jsonschema", "pyyaml", "markdown-it-py", "pillow", "jmespath", "segno")
 
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """sha256 of pnp's own files (its code, schemas, macros and words; the shipped fonts by
-    name, size and time: their bytes are in every face's key already, `drawkey`), Python's
-    version and every library installed beside pnp, by name and version (distributions.py).
+    name, size and time: the sha256 of their bytes is in every face's key already, `drawkey`),
+    Python's version and the versions of the libraries that shape what a build writes
+    (`LIBRARIES`, read from their metadata folders' names: distributions.py).
     Made once a process, when a build first reads or keeps a memo on disk (an untrusted
     command's before its jail: cli/options.py), never by a command that keeps none."""
     h = hashlib.sha256(sys.version.encode())
-    for name in installed():
-        h.update(f"\n{name}".encode())
+    for name in LIBRARIES:
+        h.update(f"\n{name} {_version_of(name)}".encode())
     package = str(Path(__file__).parent)
     for relative in _files_in(package):
         path = os.path.join(package, relative)
@@ -78,6 +81,13 @@ def code_digest() -> str:
             with open(path, "rb") as fh:
                 h.update(fh.read())
     return h.hexdigest()
+
+
+def _version_of(name: str) -> str:
+    try:
+        return version(name)
+    except ModuleNotFoundError:   # importlib.metadata's PackageNotFoundError: not installed
+        return "-"
 
 
 def _files_in(folder: str) -> list[str]:
@@ -185,6 +195,13 @@ class Shelves:
             self._add(name, data)
         return value
 
+    def carry(self, shelf: str, key) -> None:
+        """The small value the last build kept under `key` kept again by this one, as it is
+        (not unpickled): a value this build did not need, that the next may."""
+        name = entry_name(shelf, key)
+        if name is not None and name not in self.new and name in self.old and not self.read_only:
+            self._add(name, self.old[name])
+
     def put(self, shelf: str, key, value, large: bool = False) -> None:
         name = entry_name(shelf, key)
         data = dumps(value) if name is not None and value is not None and not self.read_only else None
@@ -272,6 +289,9 @@ class DiskMemo(RenderMemo):
         if key and key[0] in NOT_KEPT:
             return None
         return self.shelves.get("memo", key, large=few)
+
+    def carry(self, key: tuple) -> None:
+        self.shelves.carry("memo", key)
 
     def keep(self, key: tuple, value, few: bool = False) -> None:
         if key and key[0] == "packed":

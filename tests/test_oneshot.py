@@ -218,6 +218,18 @@ def test_a_rulebook_laid_out_again_breaks_only_its_changed_paragraphs_into_lines
     edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 0"', 'name: "Thing Zero"')   # the first paragraph prints it
     build(tiny)
     assert broken and all("Thing Zero" in text for text in broken), broken
+    # a card named with a word of another paragraph protects it there from hyphenation
+    broken.clear()
+    edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Whoever"')
+    build(tiny)
+    assert any("Whoever keeps" in text for text in broken) and all("Thing Zero" not in text for text in broken)
+    # a build that lays out no rulebook (its text unchanged) keeps its line ends on
+    EDITS["card text"](tiny)
+    build(tiny)
+    broken.clear()
+    edit(tiny / "cards/tiny/rulebook.md", "Whoever keeps", "Whoever takes")
+    build(tiny)
+    assert broken and all("Whoever takes" in text for text in broken), broken
     build(tiny, "--output", str(tiny / "cold"))
     assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
@@ -259,27 +271,38 @@ def test_an_entry_of_another_code_version_is_never_used(tiny, renders, monkeypat
     assert renders[0] == 12
 
 
-def test_the_code_version_changes_with_any_library_upgraded(tmp_path, monkeypatch):
-    site = tmp_path / "venv" / "site-packages"
-    site.mkdir(parents=True)
-    (site / "cairosvg-2.9.1.dist-info").mkdir()
-    (site / "cairosvg").mkdir()
-    (tmp_path / "pnp-0.1.dist-info").mkdir()   # not a site folder (the working folder): not listed
-    monkeypatch.setattr(sys, "path", [str(tmp_path), str(site)])
-    monkeypatch.setattr(diskmemo, "installed", distributions.installed.__wrapped__)
+def test_the_code_version_changes_with_a_library_upgraded_wherever_it_lies(tmp_path, monkeypatch):
+    folder = tmp_path / "target"   # pip --target, PYTHONPATH: not a folder named site-packages
+    folder.mkdir()
     monkeypatch.setattr(diskmemo, "code_digest", diskmemo.code_digest.__wrapped__)
-    assert diskmemo.installed() == ("cairosvg-2.9.1.dist-info",)
     before = diskmemo.code_digest()
-    assert diskmemo.code_digest() == before
-    (site / "cairosvg-2.9.1.dist-info").rename(site / "cairosvg-2.9.2.dist-info")
-    assert diskmemo.code_digest() != before
+    (folder / "Jinja2-9.9.9.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [str(folder), *sys.path])
+    upgraded = diskmemo.code_digest()
+    assert upgraded != before
+    (folder / "Jinja2-9.9.9.dist-info").rename(folder / "Jinja2-9.9.10.dist-info")
+    distributions._listed.cache_clear()
+    assert diskmemo.code_digest() not in (before, upgraded)
 
 
-def test_a_library_version_is_read_from_its_metadata_folder_as_importlib_metadata_reads_it():
+def test_a_library_version_is_that_of_the_first_folder_on_the_path_as_importlib_metadata_says(tmp_path,
+                                                                                               monkeypatch):
     from importlib import metadata
 
     for name in ("pangocffi", "pangocairocffi", "pyphen", "segno", "Jinja2", "PyYAML", "markdown-it-py"):
         assert distributions.version(name) == metadata.version(name), name
+    first, second = tmp_path / "a" / "site-packages", tmp_path / "b" / "site-packages"
+    for folder, number in ((first, "0.18.1"), (second, "0.14.0")):
+        (folder / f"pyphen-{number}.dist-info").mkdir(parents=True)
+        (folder / f"pyphen-{number}.dist-info" / "METADATA").write_text(f"Name: pyphen\nVersion: {number}\n")
+    monkeypatch.setattr(sys, "path", [str(second), str(first)])
+    assert distributions.version("pyphen") == metadata.version("pyphen") == "0.14.0"
+    monkeypatch.setattr(sys, "path", [str(first), str(second)])
+    assert distributions.version("pyphen") == metadata.version("pyphen") == "0.18.1"
+    (first / "pyphen-0.9.0.dist-info").mkdir()   # two in one folder: as importlib.metadata reads it
+    (first / "pyphen-0.9.0.dist-info" / "METADATA").write_text("Name: pyphen\nVersion: 0.9.0\n")
+    distributions._listed.cache_clear()
+    assert distributions.version("pyphen") == metadata.version("pyphen")
 
 
 def test_keys_that_name_objects_by_address_are_never_kept():
