@@ -137,6 +137,10 @@ class Memo:
     def keep(self, key: tuple, value, few: bool = False) -> None:
         """Keep `value` under `key` (a remembering memo does)."""
 
+    def carry(self, key: tuple) -> None:
+        """What was kept under `key` kept on for the next build, though this one did not ask
+        for it (a one-shot build's memo keeps only what its build used: diskmemo.py)."""
+
     def key(self, deck_scope: tuple[str, str], card_context, side: str, template: str, extra,
             reads_decks: bool) -> str:
         """The key of one face's render; `card_context` may be given as its JSON (`card_key`)."""

@@ -4,6 +4,7 @@ line (`--strict` fails); its ink is measured as CairoSVG draws it."""
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 import cairosvg
 import pytest
@@ -122,7 +123,7 @@ def test_the_letters_a_build_met_are_kept_and_a_later_build_opens_no_font(monkey
     found = textink.overflows(svg, (3, 3, 30, 88), first)
     assert [o.side for o in found] == ["right"]
     first.keep()
-    path = str(shipped().face("Lato").path)
+    lato = shipped().face("Lato")
 
     def opened(*args):
         raise AssertionError("a font file opened")
@@ -130,11 +131,51 @@ def test_the_letters_a_build_met_are_kept_and_a_later_build_opens_no_font(monkey
     monkeypatch.setattr(glyphink, "_glyphs", opened)
     again = Letters(shipped(), memo)
     assert textink.overflows(svg, (3, 3, 30, 88), again) == found
-    assert again.ink(path, "Kept") == first.ink(path, "Kept")
+    assert again.ink(lato, "Kept") == first.ink(lato, "Kept")
     with pytest.raises(AssertionError, match="opened"):
-        again.letter(path, "Q")   # a letter no build met: read from the font
+        again.letter(lato, "Q")   # a letter no build met: read from the font
     # what the memo holds under a font's key that is not letters is never used
-    digest = next(k[1] for k in memo._derived.keys() if k[0] == glyphink.INK)
-    memo.keep((glyphink.INK, digest), {"K": (1, None), "e": "wide"})
+    memo.keep((glyphink.INK, lato.sha256), {"K": (1, None), "e": "wide"})
     with pytest.raises(AssertionError, match="opened"):
-        Letters(shipped(), memo).letter(path, "K")
+        Letters(shipped(), memo).letter(lato, "K")
+
+
+def test_a_font_file_changed_in_place_is_measured_again(tmp_path):
+    """The letters are kept by the font file's bytes, not its path: another font written
+    over the same file is read again, and measures as that font."""
+    memo = RenderMemo(10)
+    path = tmp_path / "Own.ttf"
+    path.write_bytes(shipped().face("Lato").path.read_bytes())
+    own = SimpleNamespace(path=path, sha256="")
+    first = Letters(shipped(), memo)
+    lato_w = first.ink(own, "W")
+    first.keep()
+    path.write_bytes(shipped().face("EB Garamond").path.read_bytes())
+    again = Letters(shipped(), memo)
+    assert again.ink(own, "W") == Letters(shipped()).ink(own, "W") != lato_w
+
+
+def test_the_letters_go_through_the_disk_memo_and_are_kept_on_by_a_build_that_measures_none(
+        tmp_path, monkeypatch):
+    """A one-shot build's memo on disk: the letters one build measured are read back by the
+    next, and a build that measured no text (nothing new to check) keeps them on."""
+    from generator import diskmemo
+    from generator.diskstore import Store
+
+    store = Store(tmp_path / "memo", "memo", diskmemo.LIMIT_BYTES, tmp_path)
+    lato = shipped().face("Lato")
+
+    def build(measure):
+        shelves = diskmemo.Shelves(store, "pack")
+        shelves.load()
+        letters = Letters(shipped(), diskmemo.DiskMemo(shelves))
+        found = letters.ink(lato, "Kept") if measure else None
+        letters.keep()
+        letters.carry()
+        shelves.save()
+        return found
+
+    kept = build(True)
+    build(False)
+    monkeypatch.setattr(glyphink, "_glyphs", lambda *a: pytest.fail("a font file opened"))
+    assert build(True) == kept

@@ -22,7 +22,8 @@ INK = "glyph ink"   # the memo's key: (INK, the font file's sha256)
 
 class Letters:
     """The letters of the fonts of `fonts`, known from `memo` (what earlier builds kept) or
-    read from each font file as they are asked; `keep` hands the memo what this build knows."""
+    read from each font file as they are asked; `keep` hands the memo what this build knows,
+    `carry` keeps on what it was not asked for."""
 
     def __init__(self, fonts, memo=None) -> None:
         self.fonts, self.memo = fonts, memo
@@ -33,29 +34,31 @@ class Letters:
     def face(self, family: str | None, bold: bool = False, italic: bool = False):
         return self.fonts.face(family, bold, italic)
 
-    def ink(self, path: str, text: str) -> tuple[float, float, float, float]:
-        """The ink of `text` set from x = 0 on the baseline, without kerning, in em: (left,
-        right, top above the baseline, bottom above the baseline); right < left: no ink."""
-        found = self._texts.get((path, text))
+    def ink(self, face, text: str) -> tuple[float, float, float, float]:
+        """The ink of `text` set from x = 0 on the baseline in `face` (a fonts.Face), without
+        kerning, in em: (left, right, top above the baseline, bottom above the baseline);
+        right < left: no ink."""
+        found = self._texts.get((str(face.path), text))
         if found is None:
             x, left, right, top, bottom = 0.0, math.inf, -math.inf, -math.inf, math.inf
             for ch in text:
-                advance, bounds = self.letter(path, ch)
+                advance, bounds = self.letter(face, ch)
                 if bounds is not None:
                     gx0, gy0, gx1, gy1 = bounds
                     left, right = min(left, x + gx0), max(right, x + gx1)
                     top, bottom = max(top, gy1), min(bottom, gy0)
                 x += advance
-            found = self._texts[(path, text)] = \
+            found = self._texts[(str(face.path), text)] = \
                 (left, right, top, bottom) if right >= left else (0.0, -1.0, 0.0, 0.0)
         return found
 
-    def advance(self, path: str, letter: str) -> float:
-        return self.letter(path, letter)[0]
+    def advance(self, face, letter: str) -> float:
+        return self.letter(face, letter)[0]
 
-    def letter(self, path: str, ch: str) -> tuple[float, tuple | None]:
-        """(advance, glyph bounds or None) of one letter, in em."""
-        digest, known = self._file(path)
+    def letter(self, face, ch: str) -> tuple[float, tuple | None]:
+        """(advance, glyph bounds or None) of one letter of `face`, in em."""
+        path = str(face.path)
+        digest, known = self._file(face)
         found = known.get(ch)
         if found is None:
             found = known[ch] = _glyphs(path, digest).letter(ch)
@@ -69,11 +72,22 @@ class Letters:
                 digest, known = self._files[path]
                 self.memo.keep((INK, digest), dict(known))
 
-    def _file(self, path: str) -> tuple[str, dict]:
+    def carry(self) -> None:
+        """Keep on, for a later build, the letters earlier builds kept of the shipped fonts
+        (their sha256 is known without reading them) that this build did not measure."""
+        if self.memo is not None:
+            for face in self.fonts.faces:
+                if face.sha256:   # (an entry this build asked for or made is kept already)
+                    self.memo.carry((INK, face.sha256))
+
+    def _file(self, face) -> tuple[str, dict]:
+        path = str(face.path)
         found = self._files.get(path)
         if found is None:
-            st = os.stat(path)
-            digest = _file_digest(path, st.st_mtime_ns, st.st_size)
+            digest = face.sha256   # a shipped font's, from faces.json
+            if not digest:
+                st = os.stat(path)
+                digest = _file_digest(path, st.st_mtime_ns, st.st_size)
             kept = self.memo.recall((INK, digest)) if self.memo is not None else None
             known = {ch: value for ch, value in kept.items() if _is_letter(ch, value)} \
                 if isinstance(kept, dict) else {}

@@ -113,6 +113,12 @@ def _points_key(hyphenation: Hyphenation) -> tuple:
     return ("hyphenation points", hyphenation.rules_key())
 
 
+def lines_key(hyphenation: Hyphenation, book: tuple) -> tuple:
+    """The memo's key of the line ends of a rulebook's paragraphs (rulebook/breaking.LineEnds)
+    for `book` (game, language, paper) under this hyphenation's rules."""
+    return ("rulebook line ends", *book, hyphenation.rules_key())
+
+
 def looked_up(word: str) -> tuple[str, ...]:
     """Every word `Hyphenation.points(word)` may look up among the protected ones: the word
     without what is around it, and each part of it between hyphens."""

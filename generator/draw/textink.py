@@ -187,7 +187,7 @@ def _run(node, style, letters, cursor, ink, words, text) -> bool:
     except KeyError:
         return False    # an unknown font: an error of its own when the face is drawn
     spacing = _size(style.get("letter-spacing"), style) or 0.0
-    left, right, top, bottom = letters.ink(str(face.path), text)
+    left, right, top, bottom = letters.ink(face, text)
     if right < left:
         return True     # spaces only: no ink
     align = 0.0
@@ -211,12 +211,12 @@ def _run(node, style, letters, cursor, ink, words, text) -> bool:
         if i:
             px += spacing
         if not letter.isspace():
-            gl, gr, gt, gb = letters.ink(str(face.path), letter)
+            gl, gr, gt, gb = letters.ink(face, letter)
             if gr >= gl:
                 ox, oy = px + d[0] + align, py + d[1]
                 box = (ox + gl * size, oy - gt * size, ox + gr * size, oy - gb * size)
                 ink.append(box)
-        cursor[0], cursor[1] = px + letters.advance(str(face.path), letter) * size, py
+        cursor[0], cursor[1] = px + letters.advance(face, letter) * size, py
     words.append(text)
     return True
 
@@ -336,6 +336,7 @@ def ink_warnings(game, owners: dict, svgs, fonts: FontSet, memo) -> list:
             problems.append(Problem(file, f"{side}: {over.message()}", line=line, card=rc.card.id,
                                     severity="warning"))
     letters.keep()
+    letters.carry()
     return problems
 
 

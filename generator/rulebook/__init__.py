@@ -20,6 +20,7 @@ from ..data.editions import direction_of
 from ..draw.fonts import shipped
 from ..draw.glyphs import missing_message, needs_pango
 from ..draw.hyphenate import for_game as hyphenation_of
+from ..draw.hyphenate import lines_key
 from ..errors import InputError, Problem
 from ..guard import read_text_inside
 from ..layout.forms import bundle_identity
@@ -189,11 +190,14 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
     game, blocks, figure_faces, paper, cover, words = (book.game, book.blocks, book.figure_faces, book.paper,
                                                        book.cover, book.words)
+    hyphenation = hyphenation_of(game)
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items()),
-                stamp, words, hyphenation_of(game).key()))   # a rename changes the words kept whole
+                stamp, words, hyphenation.key()))   # a rename changes the words kept whole
     laid_out = session.rulebooks.get(key)
-    if laid_out is None:
+    if laid_out is not None:   # its paragraphs' line ends kept on for a later layout (breaking.LineEnds)
+        session.memo.carry(lines_key(hyphenation, (game.id, game.language, paper)))
+    else:
         laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings, text = laid_out

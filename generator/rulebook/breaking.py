@@ -17,7 +17,7 @@ from functools import lru_cache
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
-from ..draw.hyphenate import Hyphenation, looked_up
+from ..draw.hyphenate import Hyphenation, lines_key, looked_up
 from ..draw.linebreak import END, Word, fills, first_fit, total_fit
 from .rlbridge import fragment_font, fragment_text, fragment_with, is_line_break, wrapped_lines
 
@@ -62,7 +62,8 @@ def words_of(frags, hyphenation: Hyphenation | None) -> tuple[list[Word], list[t
     Remembered by the fragments' text and fonts: a paragraph on another paper (another
     width) has the same words."""
     pieces = tuple((_text(f), *fragment_font(f)) for f in frags)
-    words, where = _words(pieces, hyphenation)
+    # the hyphenation without its layout's line ends: the cache below would hold them alive
+    words, where = _words(pieces, replace(hyphenation, lines=None) if hyphenation is not None else None)
     if hyphenation is not None and hyphenation.known is not None:
         _learn(pieces, where, hyphenation)
     return list(words), list(where)
@@ -191,20 +192,19 @@ class LineEnds:
 def remembering_lines(hyphenation: Hyphenation, memo, book: tuple) -> Hyphenation:
     """`hyphenation`, knowing the line ends of the paragraphs `memo` kept for `book` (game,
     language, paper: `keep_lines`)."""
-    found = memo.recall(_lines_key(hyphenation, book))
+    found = memo.recall(lines_key(hyphenation, book))
     before = {k: v for k, v in found.items() if _is_plan(v)} if isinstance(found, dict) else {}
     return replace(hyphenation, lines=LineEnds(before))
 
 
 def keep_lines(hyphenation: Hyphenation, memo, book: tuple) -> None:
-    """Keep in `memo` the line ends of the paragraphs this layout set (not those of earlier
-    ones it no longer has: the value stays the size of one book)."""
+    """Keep in `memo` the line ends of the paragraphs this layout set, and of those it drew
+    from an earlier layout's pages (pageplan: not broken again) while the value stays within
+    about twice the size of one book (else this layout's alone)."""
     if isinstance(hyphenation.lines, LineEnds):
-        memo.keep(_lines_key(hyphenation, book), dict(hyphenation.lines.now))
-
-
-def _lines_key(hyphenation: Hyphenation, book: tuple) -> tuple:
-    return ("rulebook line ends", *book, hyphenation.rules_key())
+        now = hyphenation.lines.now
+        kept = {**hyphenation.lines.before, **now}
+        memo.keep(lines_key(hyphenation, book), kept if len(kept) <= 2 * len(now) + 64 else dict(now))
 
 
 def _is_plan(value) -> bool:
