@@ -194,6 +194,25 @@ def test_the_shipped_fonts_digest_is_that_of_their_bytes():
         assert drawkey._fonts_digest.__wrapped__(stand_ins) == h.hexdigest()
 
 
+def test_a_font_newer_than_the_faces_table_has_its_bytes_hashed(tmp_path, monkeypatch):
+    """A shipped font changed in place at the same size: faces.json's sha256 of it is not
+    taken (the draw key and the letters' memo hash the file), once the file is newer."""
+    import json
+    import os
+
+    table = tmp_path / "faces.json"
+    table.write_text(fonts.FACES_FILE.read_text())
+    known = json.loads(table.read_text())
+    path = fonts.shipped().face("Lato").path
+    monkeypatch.setattr(fonts, "FACES_FILE", table)
+    later = path.stat().st_mtime_ns + 10**9
+    os.utime(table, ns=(later, later))
+    assert fonts._load_face(path, known).sha256 == known[path.name]["sha256"]
+    earlier = path.stat().st_mtime_ns - 10**9
+    os.utime(table, ns=(earlier, earlier))
+    assert fonts._load_face(path, known).sha256 == ""
+
+
 if __name__ == "__main__" and sys.argv[1:2] == ["--faces"]:
     import json
 

@@ -44,8 +44,9 @@ _FAMILY_VALUE = re.compile(r"""family\s*[=:]\s*["'\s]*([^"';,<>&)]+)""", re.IGNO
 @lru_cache(maxsize=2)
 def _fonts_digest(stand_ins: bool = False) -> str:
     """sha256 of the shipped fonts' names and bytes' sha256: those of the stand-ins (`stand_ins`),
-    or the others; a file's sha256 as faces.json keeps it where its size is the file's (a
-    test holds faces.json to the files), else read (20 ms a process for all of them)."""
+    or the others; a file's sha256 as faces.json keeps it (`Face.sha256`: where the file is
+    that size and no newer than faces.json; a test holds faces.json to the files), else read
+    (20 ms a process for all of them)."""
     h = hashlib.sha256()
     known = {face.path.name: face.sha256 for face in shipped().faces if face.path.parent == FONT_DIR}
     for path in font_files(FONT_DIR):

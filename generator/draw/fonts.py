@@ -116,10 +116,15 @@ logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 def _load_face(path: Path, known: dict | None = None) -> Face:
     """The face of a font file: from `known` (FACES_FILE's facts of the shipped fonts) when
-    it has the file at its size, else read by fontTools."""
+    it has the file at its size, else read by fontTools; its sha256 taken from there only
+    when the file is no newer than FACES_FILE (a font changed in place at the same size)."""
     facts = (known or {}).get(path.name) if path.parent == FONT_DIR else None
-    if facts is not None and facts["bytes"] == path.stat().st_size:
-        return face_from_facts(path, facts)
+    st = path.stat()
+    if facts is not None and facts["bytes"] == st.st_size:
+        face = face_from_facts(path, facts)
+        if st.st_mtime_ns > FACES_FILE.stat().st_mtime_ns:
+            face.sha256 = ""   # the draw key and the letters' memo hash the file itself
+        return face
     from fontTools.ttLib import TTFont
 
     return _read_face(TTFont(path, lazy=True), path)
