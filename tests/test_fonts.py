@@ -179,24 +179,20 @@ def test_a_process_that_loads_the_shipped_fonts_reads_no_name_table():
     assert found == "[]", found
 
 
-def test_the_shipped_fonts_digest_is_that_of_their_bytes():
-    """The draw key's digest of the shipped fonts takes each file's sha256 from faces.json
-    (no font read at start-up): it is the digest of the files' own bytes."""
+def test_the_shipped_fonts_sha256_in_the_faces_table_is_that_of_their_bytes():
+    """The letters' memo (glyphink.Letters) takes a shipped font's sha256 from faces.json
+    (no font read at start-up): it is that of the file's bytes."""
     import hashlib
+    import json
 
-    from generator.draw import drawkey
-
-    for stand_ins in (False, True):
-        h = hashlib.sha256()
-        for path in fonts.font_files(fonts.FONT_DIR):
-            if path.name.lower().startswith("liberation") == stand_ins:
-                h.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
-        assert drawkey._fonts_digest.__wrapped__(stand_ins) == h.hexdigest()
+    known = json.loads(fonts.FACES_FILE.read_text())
+    for path in fonts.font_files(fonts.FONT_DIR):
+        assert known[path.name]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest(), path.name
 
 
 def test_a_font_newer_than_the_faces_table_has_its_bytes_hashed(tmp_path, monkeypatch):
     """A shipped font changed in place at the same size: faces.json's sha256 of it is not
-    taken (the draw key and the letters' memo hash the file), once the file is newer."""
+    taken (the letters' memo hashes the file), once the file is newer."""
     import json
     import os
 

@@ -43,16 +43,14 @@ _FAMILY_VALUE = re.compile(r"""family\s*[=:]\s*["'\s]*([^"';,<>&)]+)""", re.IGNO
 
 @lru_cache(maxsize=2)
 def _fonts_digest(stand_ins: bool = False) -> str:
-    """sha256 of the shipped fonts' names and bytes' sha256: those of the stand-ins (`stand_ins`),
-    or the others; a file's sha256 as faces.json keeps it (`Face.sha256`: where the file is
-    that size and no newer than faces.json; a test holds faces.json to the files), else read
-    (20 ms a process for all of them)."""
+    """sha256 of the shipped fonts' names and bytes: those of the stand-ins (`stand_ins`), or
+    the others. (Taking each file's sha256 from faces.json instead would save 20 ms a
+    process, but a face's key orders the faces of its bundle: every sheet's bytes would
+    change.)"""
     h = hashlib.sha256()
-    known = {face.path.name: face.sha256 for face in shipped().faces if face.path.parent == FONT_DIR}
     for path in font_files(FONT_DIR):
         if path.name.lower().startswith("liberation") == stand_ins:
-            digest = known.get(path.name) or hashlib.sha256(path.read_bytes()).hexdigest()
-            h.update(f"{path.name}\0{digest}\n".encode())
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 

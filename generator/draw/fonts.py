@@ -123,7 +123,7 @@ def _load_face(path: Path, known: dict | None = None) -> Face:
     if facts is not None and facts["bytes"] == st.st_size:
         face = face_from_facts(path, facts)
         if st.st_mtime_ns > FACES_FILE.stat().st_mtime_ns:
-            face.sha256 = ""   # the draw key and the letters' memo hash the file itself
+            face.sha256 = ""   # the letters' memo hashes the file itself (glyphink.Letters)
         return face
     from fontTools.ttLib import TTFont
 
