@@ -193,3 +193,22 @@ def test_every_edition_meets_the_targets(printed, all_builds):
             assert run <= 2, (game, lang, kind, word)
         if kind == "rulebook":
             assert len(words) * 15 <= lines, (game, lang, len(words), lines)
+
+
+def test_a_watch_session_holds_one_dictionary_of_hyphenation_points_not_one_a_build():
+    """Each rebuild's hyphenation knows the points the session kept: the memo's dictionary
+    itself (a copy a build, each held by the caches of words its paragraphs filled, grew a
+    long watch session's memory); a kept value that is not points is never used."""
+    from generator.draw.hyphenate import _points_key, keep_points, remembering_points
+    from generator.rendermemo import RenderMemo
+
+    memo = RenderMemo(10)
+    plain = Hyphenation("en", rules_for("en"))
+    first = remembering_points(plain, memo)
+    assert first.points("typesetting")
+    keep_points(first, memo)
+    second = remembering_points(plain, memo)
+    assert second.known is first.known and "typesetting" in second.known
+    memo.keep(_points_key(plain), {"typesetting": "3 6"})
+    assert remembering_points(plain, memo).known == {}
+

@@ -96,17 +96,24 @@ def remembering_points(hyphenation: Hyphenation, memo) -> Hyphenation:
     """`hyphenation`, knowing the points of the words the session's memo kept (`keep_points`):
     the dictionary, 0.1-0.2 s to read, is read only for a word no earlier build met. The
     points are a pure function of the word, the language, the rules and Pyphen's version
-    (a one-shot build's memo key holds it: diskmemo.LIBRARIES)."""
+    (a one-shot build's memo key holds it: diskmemo.LIBRARIES). The memo's own dictionary
+    is used, not a copy of it: a watch session holds one, however many builds (and the
+    caches of words that hold a build's hyphenation) there are."""
     found = memo.recall(_points_key(hyphenation))
-    known = {w: p for w, p in found.items() if isinstance(w, str) and isinstance(p, tuple)
-             and all(type(i) is int for i in p)} if isinstance(found, dict) else {}
+    if isinstance(found, dict) and all(_are_points(w, p) for w, p in found.items()):
+        return replace(hyphenation, known=found)
+    known = {w: p for w, p in found.items() if _are_points(w, p)} if isinstance(found, dict) else {}
     return replace(hyphenation, known=known)
+
+
+def _are_points(word, points) -> bool:
+    return isinstance(word, str) and isinstance(points, tuple) and all(type(i) is int for i in points)
 
 
 def keep_points(hyphenation: Hyphenation, memo) -> None:
     """Keep the points `hyphenation` knows (`remembering_points`) in the session's memo."""
     if hyphenation.known is not None:
-        memo.keep(_points_key(hyphenation), dict(hyphenation.known))
+        memo.keep(_points_key(hyphenation), hyphenation.known)
 
 
 def _points_key(hyphenation: Hyphenation) -> tuple:
