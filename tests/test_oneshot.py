@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import pickle
+import re
 import shutil
 import sys
+import zipfile
 
 import pytest
 from PIL import Image
@@ -223,13 +225,20 @@ def test_a_rulebook_laid_out_again_breaks_only_its_changed_paragraphs_into_lines
     edit(tiny / "cards/tiny/deck.yaml", 'name: "Thing 2"', 'name: "Whoever"')
     build(tiny)
     assert any("Whoever keeps" in text for text in broken) and all("Thing Zero" not in text for text in broken)
-    # a build that lays out no rulebook (its text unchanged) keeps its line ends on
+    # a build that lays out no rulebook (its text unchanged) keeps its line ends on: one whose
+    # figures changed (a card's text), one that finds the whole book as it was (the rules)
     EDITS["card text"](tiny)
     build(tiny)
     broken.clear()
     edit(tiny / "cards/tiny/rulebook.md", "Whoever keeps", "Whoever takes")
     build(tiny)
     assert broken and all("Whoever takes" in text for text in broken), broken
+    EDITS["rules"](tiny)
+    build(tiny)
+    broken.clear()
+    edit(tiny / "cards/tiny/rulebook.md", "Whoever takes", "Whoever gets")
+    build(tiny)
+    assert broken and all("Whoever gets" in text for text in broken), broken
     build(tiny, "--output", str(tiny / "cold"))
     assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
@@ -276,13 +285,27 @@ def test_the_code_version_changes_with_a_library_upgraded_wherever_it_lies(tmp_p
     folder.mkdir()
     monkeypatch.setattr(diskmemo, "code_digest", diskmemo.code_digest.__wrapped__)
     before = diskmemo.code_digest()
-    (folder / "Jinja2-9.9.9.dist-info").mkdir()
+    (folder / "lxml-9.9.9.dist-info").mkdir()   # not named by pnp: it shapes a proof's SVG all the same
     monkeypatch.setattr(sys, "path", [str(folder), *sys.path])
     upgraded = diskmemo.code_digest()
     assert upgraded != before
-    (folder / "Jinja2-9.9.9.dist-info").rename(folder / "Jinja2-9.9.10.dist-info")
+    (folder / "lxml-9.9.9.dist-info").rename(folder / "lxml-9.9.10.dist-info")
     distributions._listed.cache_clear()
     assert diskmemo.code_digest() not in (before, upgraded)
+    (folder / "lxml-9.9.10.dist-info").rmdir()
+    (folder / "ruff-99.0.dist-info").mkdir()   # a tool that develops pnp: the memo is kept
+    distributions._listed.cache_clear()
+    assert diskmemo.code_digest() == before
+
+
+def test_the_tools_that_develop_pnp_are_those_pyproject_installs_for_its_tests():
+    import tomllib
+
+    from tests.conftest import REPO
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    names = {distributions._normal(re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0]) for spec in extra}
+    assert names <= diskmemo.NOT_SHAPING, names - diskmemo.NOT_SHAPING
 
 
 def test_a_library_version_is_that_of_the_first_folder_on_the_path_as_importlib_metadata_says(tmp_path,
@@ -299,10 +322,50 @@ def test_a_library_version_is_that_of_the_first_folder_on_the_path_as_importlib_
     assert distributions.version("pyphen") == metadata.version("pyphen") == "0.14.0"
     monkeypatch.setattr(sys, "path", [str(first), str(second)])
     assert distributions.version("pyphen") == metadata.version("pyphen") == "0.18.1"
-    (first / "pyphen-0.9.0.dist-info").mkdir()   # two in one folder: as importlib.metadata reads it
+    # what the folders' names cannot settle is importlib.metadata's to say: two versions in
+    # one folder, an egg, a zip on the path, a hyphen in a folder's name
+    (first / "pyphen-0.9.0.dist-info").mkdir()
     (first / "pyphen-0.9.0.dist-info" / "METADATA").write_text("Name: pyphen\nVersion: 0.9.0\n")
     distributions._listed.cache_clear()
     assert distributions.version("pyphen") == metadata.version("pyphen")
+    egg = tmp_path / "pyphen-2.0-py3.11.egg"
+    (egg / "EGG-INFO").mkdir(parents=True)
+    (egg / "EGG-INFO" / "PKG-INFO").write_text("Name: pyphen\nVersion: 2.0\n")
+    monkeypatch.setattr(sys, "path", [str(egg), str(second)])
+    assert distributions.version("pyphen") == metadata.version("pyphen") == "2.0"
+    archive = tmp_path / "p.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("pyphen-3.0.dist-info/METADATA", "Name: pyphen\nVersion: 3.0\n")
+    monkeypatch.setattr(sys, "path", [str(archive), str(second)])
+    assert distributions.version("pyphen") == metadata.version("pyphen") == "3.0"
+    odd = tmp_path / "odd"
+    (odd / "foo-bar-1.0.dist-info").mkdir(parents=True)
+    (odd / "foo-bar-1.0.dist-info" / "METADATA").write_text("Name: foo-bar\nVersion: 1.0\n")
+    monkeypatch.setattr(sys, "path", [str(odd)])
+    with pytest.raises(metadata.PackageNotFoundError):
+        metadata.version("foo-bar")
+    with pytest.raises(metadata.PackageNotFoundError):
+        distributions.version("foo-bar")
+
+
+def test_a_value_this_build_made_outlives_the_last_builds_once_its_chunk_is_written(tmp_path, monkeypatch):
+    """A build's pack is written in chunks as it goes; an entry this build made, then read
+    or carried on after its chunk was written, is not put back as the last build had it."""
+    monkeypatch.setattr(diskmemo, "CHUNK_ENTRIES", 4)
+    store = Store(tmp_path / "memo", "memo", diskmemo.LIMIT_BYTES, tmp_path)
+
+    def build(*steps):
+        shelves = diskmemo.Shelves(store, "pack")
+        shelves.load()
+        found = [step(shelves) for step in steps]
+        shelves.save()
+        return found
+
+    build(lambda s: s.put("memo", ("points",), {"old": 1}))
+    fillers = [lambda s, n=n: s.put("memo", ("filler", n), n) for n in range(9)]   # chunks written
+    build(lambda s: s.put("memo", ("points",), {"old": 1, "new": 2}), *fillers,
+          lambda s: s.get("memo", ("points",)), lambda s: s.carry("memo", ("points",)))
+    assert build(lambda s: s.get("memo", ("points",))) == [{"old": 1, "new": 2}]
 
 
 def test_keys_that_name_objects_by_address_are_never_kept():

@@ -96,7 +96,7 @@ def remembering_points(hyphenation: Hyphenation, memo) -> Hyphenation:
     """`hyphenation`, knowing the points of the words the session's memo kept (`keep_points`):
     the dictionary, 0.1-0.2 s to read, is read only for a word no earlier build met. The
     points are a pure function of the word, the language, the rules and Pyphen's version
-    (a one-shot build's memo key holds it: diskmemo.LIBRARIES). The memo's own dictionary
+    (a one-shot build's memo key holds it: diskmemo.code_digest). The memo's own dictionary
     is used, not a copy of it: a watch session holds one, however many builds (and the
     caches of words that hold a build's hyphenation) there are."""
     found = memo.recall(_points_key(hyphenation))
