@@ -190,6 +190,21 @@ def test_the_shipped_fonts_sha256_in_the_faces_table_is_that_of_their_bytes():
         assert known[path.name]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest(), path.name
 
 
+def test_the_draw_keys_fonts_digest_is_of_the_fonts_names_and_bytes():
+    """A face's draw key orders the faces of its bundle: a digest of the shipped fonts made
+    any other way renumbers every bundle's forms (every sheet's bytes change)."""
+    import hashlib
+
+    from generator.draw import drawkey
+
+    for stand_ins in (False, True):
+        h = hashlib.sha256()
+        for path in fonts.font_files(fonts.FONT_DIR):
+            if path.name.lower().startswith("liberation") == stand_ins:
+                h.update(path.name.encode() + b"\0" + path.read_bytes())
+        assert drawkey._fonts_digest.__wrapped__(stand_ins) == h.hexdigest()
+
+
 def test_a_font_newer_than_the_faces_table_has_its_bytes_hashed(tmp_path, monkeypatch):
     """A shipped font changed in place at the same size: faces.json's sha256 of it is not
     taken (the letters' memo hashes the file), once the file is newer."""

@@ -74,11 +74,17 @@ class Letters:
 
     def carry(self) -> None:
         """Keep on, for a later build, the letters earlier builds kept of the shipped fonts
-        (their sha256 is known without reading them) that this build did not measure."""
+        (their sha256 is known without reading them) and of the game's own (hashed once a
+        process) that this build did not measure."""
         if self.memo is not None:
+            own = self.fonts.game_dir
             for face in self.fonts.faces:
-                if face.sha256:   # (an entry this build asked for or made is kept already)
-                    self.memo.carry((INK, face.sha256))
+                digest = face.sha256
+                if not digest and own is not None and face.path.parent == own:
+                    st = os.stat(face.path)
+                    digest = _file_digest(str(face.path), st.st_mtime_ns, st.st_size)
+                if digest:   # (an entry this build asked for or made is kept already)
+                    self.memo.carry((INK, digest))
 
     def _file(self, face) -> tuple[str, dict]:
         path = str(face.path)

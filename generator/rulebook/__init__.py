@@ -79,6 +79,10 @@ def layout_rulebook(game, rendered, paper: str, session: Session, kept: dict | N
                   _stamp(rendered), words, hyphenation_of(game).key()))
     book = _Book(game, blocks, figure_faces, paper, cover, words)
     faces = {rc.card.id: rc for rc in rendered.cards}
+    # what a layout of this book keeps for the next (its paragraphs' line ends, its contents),
+    # kept on by a build that finds the book laid out (a layout again keeps what it made)
+    memo.carry(lines_key(hyphenation_of(game), (game.id, game.language, paper)))
+    memo.carry(("rulebook contents", game.id, game.language, paper))
     return memo.derived(("rulebook", whole), lambda: _placed(book, faces, rendered, session), few=True)
 
 
@@ -190,14 +194,11 @@ def _laid_out(book: _Book, faces, session: Session, stamp: str = ""):
         return face[1:]  # everything but the face key: card id, sizes, bleed, corner, shape
     game, blocks, figure_faces, paper, cover, words = (book.game, book.blocks, book.figure_faces, book.paper,
                                                        book.cover, book.words)
-    hyphenation = hyphenation_of(game)
     key = repr((game.title, dict(game.meta), paper, blocks, [by_card(f) for f in cover],
                 sorted((n, [by_card(f) for f in chosen], width) for n, (chosen, width) in figure_faces.items()),
-                stamp, words, hyphenation.key()))   # a rename changes the words kept whole
+                stamp, words, hyphenation_of(game).key()))   # a rename changes the words kept whole
     laid_out = session.rulebooks.get(key)
-    if laid_out is not None:   # its paragraphs' line ends kept on for a later layout (breaking.LineEnds)
-        session.memo.carry(lines_key(hyphenation, (game.id, game.language, paper)))
-    else:
+    if laid_out is None:
         laid_out = build_pdf(game, blocks, figure_faces, paper, cover, words, session, stamp)
         session.rulebooks.put(key, laid_out)  # kept while `pnp watch` rebuilds
     pdf_bytes, figures, headings, text = laid_out

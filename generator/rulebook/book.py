@@ -315,7 +315,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
             doc.plan = None
     memo.keep(settled, (tuple(doc.contents), tuple(doc.headings)))
     keep_points(hyphenation, memo)
-    keep_lines(hyphenation, memo, book)
+    keep_lines(hyphenation, memo, book, len(story))
     if isinstance(plans, Kept) and doc.plan is not None:
         doc.plan.index = {}   # the ids of this story's flowables: of no use once it is laid out
         plans[planned] = pageplan.Laid(doc.plan, marks, pageplan.bounds_of(tags), body)

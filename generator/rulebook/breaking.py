@@ -197,14 +197,14 @@ def remembering_lines(hyphenation: Hyphenation, memo, book: tuple) -> Hyphenatio
     return replace(hyphenation, lines=LineEnds(before))
 
 
-def keep_lines(hyphenation: Hyphenation, memo, book: tuple) -> None:
+def keep_lines(hyphenation: Hyphenation, memo, book: tuple, size: int) -> None:
     """Keep in `memo` the line ends of the paragraphs this layout set, and of those it drew
     from an earlier layout's pages (pageplan: not broken again) while the value stays within
-    about twice the size of one book (else this layout's alone)."""
+    about twice the size of the book (`size`: its story's flowables; else this layout's alone)."""
     if isinstance(hyphenation.lines, LineEnds):
         now = hyphenation.lines.now
         kept = {**hyphenation.lines.before, **now}
-        memo.keep(lines_key(hyphenation, book), kept if len(kept) <= 2 * len(now) + 64 else dict(now))
+        memo.keep(lines_key(hyphenation, book), kept if len(kept) <= 2 * max(len(now), size) + 64 else dict(now))
 
 
 def _is_plan(value) -> bool:
