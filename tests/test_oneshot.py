@@ -227,18 +227,13 @@ def test_a_rulebook_laid_out_again_breaks_only_its_changed_paragraphs_into_lines
     assert any("Whoever keeps" in text for text in broken) and all("Thing Zero" not in text for text in broken)
     # a build that lays out no rulebook (its text unchanged) keeps its line ends on: one whose
     # figures changed (a card's text), one that finds the whole book as it was (the rules)
-    EDITS["card text"](tiny)
-    build(tiny)
-    broken.clear()
-    edit(tiny / "cards/tiny/rulebook.md", "Whoever keeps", "Whoever takes")
-    build(tiny)
-    assert broken and all("Whoever takes" in text for text in broken), broken
-    EDITS["rules"](tiny)
-    build(tiny)
-    broken.clear()
-    edit(tiny / "cards/tiny/rulebook.md", "Whoever takes", "Whoever gets")
-    build(tiny)
-    assert broken and all("Whoever gets" in text for text in broken), broken
+    for between, (was, now) in (("card text", ("keeps", "takes")), ("rules", ("takes", "gets"))):
+        EDITS[between](tiny)
+        build(tiny)
+        broken.clear()
+        edit(tiny / "cards/tiny/rulebook.md", f"Whoever {was}", f"Whoever {now}")
+        build(tiny)
+        assert broken and all(f"Whoever {now}" in text for text in broken), (between, broken)
     build(tiny, "--output", str(tiny / "cold"))
     assert files_of(tiny / "output" / "tiny") == files_of(tiny / "cold" / "tiny")
 
