@@ -137,6 +137,18 @@ class Memo:
     def keep(self, key: tuple, value, few: bool = False) -> None:
         """Keep `value` under `key` (a remembering memo does)."""
 
+    def recall_map(self, key: tuple, valid: Callable[[Any, Any], bool]) -> dict:
+        """The map `keep` kept under `key`, to be added to and kept again (hyphenation
+        points, glyph letters, line ends): its entries that are `valid(key, value)` (a value
+        read back from disk is checked before use); the memo's own map when every entry is
+        (a session holds one, however many builds), else a new one of those; {} when none."""
+        found = self.recall(key)
+        if not isinstance(found, dict):
+            return {}
+        if all(valid(k, v) for k, v in found.items()):
+            return found
+        return {k: v for k, v in found.items() if valid(k, v)}
+
     def carry(self, key: tuple) -> None:
         """What was kept under `key` kept on for the next build, though this one did not ask
         for it (a one-shot build's memo keeps only what its build used: diskmemo.py)."""

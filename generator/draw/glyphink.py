@@ -70,7 +70,7 @@ class Letters:
         if self.memo is not None:
             for path in sorted(self._grown):
                 digest, known = self._files[path]
-                self.memo.keep((INK, digest), dict(known))
+                self.memo.keep((INK, digest), known)
 
     def carry(self) -> None:
         """Keep on, for a later build, the letters earlier builds kept of the shipped fonts
@@ -78,27 +78,27 @@ class Letters:
         process) that this build did not measure."""
         if self.memo is not None:
             own = self.fonts.game_dir
-            for face in self.fonts.faces:
-                digest = face.sha256
-                if not digest and own is not None and face.path.parent == own:
-                    st = os.stat(face.path)
-                    digest = _file_digest(str(face.path), st.st_mtime_ns, st.st_size)
-                if digest:   # (an entry this build asked for or made is kept already)
-                    self.memo.carry((INK, digest))
+            for face in self.fonts.faces:   # (an entry this build asked for or made is kept already)
+                if face.sha256 or (own is not None and face.path.parent == own):
+                    self.memo.carry((INK, _digest(face)))
 
     def _file(self, face) -> tuple[str, dict]:
         path = str(face.path)
         found = self._files.get(path)
         if found is None:
-            digest = face.sha256   # a shipped font's, from faces.json
-            if not digest:
-                st = os.stat(path)
-                digest = _file_digest(path, st.st_mtime_ns, st.st_size)
-            kept = self.memo.recall((INK, digest)) if self.memo is not None else None
-            known = {ch: value for ch, value in kept.items() if _is_letter(ch, value)} \
-                if isinstance(kept, dict) else {}
+            digest = _digest(face)
+            known = self.memo.recall_map((INK, digest), _is_letter) if self.memo is not None else {}
             found = self._files[path] = (digest, known)
         return found
+
+
+def _digest(face) -> str:
+    """sha256 of a face's font file: a shipped font's from faces.json, else read (once a
+    process while the file keeps its size and time)."""
+    if face.sha256:
+        return face.sha256
+    st = os.stat(face.path)
+    return _file_digest(str(face.path), st.st_mtime_ns, st.st_size)
 
 
 def _is_letter(ch, value) -> bool:
@@ -111,7 +111,8 @@ def _is_letter(ch, value) -> bool:
 
 
 class _Glyphs:
-    """One font file's advances and glyph outlines' bounds, in em, read as letters are asked."""
+    """One font file's advances and glyph outlines' bounds, in em, read as letters are asked
+    (opened once a process: `_glyphs`)."""
 
     def __init__(self, path: str):
         from fontTools.ttLib import TTFont
@@ -121,15 +122,11 @@ class _Glyphs:
         self.cmap = self.font.getBestCmap()
         self.hmtx = self.font["hmtx"]
         self.glyf = self.font["glyf"] if "glyf" in self.font else None
-        self.known: dict[str, tuple] = {}
 
     def letter(self, ch: str) -> tuple[float, tuple | None]:
-        found = self.known.get(ch)
-        if found is None:
-            name = self.cmap.get(ord(ch), ".notdef")
-            advance = self.hmtx[name][0] / self.upem
-            found = self.known[ch] = (advance, self._bounds(name))
-        return found
+        """(advance, bounds) of one letter, read from the font (`Letters` keeps them)."""
+        name = self.cmap.get(ord(ch), ".notdef")
+        return self.hmtx[name][0] / self.upem, self._bounds(name)
 
     def _bounds(self, name: str) -> tuple | None:
         u = self.upem

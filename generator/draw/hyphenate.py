@@ -97,13 +97,9 @@ def remembering_points(hyphenation: Hyphenation, memo) -> Hyphenation:
     the dictionary, 0.1-0.2 s to read, is read only for a word no earlier build met. The
     points are a pure function of the word, the language, the rules and Pyphen's version
     (a one-shot build's memo key holds it: diskmemo.code_digest). The memo's own dictionary
-    is used, not a copy of it: a watch session holds one, however many builds (and the
-    caches of words that hold a build's hyphenation) there are."""
-    found = memo.recall(_points_key(hyphenation))
-    if isinstance(found, dict) and all(_are_points(w, p) for w, p in found.items()):
-        return replace(hyphenation, known=found)
-    known = {w: p for w, p in found.items() if _are_points(w, p)} if isinstance(found, dict) else {}
-    return replace(hyphenation, known=known)
+    is used, not a copy of it (`Memo.recall_map`): a watch session holds one, however many
+    builds (and the caches of words that hold a build's hyphenation) there are."""
+    return replace(hyphenation, known=memo.recall_map(_points_key(hyphenation), _are_points))
 
 
 def _are_points(word, points) -> bool:
@@ -118,12 +114,6 @@ def keep_points(hyphenation: Hyphenation, memo) -> None:
 
 def _points_key(hyphenation: Hyphenation) -> tuple:
     return ("hyphenation points", hyphenation.rules_key())
-
-
-def lines_key(hyphenation: Hyphenation, book: tuple) -> tuple:
-    """The memo's key of the line ends of a rulebook's paragraphs (rulebook/breaking.LineEnds)
-    for `book` (game, language, paper) under this hyphenation's rules."""
-    return ("rulebook line ends", *book, hyphenation.rules_key())
 
 
 def looked_up(word: str) -> tuple[str, ...]:

@@ -20,7 +20,6 @@ from ..data.editions import direction_of
 from ..draw.fonts import shipped
 from ..draw.glyphs import missing_message, needs_pango
 from ..draw.hyphenate import for_game as hyphenation_of
-from ..draw.hyphenate import lines_key
 from ..errors import InputError, Problem
 from ..guard import read_text_inside
 from ..layout.forms import bundle_identity
@@ -28,6 +27,7 @@ from ..layout.overlay import place_under
 from ..layout.pdfpage import whole_points
 from ..session import Session
 from ..shapes import Outline
+from .kept import contents_key, lines_key
 from .source import Block, book_text, parse_blocks, plain_text, render_markdown, rulebook_file
 from .words import fill
 from .words import problems as problems_of_words
@@ -81,8 +81,9 @@ def layout_rulebook(game, rendered, paper: str, session: Session, kept: dict | N
     faces = {rc.card.id: rc for rc in rendered.cards}
     # what a layout of this book keeps for the next (its paragraphs' line ends, its contents),
     # kept on by a build that finds the book laid out (a layout again keeps what it made)
-    memo.carry(lines_key(hyphenation_of(game), (game.id, game.language, paper)))
-    memo.carry(("rulebook contents", game.id, game.language, paper))
+    named = (game.id, game.language, paper)
+    memo.carry(lines_key(hyphenation_of(game), named))
+    memo.carry(contents_key(named))
     return memo.derived(("rulebook", whole), lambda: _placed(book, faces, rendered, session), few=True)
 
 

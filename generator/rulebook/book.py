@@ -37,6 +37,7 @@ from ..session import Session
 from ..units import paper_size
 from . import pageplan
 from .breaking import keep_lines, remembering_lines
+from .kept import contents_key
 from .pangobook import BookText, PangoHeading
 from .rlbridge import RecordingFrame, private_characters_given, shaping
 from .source import book_text, plain_text
@@ -297,7 +298,7 @@ def build_pdf(game, blocks, figure_faces, paper: str, cover_faces, words: dict,
     # (otherwise the passes go on). All end on the same layout: a contents line is its
     # heading's text, its page number drawn after it by a callback, so how much room the
     # contents take depends on the headings alone, and with it every page after them.
-    settled = ("rulebook contents", game.id, lang, paper)
+    settled = contents_key(book)
     guess = memo.recall(settled)
     if guess is not None:
         for entry in guess[0]:  # what the contents held at the end of the last layout

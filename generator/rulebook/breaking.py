@@ -17,8 +17,9 @@ from functools import lru_cache
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph
 
-from ..draw.hyphenate import Hyphenation, lines_key, looked_up
+from ..draw.hyphenate import Hyphenation, looked_up
 from ..draw.linebreak import END, Word, fills, first_fit, total_fit
+from .kept import lines_key
 from .rlbridge import fragment_font, fragment_text, fragment_with, is_line_break, wrapped_lines
 
 SPACES = " \n\t"
@@ -192,9 +193,7 @@ class LineEnds:
 def remembering_lines(hyphenation: Hyphenation, memo, book: tuple) -> Hyphenation:
     """`hyphenation`, knowing the line ends of the paragraphs `memo` kept for `book` (game,
     language, paper: `keep_lines`)."""
-    found = memo.recall(lines_key(hyphenation, book))
-    before = {k: v for k, v in found.items() if _is_plan(v)} if isinstance(found, dict) else {}
-    return replace(hyphenation, lines=LineEnds(before))
+    return replace(hyphenation, lines=LineEnds(memo.recall_map(lines_key(hyphenation, book), _is_plan)))
 
 
 def keep_lines(hyphenation: Hyphenation, memo, book: tuple, size: int) -> None:
@@ -207,8 +206,8 @@ def keep_lines(hyphenation: Hyphenation, memo, book: tuple, size: int) -> None:
         memo.keep(lines_key(hyphenation, book), kept if len(kept) <= 2 * max(len(now), size) + 64 else dict(now))
 
 
-def _is_plan(value) -> bool:
-    return isinstance(value, tuple) and all(
+def _is_plan(key, value) -> bool:
+    return isinstance(key, tuple) and isinstance(value, tuple) and all(
         isinstance(end, tuple) and len(end) == 4 and type(end[0]) is int and type(end[1]) is bool
         and type(end[2]) is int and type(end[3]) is bool for end in value)
 
